@@ -1,0 +1,79 @@
+/**
+ * createApp: the Koa application, with no port and no globals, so tests drive it through
+ * supertest on app.callback(). The middleware order is the request flow of STYLE.md:
+ * request id -> access log -> error envelope -> compression -> CORS -> caller -> limiter ->
+ * 429 -> invalid key 401 -> ETag -> routes.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import compress from 'koa-compress';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Store } from './store/db.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { createLogger } from './logger.js';
+import { createServices, type Services } from './services/index.js';
+import { requestId } from './http/request-id.js';
+import { accessLog } from './http/access-log.js';
+import { errorHandler } from './http/error-handler.js';
+import { corsMiddleware } from './http/cors.js';
+import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
+import { rateLimit } from './http/rate-limit.js';
+import { enforceRateLimit } from './http/rate-limit-headers.js';
+import { conditionalGet } from './http/conditional.js';
+import { healthRouter } from './http/health.js';
+import { udfRouter } from './http/udf/index.js';
+import { tokensRouter } from './http/v1/tokens.js';
+import { marketRouter } from './http/v1/market.js';
+import { accountRouter } from './http/v1/account.js';
+import { subscriptionsRouter } from './http/v1/subscriptions.js';
+import { ingestRouter } from './http/v1/ingest.js';
+import { pagesRouter } from './http/pages.js';
+import { dashboardRouter } from './http/dashboard.js';
+import { operationsRouter } from './http/operations.js';
+import type { AppDeps, AppState } from './http/types.js';
+
+export type App = Koa<AppState> & { deps: AppDeps };
+
+export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
+  const clock = input.clock ?? systemClock;
+  const logger = input.logger ?? createLogger(input.config.logLevel);
+  const services = input.services ?? createServices({ store: input.store, clock });
+  const deps: AppDeps = { config: input.config, store: input.store, clock, logger, services };
+
+  const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
+  app.deps = deps;
+  app.silent = true;
+  app.on('error', (err: unknown, ctx?: { state?: AppState }) => {
+    logger.error({ err, requestId: ctx?.state?.requestId }, 'request failed');
+  });
+
+  const apiRouters = [
+    healthRouter(deps),
+    udfRouter(deps),
+    tokensRouter(deps),
+    marketRouter(deps),
+    accountRouter(deps),
+    subscriptionsRouter(deps),
+    ingestRouter(deps),
+    pagesRouter(deps),
+    dashboardRouter(deps),
+  ];
+  const specs = apiRouters.flatMap((r) => r.specs);
+  const root = new Router<AppState>();
+  for (const r of [...apiRouters, operationsRouter(deps, specs)]) root.use(r.routes());
+
+  app.use(requestId());
+  app.use(accessLog(logger));
+  app.use(errorHandler());
+  app.use(compress({ threshold: 1024, br: false }));
+  app.use(corsMiddleware(input.config));
+  app.use(resolveCaller(deps));
+  app.use(rateLimit(deps));
+  app.use(enforceRateLimit());
+  app.use(rejectInvalidCaller());
+  app.use(conditionalGet());
+  app.use(root.routes());
+  app.use(root.allowedMethods());
+  return app;
+}

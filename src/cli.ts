@@ -1,0 +1,289 @@
+/**
+ * The operator CLI (DESIGN.md section 2): tenants, keys, ingest, demo. With --json it prints
+ * exactly one JSON document on stdout. Exit status: 0 success, 1 failed command, 2 bad usage.
+ */
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { finished } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { createServices, type Services } from './services/index.js';
+import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
+import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
+import type { LineError, NumberedRecord } from './services/ingest.js';
+import { systemClock, nowSeconds } from './domain/clock.js';
+
+/** A wrong call: exit 2. */
+class UsageError extends Error {}
+/** A command that failed: exit 1. */
+class CommandError extends Error {}
+
+export type Io = {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stdin: NodeJS.ReadableStream;
+  env: Record<string, string | undefined>;
+};
+
+const USAGE = `usage: cli <command> [options] [--json]
+  tenants create --name NAME --plan free|pro|enterprise [--email E]
+  tenants set-password --tenant ID        (password on stdin)
+  tenants list
+  keys create --tenant ID [--name N] [--scopes read,ingest]
+  keys list --tenant ID
+  keys revoke --id KEY_ID
+  ingest FILE...                           (NDJSON; - for stdin)
+  demo [--tokens N] [--days D] [--seed S] [--until T]`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  email: { type: 'string' },
+  tenant: { type: 'string' },
+  scopes: { type: 'string' },
+  id: { type: 'string' },
+  tokens: { type: 'string' },
+  days: { type: 'string' },
+  seed: { type: 'string' },
+  until: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Opts = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+const need = (opts: Opts, name: keyof Opts): string => {
+  const v = opts[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+};
+
+const wholeNumber = (value: string | undefined, name: string, min: number, max: number, fallback: number): number => {
+  if (value === undefined) return fallback;
+  if (!/^(0|[1-9][0-9]*)$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  }
+  return Number(value);
+};
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a file's lines as numbered JSON values; a line that is not JSON is reported. */
+async function* numberedLines(path: string): AsyncGenerator<{ line: number; value: unknown } | LineError> {
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of rl) {
+    line++;
+    const t = text.trim();
+    if (t === '') continue;
+    try {
+      yield { line, value: JSON.parse(t) };
+    } catch {
+      yield { line, error: 'not valid JSON' };
+    }
+  }
+}
+
+const CHUNK = 5000;
+
+/** One file is one batch: validated whole in a first pass, then written in transactions. */
+async function ingestFile(services: Services, path: string, label: string, io: Io) {
+  const validator = services.ingest.validator();
+  let count = 0;
+  for await (const item of numberedLines(path)) {
+    count++;
+    if ('error' in item) validator.errors.push(item);
+    else validator.check(item.line, item.value);
+  }
+  if (validator.errors.length > 0) {
+    for (const e of validator.errors.slice(0, 100)) io.stderr(`${label}: line ${e.line}: ${e.error}\n`);
+    throw new CommandError(`${label}: ${validator.errors.length} invalid record(s); nothing of it was written`);
+  }
+  // Second pass: every record is known valid; tokens the file defines are written before use.
+  const again = services.ingest.validator();
+  let chunk: NumberedRecord[] = [];
+  let accepted = 0;
+  let duplicates = 0;
+  let written = 0;
+  const flush = () => {
+    if (chunk.length === 0) return;
+    const r = services.ingest.write(chunk);
+    accepted += r.accepted;
+    duplicates += r.duplicates;
+    written += chunk.length;
+    chunk = [];
+    io.stderr(`${label}: ${written}/${count} records written\n`);
+  };
+  for await (const item of numberedLines(path)) {
+    if ('error' in item) continue;
+    const record = again.check(item.line, item.value);
+    if (record === null) {
+      // Only possible if the store changed between the passes (another process).
+      flush();
+      throw new CommandError(`${label}: line ${item.line}: ${again.errors.at(-1)?.error ?? 'invalid'}; records before it were written`);
+    }
+    chunk.push({ line: item.line, record });
+    if (chunk.length >= CHUNK) flush();
+  }
+  flush();
+  return { accepted, duplicates };
+}
+
+async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, services: Services) => Promise<T>) => Promise<T>): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]!);
+  }
+  const opts = parsed.values as Opts;
+  const [group, action, ...rest] = parsed.positionals;
+  if (opts.help || group === undefined) {
+    io.stdout(USAGE + '\n');
+    return opts.help ? 0 : 2;
+  }
+  const json = opts.json === true;
+  const out = (doc: unknown, human: string) => io.stdout(json ? JSON.stringify(doc) + '\n' : human + '\n');
+  const clock = systemClock;
+
+  switch (`${group} ${group === 'ingest' || group === 'demo' ? '' : action ?? ''}`.trim()) {
+    case 'tenants create': {
+      const name = need(opts, 'name');
+      const plan = need(opts, 'plan');
+      if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+      if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(opts.email)) throw new UsageError('--email is not an email address');
+      const t = await withStore(async (_s, sv) => sv.accounts.createTenant({ name, plan, email: opts.email ?? null }));
+      out({ id: t.id, name: t.name, plan: t.plan, email: t.email }, `created tenant ${t.id} (${t.name}, ${t.plan})`);
+      return 0;
+    }
+    case 'tenants set-password': {
+      const tenant = need(opts, 'tenant');
+      const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
+      await withStore(async (_s, sv) => sv.accounts.setPassword(tenant, password));
+      out({ id: tenant }, `password set for ${tenant}`);
+      return 0;
+    }
+    case 'tenants list': {
+      const tenants = await withStore(async (_s, sv) => sv.accounts.tenants());
+      out({ tenants }, tenants.map((t) => `${t.id}\t${t.plan}\t${t.name}\t${t.email ?? ''}`).join('\n') || '(no tenants)');
+      return 0;
+    }
+    case 'keys create': {
+      const tenant = need(opts, 'tenant');
+      const scopes = (opts.scopes ?? 'read').split(',').map((s) => s.trim());
+      for (const s of scopes) if (!(SCOPES as readonly string[]).includes(s)) throw new UsageError(`--scopes takes ${SCOPES.join(', ')}`);
+      const made = await withStore(async (_s, sv) => sv.accounts.createKey(tenant, { name: opts.name ?? null, scopes: [...new Set(scopes)] as Scope[] }));
+      out(
+        { id: made.key.id, secret: made.secret, prefix: made.key.prefix, scopes: made.key.scopes },
+        `created key ${made.key.id} (${made.key.scopes.join(',')})\nsecret (shown once): ${made.secret}`,
+      );
+      return 0;
+    }
+    case 'keys list': {
+      const tenant = need(opts, 'tenant');
+      const keys = await withStore(async (_s, sv) => sv.accounts.listKeys(tenant));
+      out({ keys }, keys.map((k) => `${k.id}\t${k.status}\t${k.prefix}...${k.last4}\t${k.scopes.join(',')}\t${k.name ?? ''}`).join('\n') || '(no keys)');
+      return 0;
+    }
+    case 'keys revoke': {
+      const id = need(opts, 'id');
+      const key = await withStore(async (_s, sv) => sv.accounts.revokeKey(id));
+      out({ key }, `revoked key ${key.id}`);
+      return 0;
+    }
+    case 'ingest': {
+      const files = [action, ...rest].filter((f): f is string => f !== undefined);
+      if (files.length === 0) throw new UsageError('ingest needs at least one FILE (- for stdin)');
+      const result = await withStore(async (_s, sv) => {
+        let accepted = 0;
+        let duplicates = 0;
+        for (const file of files) {
+          let path = file;
+          let tmp: string | null = null;
+          if (file === '-') {
+            tmp = mkdtempSync(join(tmpdir(), 'ingest-'));
+            path = join(tmp, 'stdin.ndjson');
+            const ws = createWriteStream(path);
+            io.stdin.pipe(ws);
+            await finished(ws);
+          }
+          try {
+            const r = await ingestFile(sv, path, file === '-' ? 'stdin' : file, io);
+            accepted += r.accepted;
+            duplicates += r.duplicates;
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CommandError(`${file}: no such file`);
+            throw err;
+          } finally {
+            if (tmp) rmSync(tmp, { recursive: true, force: true });
+          }
+        }
+        return { accepted, duplicates };
+      });
+      out(result, `accepted ${result.accepted}, duplicates ${result.duplicates}`);
+      return 0;
+    }
+    case 'demo': {
+      if (action !== undefined) throw new UsageError(`demo takes no argument (got ${action})`);
+      const demo = {
+        tokens: wholeNumber(opts.tokens, 'tokens', 1, 1000, DEMO_DEFAULTS.tokens),
+        days: wholeNumber(opts.days, 'days', 1, 3650, DEMO_DEFAULTS.days),
+        seed: wholeNumber(opts.seed, 'seed', 0, 2 ** 32 - 1, DEMO_DEFAULTS.seed),
+        until: wholeNumber(opts.until, 'until', 86400 * 3650, 253402300799, nowSeconds(clock)),
+      };
+      const counts = await withStore(async (store, sv) =>
+        loadDemo({ store, ingest: sv.ingest }, demo, (n) => io.stderr(`demo: ${n} records written\n`)),
+      );
+      out(counts, `loaded ${counts.tokens} tokens, ${counts.markets} markets, ${counts.holders} holders, ${counts.trades} trades`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command: ${[group, action].filter(Boolean).join(' ')}`);
+  }
+}
+
+/** Runs the CLI; returns the exit status. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  let store: Store | null = null;
+  const withStore = async <T>(fn: (store: Store, services: Services) => Promise<T>): Promise<T> => {
+    const config = loadConfig(io.env);
+    store = openStore(config.databasePath);
+    return fn(store, createServices({ store, clock: systemClock }));
+  };
+  try {
+    return await run(argv, io, withStore);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`error: ${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof CommandError || err instanceof AccountError || err instanceof ConfigError || err instanceof SchemaTooNewError) {
+      io.stderr(`error: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    (store as Store | null)?.close();
+  }
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  main(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stdin: process.stdin,
+    env: process.env,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * Configuration from the environment (DESIGN.md section 2). `loadConfig` is the only place that
+ * reads environment variables; everything else receives the frozen result.
+ */
+import { z } from 'zod';
+
+export type RateSpec = { limit: number; windowSeconds: number };
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databasePath: string;
+  chain: string;
+  demoData: 'auto' | 'off';
+  demoFeed: boolean;
+  trustProxy: number;
+  rateLimitAnon: RateSpec;
+  corsOrigins: '*' | readonly string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  webhookAllowPrivate: boolean;
+}>;
+
+/** A bad environment value: the message is one line naming the variable. */
+export class ConfigError extends Error {}
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be from ${min} to ${max}`);
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_PATH: z.string().min(1).default('data/tokens.db'),
+  CHAIN: z
+    .string()
+    .regex(/^[a-z0-9-]{1,32}$/, 'must be lower-case letters, digits or dashes')
+    .default('solana'),
+  DEMO_DATA: z.enum(['auto', 'off']).default('auto'),
+  DEMO_FEED: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
+  TRUST_PROXY: int(0, 10).default(0),
+  RATE_LIMIT_ANON: z
+    .string()
+    .regex(/^[1-9][0-9]{0,8}\/[1-9][0-9]{0,6}$/, 'must look like 300/60 (requests/seconds)')
+    .transform((v) => {
+      const [limit, windowSeconds] = v.split('/').map(Number) as [number, number];
+      return { limit, windowSeconds };
+    })
+    .default({ limit: 300, windowSeconds: 60 }),
+  CORS_ORIGINS: z
+    .string()
+    .min(1)
+    .transform((v, ctx) => {
+      if (v.trim() === '*') return '*' as const;
+      const list = v.split(',').map((s) => s.trim());
+      for (const origin of list) {
+        if (!/^https?:\/\/[^\s/]+$/.test(origin)) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://example.com` });
+          return z.NEVER;
+        }
+      }
+      return Object.freeze(list);
+    })
+    .default('*'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+});
+
+/**
+ * Validates the environment. Empty strings count as unset. Throws ConfigError with a one-line
+ * message naming the first bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    const shown = picked[name] === undefined ? '' : ` (got ${JSON.stringify(picked[name])})`;
+    throw new ConfigError(`invalid ${name}${shown}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databasePath: e.DATABASE_PATH,
+    chain: e.CHAIN,
+    demoData: e.DEMO_DATA,
+    demoFeed: e.DEMO_FEED,
+    trustProxy: e.TRUST_PROXY,
+    rateLimitAnon: Object.freeze(e.RATE_LIMIT_ANON),
+    corsOrigins: e.CORS_ORIGINS,
+    logLevel: e.LOG_LEVEL,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+  });
+}

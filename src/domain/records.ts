@@ -1,0 +1,89 @@
+/**
+ * The ingest record format (DESIGN.md section 3): one zod schema per record type. Validation
+ * here is stateless; whether a named token exists is checked by the ingest service.
+ */
+import { z } from 'zod';
+import { normalizeAddress } from './address.js';
+
+const MAX_TIME = 253402300799; // 9999-12-31
+
+const address = z.string().transform((v, ctx) => {
+  const a = normalizeAddress(v);
+  if (a === null) {
+    ctx.addIssue({ code: 'custom', message: 'is not a well-formed address' });
+    return z.NEVER;
+  }
+  return a;
+});
+const time = z.number().int().min(0).max(MAX_TIME);
+const nonNegative = z.number().finite().min(0);
+const text = (max: number) => z.string().min(1).max(max).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
+
+export const tokenRecord = z.object({
+  type: z.literal('token'),
+  address,
+  symbol: text(32),
+  name: text(128),
+  decimals: z.number().int().min(0).max(36),
+  totalSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
+  circulatingSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
+  createdAt: time,
+  logoUri: z.string().max(2048).nullable().optional().transform((v) => v ?? null),
+});
+
+export const marketRecord = z.object({
+  type: z.literal('market'),
+  address,
+  token: address,
+  quoteAddress: address,
+  quoteSymbol: text(32),
+  dex: text(64),
+  liquidityUsd: nonNegative,
+  createdAt: time,
+});
+
+export const tradeRecord = z.object({
+  type: z.literal('trade'),
+  token: address,
+  market: address,
+  signature: z.string().regex(/^[\w-]{1,128}$/, 'must be 1 to 128 letters, digits, _ or -'),
+  index: z.number().int().min(0).max(1_000_000),
+  blockTime: time,
+  side: z.enum(['buy', 'sell']),
+  priceUsd: z.number().finite().positive(),
+  amount: nonNegative,
+  quoteAmount: nonNegative,
+  volumeUsd: nonNegative,
+  wallet: address,
+});
+
+export const holderRecord = z.object({
+  type: z.literal('holder'),
+  token: address,
+  owner: address,
+  amount: nonNegative,
+  updatedAt: time,
+});
+
+export const ingestRecord = z.discriminatedUnion('type', [tokenRecord, marketRecord, tradeRecord, holderRecord]);
+
+export type TokenRecord = z.infer<typeof tokenRecord>;
+export type MarketRecord = z.infer<typeof marketRecord>;
+export type TradeRecord = z.infer<typeof tradeRecord>;
+export type HolderRecord = z.infer<typeof holderRecord>;
+export type IngestRecord = z.infer<typeof ingestRecord>;
+
+/** Validates one record; returns it normalised, or a one-line reason. */
+export function parseRecord(value: unknown): { ok: true; record: IngestRecord } | { ok: false; error: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: 'a record must be a JSON object' };
+  }
+  const parsed = ingestRecord.safeParse(value);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join('.') + ' ' : '';
+  if (issue.code === 'invalid_union' && issue.path.length === 0) {
+    return { ok: false, error: 'type must be one of token, market, trade, holder' };
+  }
+  return { ok: false, error: `${field}${issue.message}`.trim() };
+}

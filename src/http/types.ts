@@ -1,0 +1,47 @@
+/** Types shared by the middleware and routers: what createApp is given and what ctx.state holds. */
+import type { ParameterizedContext, Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import type { ApiError } from '../errors.js';
+import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
+import type { Services } from '../services/index.js';
+
+export type AppDeps = {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  services: Services;
+};
+
+/**
+ * Who is calling. `invalid` carries the error to answer with once the limiter has counted the
+ * request against the IP bucket (401, or 400 for conflicting credentials).
+ */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'key'; key: KeyRow; tenant: Tenant; plan: Plan }
+  | { kind: 'invalid'; error: ApiError };
+
+/** The limiter's answer for this request, written as RateLimit-* headers on every response. */
+export type RateLimitState = {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  policy: string;
+  /** Set when the request is refused: seconds until one more request is allowed (at least 1). */
+  retryAfterSeconds?: number;
+};
+
+export type AppState = {
+  requestId: string;
+  caller: Caller;
+  rateLimit?: RateLimitState;
+  /** The route's pattern (e.g. /v1/token/:address/overview) for logs and metrics. */
+  route?: string;
+};
+
+export type AppContext = ParameterizedContext<AppState>;
+export type AppMiddleware = Middleware<AppState>;

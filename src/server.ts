@@ -1,0 +1,76 @@
+/**
+ * The service's entry point: loadConfig -> openStore (migrate) -> demo data into an empty store
+ * -> createApp(deps).listen. SIGTERM/SIGINT stop taking connections, let the requests in flight
+ * finish, close the store and exit 0.
+ */
+import type { Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { createApp } from './app.js';
+import { createLogger } from './logger.js';
+import { createServices } from './services/index.js';
+import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
+import { systemClock, type Clock } from './domain/clock.js';
+
+export type Running = { server: Server; store: Store; config: Config; stop(): Promise<void> };
+
+/** Starts the service; resolves once it listens. */
+export async function start(env: Record<string, string | undefined> = process.env, clock: Clock = systemClock): Promise<Running> {
+  const config = loadConfig(env);
+  const logger = createLogger(config.logLevel);
+  const store = openStore(config.databasePath);
+  const services = createServices({ store, clock });
+
+  const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
+  if (empty && config.demoData === 'auto') {
+    const t0 = Date.now();
+    const counts = loadDemo({ store, ingest: services.ingest }, defaultDemoOptions(clock));
+    logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
+  }
+  const stopFeed = config.demoFeed ? startDemoFeed({ store, ingest: services.ingest, clock }) : () => {};
+
+  const app = createApp({ config, store, clock, logger, services });
+  const server = app.listen(config.port, config.host);
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  logger.info({ address }, 'listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= new Promise<void>((resolve) => {
+      stopFeed();
+      server.close(() => {
+        store.close();
+        logger.flush();
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
+  return { server, store, config, stop };
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  start().then(
+    (running) => {
+      const onSignal = () => {
+        running.stop().then(() => process.exit(0));
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    },
+    (err: unknown) => {
+      if (err instanceof ConfigError || err instanceof SchemaTooNewError) {
+        process.stderr.write(`error: ${err.message}\n`);
+      } else {
+        process.stderr.write(`error: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,11 @@
+/**
+ * The views that ingest keeps up to date in its write transaction, besides the candle rollups and
+ * the token's last price (which ingest.ts handles itself). Add one line per view.
+ */
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import type { IngestHook } from './ingest.js';
+
+export function ingestHooks(_deps: { store: Store; clock: Clock }): IngestHook[] {
+  return [];
+}

@@ -1,0 +1,289 @@
+/**
+ * Ingest (DESIGN.md section 3): the one write path for market data, used by the CLI, by
+ * `POST /v1/ingest`, by the demo loader and by the demo feed.
+ *
+ * A batch is validated whole before anything is written; a batch with any bad record is refused
+ * naming each bad line. Writes happen in transactions; derived views (token price, candle
+ * rollups, and the hooks registered below) are updated in the same transaction as the trades.
+ */
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import { nowSeconds } from '../domain/clock.js';
+import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
+import { rollupDeltas } from '../domain/candles.js';
+import { createCandlesRepo } from '../store/candles-repo.js';
+
+export type IngestResult = { accepted: number; duplicates: number };
+export type LineError = { line: number; error: string };
+export type NumberedRecord = { line: number; record: IngestRecord };
+
+/** A batch refused whole: nothing of it was written. */
+export class IngestRejected extends Error {
+  constructor(readonly errors: LineError[]) {
+    super(`${errors.length} invalid record${errors.length === 1 ? '' : 's'}`);
+  }
+}
+
+/** A trade as stored, handed to derived views and hooks. */
+export type InsertedTrade = {
+  id: number;
+  tokenId: number;
+  token: string;
+  signature: string;
+  index: number;
+  blockTime: number;
+  side: 'buy' | 'sell';
+  isBuy: boolean;
+  priceUsd: number;
+  amount: number;
+  quoteAmount: number;
+  volumeUsd: number;
+  wallet: string;
+  market: string;
+};
+
+/**
+ * Runs inside the ingest transaction after a chunk's records are written. Must not await.
+ * Hooks keep views that ingest must update atomically (events, per-wallet rollups, ...).
+ */
+export type IngestHook = (batch: { trades: readonly InsertedTrade[]; touchedTokens: ReadonlySet<number>; now: number }) => void;
+
+export type Validator = {
+  /** Validates one raw record at `line`; returns it, or records the error and returns null. */
+  check(line: number, value: unknown): IngestRecord | null;
+  readonly errors: LineError[];
+};
+
+export type Ingest = {
+  /** A validator for one batch: tracks which tokens the batch defines, in order. */
+  validator(): Validator;
+  /** Writes already validated records in one transaction. */
+  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): IngestResult;
+  /** Validates every record, then writes all of them in one transaction, or throws IngestRejected. */
+  ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): IngestResult;
+  /** Adds a hook called in the write transaction. */
+  addHook(hook: IngestHook): void;
+};
+
+const MAX_ERRORS = 100;
+
+export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
+  const { db } = deps.store;
+  const hooks: IngestHook[] = [...(deps.hooks ?? [])];
+  const candles = createCandlesRepo(db);
+
+  const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
+  const upsertToken = db.prepare(`
+    INSERT INTO tokens (address, symbol, name, decimals, total_supply, circulating_supply, created_at, logo_uri, updated_at, is_demo)
+    VALUES (@address, @symbol, @name, @decimals, @totalSupply, @circulatingSupply, @createdAt, @logoUri, @now, @isDemo)
+    ON CONFLICT (address) DO UPDATE SET
+      symbol = excluded.symbol, name = excluded.name, decimals = excluded.decimals,
+      total_supply = excluded.total_supply, circulating_supply = excluded.circulating_supply,
+      created_at = excluded.created_at, logo_uri = excluded.logo_uri, updated_at = excluded.updated_at,
+      is_demo = excluded.is_demo
+    RETURNING id`).pluck();
+  const upsertMarket = db.prepare(`
+    INSERT INTO markets (address, token_id, quote_address, quote_symbol, dex, liquidity_usd, created_at)
+    VALUES (@address, @tokenId, @quoteAddress, @quoteSymbol, @dex, @liquidityUsd, @createdAt)
+    ON CONFLICT (address) DO UPDATE SET
+      token_id = excluded.token_id, quote_address = excluded.quote_address, quote_symbol = excluded.quote_symbol,
+      dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
+  const insertTrade = db.prepare(`
+    INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
+    VALUES (@tokenId, @blockTime, @signature, @index, @isBuy, @priceUsd, @amount, @quoteAmount, @volumeUsd, @wallet, @market)
+    ON CONFLICT (signature, idx) DO NOTHING`);
+  const upsertHolder = db.prepare(`
+    INSERT INTO holders (token_id, owner, amount, updated_at) VALUES (@tokenId, @owner, @amount, @updatedAt)
+    ON CONFLICT (token_id, owner) DO UPDATE SET amount = excluded.amount, updated_at = excluded.updated_at`);
+  const deleteHolder = db.prepare('DELETE FROM holders WHERE token_id = ? AND owner = ?');
+  const touchToken = db.prepare('UPDATE tokens SET updated_at = ? WHERE id = ?');
+  const setLastTrade = db.prepare(`
+    UPDATE tokens SET price_usd = @priceUsd, last_trade_at = @blockTime, last_trade_id = @id
+    WHERE id = @tokenId AND (last_trade_at IS NULL OR (last_trade_at, last_trade_id) < (@blockTime, @id))`);
+
+  function validator(): Validator {
+    const defined = new Set<string>();
+    const known = new Map<string, boolean>();
+    const errors: LineError[] = [];
+    const exists = (address: string): boolean => {
+      if (defined.has(address)) return true;
+      let k = known.get(address);
+      if (k === undefined) {
+        k = tokenId.get(address) !== undefined;
+        known.set(address, k);
+      }
+      return k;
+    };
+    return {
+      errors,
+      check(line, value) {
+        const parsed = parseRecord(value);
+        let error: string | null = null;
+        if (!parsed.ok) error = parsed.error;
+        else if (parsed.record.type === 'token') defined.add(parsed.record.address);
+        else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
+        if (error === null) return parsed.ok ? parsed.record : null;
+        if (errors.length < MAX_ERRORS) errors.push({ line, error });
+        else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
+        return null;
+      },
+    };
+  }
+
+  const writeTx = db.transaction((records: readonly NumberedRecord[], demo: boolean): IngestResult => {
+    const now = nowSeconds(deps.clock);
+    const ids = new Map<string, number>();
+    const idOf = (address: string): number => {
+      let id = ids.get(address);
+      if (id === undefined) {
+        id = tokenId.get(address);
+        if (id === undefined) throw new Error(`token ${address} vanished during ingest`);
+        ids.set(address, id);
+      }
+      return id;
+    };
+    const touched = new Set<number>();
+    const trades: InsertedTrade[] = [];
+    let accepted = 0;
+    let duplicates = 0;
+
+    for (const { record: r } of records) {
+      switch (r.type) {
+        case 'token': {
+          const id = upsertToken.get({ ...r, now, isDemo: demo ? 1 : 0 }) as number;
+          ids.set(r.address, id);
+          touched.add(id);
+          accepted++;
+          break;
+        }
+        case 'market': {
+          const id = idOf(r.token);
+          upsertMarket.run({ ...r, tokenId: id });
+          touched.add(id);
+          accepted++;
+          break;
+        }
+        case 'holder': {
+          const id = idOf(r.token);
+          if (r.amount === 0) deleteHolder.run(id, r.owner);
+          else upsertHolder.run({ tokenId: id, owner: r.owner, amount: r.amount, updatedAt: r.updatedAt });
+          touched.add(id);
+          accepted++;
+          break;
+        }
+        case 'trade': {
+          const id = idOf(r.token);
+          const inserted = insertTradeRow(id, r);
+          if (inserted === null) {
+            duplicates++;
+          } else {
+            trades.push(inserted);
+            touched.add(id);
+            accepted++;
+          }
+          break;
+        }
+      }
+    }
+
+    if (trades.length > 0) {
+      candles.applyDeltas(rollupDeltas(trades));
+      const newest = new Map<number, InsertedTrade>();
+      for (const t of trades) {
+        const cur = newest.get(t.tokenId);
+        if (cur === undefined || t.blockTime > cur.blockTime || (t.blockTime === cur.blockTime && t.id > cur.id)) {
+          newest.set(t.tokenId, t);
+        }
+      }
+      for (const t of newest.values()) setLastTrade.run({ priceUsd: t.priceUsd, blockTime: t.blockTime, id: t.id, tokenId: t.tokenId });
+    }
+    for (const id of touched) touchToken.run(now, id);
+    for (const hook of hooks) hook({ trades, touchedTokens: touched, now });
+    pendingChange = touched;
+    return { accepted, duplicates };
+  });
+
+  let pendingChange: Set<number> | null = null;
+
+  function insertTradeRow(id: number, r: TradeRecord): InsertedTrade | null {
+    const isBuy = r.side === 'buy';
+    const info = insertTrade.run({
+      tokenId: id,
+      blockTime: r.blockTime,
+      signature: r.signature,
+      index: r.index,
+      isBuy: isBuy ? 1 : 0,
+      priceUsd: r.priceUsd,
+      amount: r.amount,
+      quoteAmount: r.quoteAmount,
+      volumeUsd: r.volumeUsd,
+      wallet: r.wallet,
+      market: r.market,
+    });
+    if (info.changes === 0) return null;
+    return {
+      id: Number(info.lastInsertRowid),
+      tokenId: id,
+      token: r.token,
+      signature: r.signature,
+      index: r.index,
+      blockTime: r.blockTime,
+      side: r.side,
+      isBuy,
+      priceUsd: r.priceUsd,
+      amount: r.amount,
+      quoteAmount: r.quoteAmount,
+      volumeUsd: r.volumeUsd,
+      wallet: r.wallet,
+      market: r.market,
+    };
+  }
+
+  function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {
+    pendingChange = null;
+    const result = writeTx(records, opts.demo === true);
+    // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
+    if (pendingChange !== null && (pendingChange as Set<number>).size > 0) deps.store.notifyChange({ tokens: pendingChange });
+    pendingChange = null;
+    return result;
+  }
+
+  return {
+    validator,
+    write,
+    ingest(values, opts) {
+      const v = validator();
+      const records: NumberedRecord[] = [];
+      for (const { line, value } of values) {
+        const record = v.check(line, value);
+        if (record !== null) records.push({ line, record });
+      }
+      if (v.errors.length > 0) throw new IngestRejected(v.errors);
+      return write(records, opts);
+    },
+    addHook(hook) {
+      hooks.push(hook);
+    },
+  };
+}
+
+/**
+ * Splits NDJSON text into numbered values; a line that is not JSON becomes an error. Blank lines
+ * are skipped but still counted, so line numbers match the caller's file.
+ */
+export function parseNdjson(text: string, firstLine = 1): { values: { line: number; value: unknown }[]; errors: LineError[] } {
+  const values: { line: number; value: unknown }[] = [];
+  const errors: LineError[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim();
+    if (raw === '') continue;
+    const line = firstLine + i;
+    try {
+      values.push({ line, value: JSON.parse(raw) });
+    } catch {
+      if (errors.length <= MAX_ERRORS) errors.push({ line, error: 'not valid JSON' });
+    }
+  }
+  return { values, errors };
+}

@@ -1,0 +1,102 @@
+/**
+ * Candle rollups: written at ingest (one upsert per touched bucket), read for history. Minute and
+ * coarser resolutions read rollups only; sub-minute resolutions aggregate raw trades.
+ */
+import type { Db } from './db.js';
+import { DescendingBarBuilder, type Bar, type RollupDelta } from '../domain/candles.js';
+import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../domain/resolution.js';
+
+export const MAX_BARS = 5000;
+
+export type BarQuery =
+  | { mode: 'range'; from: number; to: number }
+  | { mode: 'countback'; to: number; countback: number };
+
+export type CandlesRepo = {
+  /** Merges deltas into the stored rollups (call inside the ingest transaction). */
+  applyDeltas(deltas: Iterable<RollupDelta>): void;
+  /** Bars ascending, each t in the query's window, at most MAX_BARS (the newest kept). */
+  readBars(tokenId: number, res: Resolution, q: BarQuery): Bar[];
+  /** The start of the newest bar before `before`, or null when there is none. */
+  newestBarBefore(tokenId: number, res: Resolution, before: number): number | null;
+};
+
+const NEG_INF = -1;
+
+export function createCandlesRepo(db: Db): CandlesRepo {
+  const upsert = db.prepare(`
+    INSERT INTO candles (token_id, res, t, o, h, l, c, v, vb, n, nb, o_time, o_id, c_time, c_id)
+    VALUES (@tokenId, @res, @t, @o, @h, @l, @c, @v, @vb, @n, @nb, @oTime, @oId, @cTime, @cId)
+    ON CONFLICT (token_id, res, t) DO UPDATE SET
+      o      = CASE WHEN (excluded.o_time, excluded.o_id) < (o_time, o_id) THEN excluded.o ELSE o END,
+      o_time = CASE WHEN (excluded.o_time, excluded.o_id) < (o_time, o_id) THEN excluded.o_time ELSE o_time END,
+      o_id   = CASE WHEN (excluded.o_time, excluded.o_id) < (o_time, o_id) THEN excluded.o_id ELSE o_id END,
+      c      = CASE WHEN (excluded.c_time, excluded.c_id) > (c_time, c_id) THEN excluded.c ELSE c END,
+      c_time = CASE WHEN (excluded.c_time, excluded.c_id) > (c_time, c_id) THEN excluded.c_time ELSE c_time END,
+      c_id   = CASE WHEN (excluded.c_time, excluded.c_id) > (c_time, c_id) THEN excluded.c_id ELSE c_id END,
+      h = max(h, excluded.h),
+      l = min(l, excluded.l),
+      v = v + excluded.v,
+      vb = vb + excluded.vb,
+      n = n + excluded.n,
+      nb = nb + excluded.nb`);
+
+  const rollupDesc = db
+    .prepare<[number, number, number, number]>(
+      'SELECT t, o, h, l, c, v FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
+    )
+    .raw();
+  const tradesDesc = db
+    .prepare<[number, number, number]>(
+      `SELECT block_time, price_usd, volume_usd FROM trades
+       WHERE token_id = ? AND block_time >= ? AND block_time < ? ORDER BY block_time DESC, id DESC`,
+    )
+    .raw();
+  const newestRollup = db
+    .prepare<[number, number, number], number | null>('SELECT max(t) FROM candles WHERE token_id = ? AND res = ? AND t < ?')
+    .pluck();
+  const newestTrade = db
+    .prepare<[number, number], number | null>('SELECT max(block_time) FROM trades WHERE token_id = ? AND block_time < ?')
+    .pluck();
+
+  return {
+    applyDeltas(deltas) {
+      for (const d of deltas) upsert.run(d);
+    },
+
+    readBars(tokenId, res, q) {
+      const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
+      // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
+      const upper = nextBucket(res, bucketStart(res, q.to - 1));
+      const lower = q.mode === 'range' ? bucketStart(res, q.from) : NEG_INF;
+      const source = rollupSourceFor(res);
+      const builder = new DescendingBarBuilder();
+      // The bar being built is complete once a row of an older bucket arrives, so stop when
+      // `want` bars are complete and the next row starts another bucket.
+      const rows =
+        source === null ? tradesDesc.iterate(tokenId, lower, upper) : rollupDesc.iterate(tokenId, source, lower, upper);
+      for (const row of rows as Iterable<number[]>) {
+        const bucket = bucketStart(res, row[0]!);
+        if (builder.completed === want - 1 && builder.currentBucket !== null && builder.currentBucket !== bucket) {
+          break;
+        }
+        if (source === null) {
+          const p = row[1]!;
+          builder.add(bucket, p, p, p, p, row[2]!);
+        } else {
+          builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
+        }
+      }
+      let bars = builder.finish();
+      if (q.mode === 'range') bars = bars.filter((b) => b.t >= q.from);
+      return bars.length > want ? bars.slice(bars.length - want) : bars;
+    },
+
+    newestBarBefore(tokenId, res, before) {
+      const upper = nextBucket(res, bucketStart(res, before - 1));
+      const source = rollupSourceFor(res);
+      const t = source === null ? newestTrade.get(tokenId, upper) : newestRollup.get(tokenId, source, upper);
+      return t === null || t === undefined ? null : bucketStart(res, t);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The SQLite store: one connection with the pragmas of better-sqlite3's performance guide,
+ * forward-only numbered migrations recorded in PRAGMA user_version, and change tracking that
+ * lets in-process caches notice writes made by this process or by any other (the CLI).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { migrationsDir } from '../paths.js';
+
+export type Db = Database.Database;
+
+/** What changed: the ids of the tokens whose data changed, or 'all' when it is not known. */
+export type Change = { tokens: ReadonlySet<number> | 'all'; accounts?: boolean };
+type Listener = (change: Change) => void;
+
+export type Store = {
+  readonly db: Db;
+  readonly path: string;
+  /**
+   * Tells listeners about writes by other processes (or connections). Cheap: one
+   * `PRAGMA data_version`. Call it at the start of every request.
+   */
+  checkExternalChanges(): void;
+  /** Tells listeners what a write of this process changed, after its commit. */
+  notifyChange(change: Change): void;
+  onChange(listener: Listener): () => void;
+  /** A number that grows with every change seen (local or external). */
+  version(): number;
+  close(): void;
+};
+
+export class SchemaTooNewError extends Error {}
+
+type Migration = { version: number; name: string; sql: string };
+
+export function loadMigrations(dir = migrationsDir): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/** Applies pending migrations, each in its own transaction. Refuses a schema newer than the code. */
+export function migrate(db: Db, migrations = loadMigrations()): { from: number; to: number } {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (from > latest) {
+    throw new SchemaTooNewError(
+      `the store's schema version ${from} is newer than this code knows (${latest}); upgrade the service`,
+    );
+  }
+  for (const m of migrations) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return { from, to: Math.max(from, latest) };
+}
+
+/** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
+export function openStore(path: string, opts: { migrate?: boolean } = {}): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536');
+  if (opts.migrate !== false) migrate(db);
+
+  const listeners = new Set<Listener>();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let lastDataVersion = dataVersion.get() as number;
+  let version = 0;
+
+  const emit = (change: Change) => {
+    version++;
+    for (const l of listeners) l(change);
+  };
+
+  return {
+    db,
+    path,
+    checkExternalChanges() {
+      const v = dataVersion.get() as number;
+      if (v !== lastDataVersion) {
+        lastDataVersion = v;
+        emit({ tokens: 'all', accounts: true });
+      }
+    },
+    notifyChange: emit,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    version: () => version,
+    close() {
+      listeners.clear();
+      if (db.open) db.close();
+    },
+  };
+}

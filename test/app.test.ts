@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from './helpers/make-test-app.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+describe('app skeleton', () => {
+  it('answers /healthz with the store status', async () => {
+    t = makeTestApp();
+    const res = await t.http.get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', store: 'ok' });
+  });
+
+  it('answers an unknown route with 404 not_found in the envelope, with the request id', async () => {
+    t = makeTestApp();
+    const res = await t.http.get('/nope').set('X-Request-Id', 'abc-123');
+    expect(res.status).toBe(404);
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    expect(res.body).toEqual({ error: { code: 'not_found', message: 'no such route', requestId: 'abc-123' } });
+  });
+
+  it('replaces a request id that is not a sane token with a new UUID', async () => {
+    t = makeTestApp();
+    const res = await t.http.get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers a wrong method with 405 method_not_allowed and an Allow header', async () => {
+    t = makeTestApp();
+    const res = await t.http.post('/healthz');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toContain('GET');
+    expect(res.body.error.code).toBe('method_not_allowed');
+  });
+
+  it('answers a thrown internal error with 500 internal and shows nothing of it', async () => {
+    t = makeTestApp();
+    t.store.db.close(); // the health route's statement now throws
+    const res = await t.http.get('/healthz');
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ code: 'internal', message: 'internal error' });
+    expect(JSON.stringify(res.body)).not.toMatch(/database|sqlite|stack/i);
+  });
+
+  it('gives GET JSON an ETag and answers a matching If-None-Match with 304', async () => {
+    t = makeTestApp();
+    const first = await t.http.get('/healthz');
+    expect(first.headers.etag).toBeTruthy();
+    const again = await t.http.get('/healthz').set('If-None-Match', first.headers.etag!);
+    expect(again.status).toBe(304);
+  });
+});
