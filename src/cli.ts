@@ -146,10 +146,11 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
   }
   const opts = parsed.values as Opts;
   const [group, action, ...rest] = parsed.positionals;
-  if (opts.help || group === undefined) {
+  if (opts.help) {
     io.stdout(USAGE + '\n');
-    return opts.help ? 0 : 2;
+    return 0;
   }
+  if (group === undefined) throw new UsageError('no command given');
   const json = opts.json === true;
   const out = (doc: unknown, human: string) => io.stdout(json ? JSON.stringify(doc) + '\n' : human + '\n');
   const clock = systemClock;

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
+import { openStore } from '../src/store/db.js';
+import { aToken, aTrade, ndjson } from './helpers/builders.js';
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-'));
+  db = join(dir, 'test.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[], stdin = '') {
+  let out = '';
+  let err = '';
+  const code = await main(args, {
+    stdout: (s) => void (out += s),
+    stderr: (s) => void (err += s),
+    stdin: Readable.from([stdin]),
+    env: { DATABASE_PATH: db },
+  });
+  return { code, out, err, json: () => JSON.parse(out) };
+}
+
+const count = (sql: string) => {
+  const s = openStore(db);
+  try {
+    return s.db.prepare(sql).pluck().get();
+  } finally {
+    s.close();
+  }
+};
+
+describe('cli', () => {
+  it('creates and lists tenants with --json printing exactly one document', async () => {
+    const r = await cli(['tenants', 'create', '--name', 'Acme', '--plan', 'pro', '--email', 'ops@acme.test', '--json']);
+    expect(r.code).toBe(0);
+    const t = r.json();
+    expect(t).toEqual({ id: expect.stringMatching(/^ten_/), name: 'Acme', plan: 'pro', email: 'ops@acme.test' });
+    expect(r.out.trim().split('\n')).toHaveLength(1);
+    const list = await cli(['tenants', 'list', '--json']);
+    expect(list.json().tenants.map((x: { id: string }) => x.id)).toEqual([t.id]);
+  });
+
+  it('creates a key whose secret is shown once, lists it without the secret, and revokes it', async () => {
+    const tenant = (await cli(['tenants', 'create', '--name', 'A', '--plan', 'free', '--json'])).json();
+    const k = await cli(['keys', 'create', '--tenant', tenant.id, '--scopes', 'read,ingest', '--json']);
+    expect(k.code).toBe(0);
+    const key = k.json();
+    expect(key.secret).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
+    expect(key.scopes).toEqual(['read', 'ingest']);
+    expect(key.prefix).toBe(key.secret.slice(0, 13));
+    const list = await cli(['keys', 'list', '--tenant', tenant.id, '--json']);
+    expect(list.out).not.toContain(key.secret);
+    expect(list.json().keys[0]).toMatchObject({ id: key.id, status: 'active' });
+    const revoked = await cli(['keys', 'revoke', '--id', key.id, '--json']);
+    expect(revoked.json().key).toMatchObject({ id: key.id, status: 'revoked' });
+    expect(count(`SELECT count(*) FROM api_keys WHERE hash = '${key.secret}'`)).toBe(0);
+  });
+
+  it('sets a password from stdin', async () => {
+    const tenant = (await cli(['tenants', 'create', '--name', 'A', '--plan', 'free', '--email', 'a@b.test', '--json'])).json();
+    const r = await cli(['tenants', 'set-password', '--tenant', tenant.id, '--json'], 'correct horse battery\n');
+    expect(r.code).toBe(0);
+    expect(count(`SELECT password_hash LIKE 'scrypt$%' FROM tenants`)).toBe(1);
+  });
+
+  it('ingests NDJSON files, counting duplicates, with progress on stderr only', async () => {
+    const tok = aToken();
+    const file = join(dir, 'a.ndjson');
+    writeFileSync(file, ndjson([tok, aTrade(tok.address, { signature: 's1' }), aTrade(tok.address, { signature: 's2' })]));
+    const r = await cli(['ingest', file, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({ accepted: 3, duplicates: 0 });
+    expect(r.err).toMatch(/records written/);
+    const again = await cli(['ingest', file, '--json']);
+    expect(again.json()).toEqual({ accepted: 1, duplicates: 2 });
+  });
+
+  it('reads NDJSON from stdin with -', async () => {
+    const tok = aToken();
+    const r = await cli(['ingest', '-', '--json'], ndjson([tok, aTrade(tok.address)]));
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({ accepted: 2, duplicates: 0 });
+  });
+
+  it('refuses a file with a bad record whole, naming the line, exit 1, nothing written', async () => {
+    const tok = aToken();
+    const file = join(dir, 'bad.ndjson');
+    writeFileSync(file, ndjson([tok, aTrade(tok.address)]) + '{not json\n' + JSON.stringify(aTrade(aToken().address)) + '\n');
+    const r = await cli(['ingest', file]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('line 3: not valid JSON');
+    expect(r.err).toMatch(/line 4: unknown token/);
+    expect(r.out).toBe('');
+    expect(count('SELECT count(*) FROM tokens')).toBe(0);
+  });
+
+  it('writes a large file in several transactions with progress', async () => {
+    const tok = aToken();
+    const file = join(dir, 'big.ndjson');
+    writeFileSync(file, ndjson([tok, ...Array.from({ length: 12_000 }, (_, i) => aTrade(tok.address, { signature: `big${i}`, blockTime: 1_700_000_000 + i }))]));
+    const r = await cli(['ingest', file, '--json']);
+    expect(r.json()).toEqual({ accepted: 12_001, duplicates: 0 });
+    expect(r.err.trim().split('\n').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('loads the demo set and prints its counts', async () => {
+    const r = await cli(['demo', '--tokens', '3', '--days', '2', '--seed', '5', '--until', '1700000000', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({ tokens: 3, seed: 5, until: 1_700_000_000, days: 2 });
+    expect(count('SELECT count(*) FROM trades')).toBe(r.json().trades);
+  });
+
+  it.each([
+    [[], 2],
+    [['bogus'], 2],
+    [['tenants', 'create', '--name', 'x'], 2],
+    [['tenants', 'create', '--name', 'x', '--plan', 'gold'], 2],
+    [['keys', 'create'], 2],
+    [['keys', 'list', '--tenant', 'x', '--nope'], 2],
+    [['demo', '--tokens', '1e3'], 2],
+    [['ingest'], 2],
+    [['ingest', '/no/such/file.ndjson'], 1],
+    [['keys', 'revoke', '--id', 'key_missing'], 1],
+    [['keys', 'create', '--tenant', 'ten_missing'], 1],
+  ])('exits %j with status %i and one clear line on stderr', async (args, code) => {
+    const r = await cli(args as string[]);
+    expect(r.code).toBe(code);
+    expect(r.err.split('\n')[0]).toMatch(/^error: /);
+  });
+
+  it('runs as a real process through npm run cli with output on stdout only', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'tenants', 'create', '--name', 'P', '--plan', 'free', '--json'], {
+      env: { ...process.env, DATABASE_PATH: db },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'P', plan: 'free' });
+    const bad = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'nonsense'], { env: { ...process.env, DATABASE_PATH: db }, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { start } from '../src/server.js';
+
+let dir: string;
+beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'srv-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('server', () => {
+  it('loads the demo data into an empty store, serves it, and stops cleanly', async () => {
+    const running = await start({ PORT: '0', DATABASE_PATH: join(dir, 's.db'), DEMO_FEED: 'off', LOG_LEVEL: 'silent' });
+    try {
+      const { port } = running.server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+      expect(running.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(20);
+      expect(running.store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBeGreaterThan(50_000);
+    } finally {
+      await running.stop();
+    }
+    expect(running.store.db.open).toBe(false);
+  });
+
+  it('does not load demo data when DEMO_DATA=off', async () => {
+    const running = await start({ PORT: '0', DATABASE_PATH: join(dir, 'e.db'), DEMO_DATA: 'off', LOG_LEVEL: 'silent' });
+    expect(running.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
+    await running.stop();
+  });
+
+  it('refuses a bad variable with one line naming it and exit status 1', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, PORT: 'eighty', DATABASE_PATH: join(dir, 'x.db') } });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).toBe(1);
+    expect(err.trim()).toMatch(/^error: invalid PORT/);
+    expect(err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: '0', DATABASE_PATH: join(dir, 't.db'), DEMO_DATA: 'off', LOG_LEVEL: 'info' },
+    });
+    let err = '';
+    await new Promise<void>((resolve) => child.stderr.on('data', (d) => ((err += d), err.includes('listening') && resolve())));
+    child.kill('SIGTERM');
+    const code = await new Promise((r) => child.on('exit', (c, sig) => r(c ?? sig)));
+    expect(code).toBe(0);
+  });
+});
