@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
-import { createApp } from './app.js';
+import { createApp, type App } from './app.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
@@ -15,8 +15,15 @@ import { systemClock, type Clock } from './domain/clock.js';
 
 export type Running = { server: Server; store: Store; config: Config; stop(): Promise<void> };
 
-/** Starts the service; resolves once it listens. */
-export async function start(env: Record<string, string | undefined> = process.env, clock: Clock = systemClock): Promise<Running> {
+/**
+ * Starts the service; resolves once it listens. `opts.extend` may append middleware to the app
+ * before it listens (the benchmark adds its baseline route this way).
+ */
+export async function start(
+  env: Record<string, string | undefined> = process.env,
+  clock: Clock = systemClock,
+  opts: { extend?(app: App): void } = {},
+): Promise<Running> {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
   const store = openStore(config.databasePath);
@@ -31,6 +38,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const stopFeed = config.demoFeed ? startDemoFeed({ store, ingest: services.ingest, clock }) : () => {};
 
   const app = createApp({ config, store, clock, logger, services });
+  opts.extend?.(app);
   const server = app.listen(config.port, config.host);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
