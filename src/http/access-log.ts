@@ -1,4 +1,8 @@
-/** One structured log line per request: id, method, route, status, duration, tenant. No keys. */
+/**
+ * One structured log line per request: id, method, route, status, duration, tenant and key id.
+ * Never a key: the URL goes through redactUrl (`?key=` and anything key-like) and no header is
+ * logged.
+ */
 import type { Logger } from 'pino';
 import { redactUrl } from '../logger.js';
 import type { AppMiddleware } from './types.js';
@@ -18,6 +22,7 @@ export const accessLog = (logger: Logger): AppMiddleware => async (ctx, next) =>
         status: ctx.status,
         durationMs: Number(process.hrtime.bigint() - start) / 1e6,
         tenantId: caller?.kind === 'key' ? caller.tenant.id : undefined,
+        keyId: caller?.kind === 'key' ? caller.key.id : undefined,
       },
       'request',
     );

@@ -1,62 +1,97 @@
 /**
  * Caller resolution (DESIGN.md section 7). Looks at, in order: `x-api-key`, `Authorization:
  * Bearer svc_live_...` (other Bearer values are not ours and are ignored), and on /udf only
- * `?key=`. Empty values count as absent; two different keys are a conflict. Never throws: an
- * invalid key becomes an `invalid` caller, answered with 401 after the limiter has counted it.
+ * `?key=`. Empty values count as absent; two different keys are a conflict. Never throws for a
+ * bad key: an invalid key becomes an `invalid` caller, answered with 401 after the limiter has
+ * counted it against the IP bucket.
  *
  * Key lookups are cached by hash; the cache is dropped whenever accounts change, in this process
- * or another (PRAGMA data_version), so a revocation takes effect on the very next request.
+ * (services notify) or another (PRAGMA data_version, checked at the start of every request), so a
+ * revocation takes effect on the very next request. Expiry is checked against the clock on every
+ * request, cached or not, so a rotated key stops exactly at its expiresAt.
  */
 import { ApiError, forbidden, unauthorized } from '../errors.js';
-import { hashKey, looksLikeKey } from '../domain/api-key.js';
+import { KEY_PREFIX, hashKey, looksLikeKey } from '../domain/api-key.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { AppContext, AppDeps, AppMiddleware, Caller } from './types.js';
 
-type Found = { key: KeyRow; tenant: Tenant; plan: Plan } | null;
+type Found = { key: KeyRow; tenant: Tenant; plan: Plan };
 
-const LAST_USED_EVERY = 60;
+/** lastUsedAt is written at most this often per key (seconds), not on every request. */
+export const LAST_USED_EVERY = 60;
+const CACHE_MAX = 10_000;
+
+const isUdf = (path: string) => path === '/udf' || path.startsWith('/udf/');
+
+/**
+ * The value of `Authorization` when it is one of our keys: the scheme is case-insensitive
+ * (RFC 9110), the value is everything after it. A Bearer value without our prefix (an OAuth
+ * token meant for a proxy, say) is not ours: '' as if absent.
+ */
+function bearerKey(authorization: string): string {
+  const m = /^Bearer(?:[ \t]+(.*))?$/is.exec(authorization);
+  const value = m?.[1]?.trim() ?? '';
+  return value.startsWith(KEY_PREFIX) ? value : '';
+}
 
 /** The key presented by a request, '' for none, or an error for two different ones. */
 export function presentedKey(ctx: AppContext): string | ApiError {
   const found: string[] = [];
-  const header = ctx.get('x-api-key');
+  const header = ctx.get('x-api-key').trim();
   if (header !== '') found.push(header);
-  const authz = ctx.get('authorization');
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1];
-  if (bearer !== undefined && bearer.startsWith('svc_live_')) found.push(bearer);
-  if (ctx.path.startsWith('/udf/')) {
+  const bearer = bearerKey(ctx.get('authorization'));
+  if (bearer !== '') found.push(bearer);
+  if (isUdf(ctx.path)) {
     const q = ctx.query.key;
     if (Array.isArray(q)) return new ApiError(400, 'invalid_parameter', 'key must be given once', { param: 'key' });
     if (q !== undefined && q !== '') found.push(q);
   }
   const distinct = [...new Set(found)];
-  if (distinct.length > 1) return new ApiError(400, 'conflicting_credentials', 'two different API keys were presented');
+  if (distinct.length > 1) {
+    return new ApiError(400, 'conflicting_credentials', 'two different API keys were presented; send one');
+  }
   return distinct[0] ?? '';
 }
 
+/**
+ * Sets ctx.state.caller: anonymous, a valid key (with its tenant and plan), or invalid (with the
+ * error to answer). Only a store failure can make it throw.
+ */
 export function resolveCaller(deps: AppDeps): AppMiddleware {
-  const { store, clock } = deps;
+  const { store, clock, logger } = deps;
   const repo = deps.services.accounts.repo;
+  // Hits only: unknown keys are not cached, so random guesses cannot evict real keys.
   const cache = new Map<string, Found>();
   store.onChange((c) => {
     if (c.accounts || c.tokens === 'all') cache.clear();
   });
 
-  const lookup = (secret: string): Found => {
-    const id = hashKey(secret).toString('base64');
+  const lookup = (secret: string): Found | null => {
+    const hash = hashKey(secret);
+    const id = hash.toString('base64');
     const hit = cache.get(id);
     if (hit !== undefined) return hit;
-    const key = repo.keyByHash(hashKey(secret));
-    let found: Found = null;
-    if (key) {
-      const tenant = repo.tenant(key.tenantId);
-      const plan = tenant ? repo.plan(tenant.plan) : undefined;
-      if (tenant && plan) found = { key, tenant, plan };
-    }
-    if (cache.size > 10_000) cache.clear();
+    const key = repo.keyByHash(hash);
+    if (!key) return null;
+    const tenant = repo.tenant(key.tenantId);
+    const plan = tenant ? repo.plan(tenant.plan) : undefined;
+    if (!tenant || !plan) return null;
+    if (cache.size >= CACHE_MAX) cache.clear();
+    const found = { key, tenant, plan };
     cache.set(id, found);
     return found;
+  };
+
+  const touch = (key: KeyRow, now: number) => {
+    if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_EVERY) return;
+    key.lastUsedAt = now;
+    try {
+      repo.touch(key.id, now);
+    } catch (err) {
+      // Bookkeeping only: a busy store must not fail the request.
+      logger.warn({ err, keyId: key.id }, 'could not record lastUsedAt');
+    }
   };
 
   return async (ctx, next) => {
@@ -67,15 +102,13 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
       caller = { kind: 'invalid', error: presented };
     } else if (presented !== '') {
       const now = nowSeconds(clock);
+      // Garbage (including anything over 256 characters) is refused before any hashing.
       const found = looksLikeKey(presented) ? lookup(presented) : null;
       if (found === null) caller = { kind: 'invalid', error: unauthorized('the API key is not valid') };
       else if (found.key.revokedAt !== null) caller = { kind: 'invalid', error: unauthorized('the API key was revoked') };
       else if (found.key.expiresAt !== null && now >= found.key.expiresAt) caller = { kind: 'invalid', error: unauthorized('the API key has expired') };
       else {
-        if (found.key.lastUsedAt === null || now - found.key.lastUsedAt >= LAST_USED_EVERY) {
-          repo.touch(found.key.id, now);
-          found.key.lastUsedAt = now;
-        }
+        touch(found.key, now);
         caller = { kind: 'key', ...found };
       }
     }

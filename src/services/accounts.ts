@@ -29,8 +29,17 @@ export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
 export const SCOPES = ['read', 'ingest'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** Longest rotation grace period (seconds): one day. */
+export const MAX_GRACE_SECONDS = 86_400;
+/** Longest key name (characters). */
+export const MAX_KEY_NAME = 100;
+
+/**
+ * A refused account operation. HTTP mapping: not_found -> 404 key_not_found (or not_found),
+ * limit -> 409 key_limit_reached, invalid -> 400, conflict -> 409, forbidden -> 403.
+ */
 export class AccountError extends Error {
-  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid', message: string) {
+  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid' | 'limit' | 'forbidden', message: string) {
     super(message);
   }
 }
@@ -46,6 +55,15 @@ export function keyView(k: KeyRow, now: number): KeyView {
     id: k.id, name: k.name, prefix: k.prefix, last4: k.last4, scopes: k.scopes, status: keyStatus(k, now),
     createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt,
   };
+}
+
+/** A key's name: null or 1..100 characters without control characters. */
+export function checkKeyName(name: string | null | undefined): string | null {
+  if (name === undefined || name === null) return null;
+  if (name.length < 1 || name.length > MAX_KEY_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new AccountError('invalid', `a key name has 1 to ${MAX_KEY_NAME} characters and no control characters`);
+  }
+  return name;
 }
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
@@ -73,6 +91,21 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
     const t = repo.tenant(id);
     if (!t) throw new AccountError('not_found', `no tenant with id ${id}`);
     return t;
+  };
+
+  const assertBelowCap = (tenant: Tenant): void => {
+    const plan = repo.plan(tenant.plan);
+    const max = plan?.maxKeys ?? 0;
+    if (repo.countActiveKeys(tenant.id) >= max) {
+      throw new AccountError('limit', `the ${tenant.plan} plan allows ${max} active keys; revoke one first`);
+    }
+  };
+
+  const insertKey = (tenantId: string, name: string | null, scopes: readonly string[], expiresAt: number | null) => {
+    const s = newKeySecret();
+    const id = newId('key');
+    repo.insertKey({ id, tenantId, name, hash: s.hash, prefix: s.prefix, last4: s.last4, scopes: [...scopes], createdAt: now(), expiresAt });
+    return { row: repo.key(id)!, secret: s.secret };
   };
 
   return {
@@ -110,13 +143,61 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
      */
     createKey(tenantId: string, opts: { name?: string | null; scopes?: readonly Scope[]; expiresAt?: number | null } = {}) {
       requireTenant(tenantId);
-      const s = newKeySecret();
-      const id = newId('key');
-      repo.insertKey({
-        id, tenantId, name: opts.name ?? null, hash: s.hash, prefix: s.prefix, last4: s.last4,
-        scopes: [...(opts.scopes ?? ['read'])], createdAt: now(), expiresAt: opts.expiresAt ?? null,
+      const made = insertKey(tenantId, checkKeyName(opts.name), opts.scopes ?? ['read'], opts.expiresAt ?? null);
+      changed();
+      return { key: keyView(made.row, now()), secret: made.secret };
+    },
+
+    /**
+     * Issues a `read` key to a tenant, as `POST /v1/keys` and the dashboard do: throws
+     * AccountError 'limit' when the tenant already has its plan's maxKeys active keys (keys in a
+     * rotation grace period, revoked and expired keys do not count). The secret is not kept.
+     */
+    issueKey(tenantId: string, opts: { name?: string | null } = {}): { key: KeyView; secret: string } {
+      const name = checkKeyName(opts.name);
+      const made = repo.inTransaction(() => {
+        const tenant = requireTenant(tenantId);
+        assertBelowCap(tenant);
+        return insertKey(tenantId, name, ['read'], null);
       });
-      return { key: keyView(repo.key(id)!, now()), secret: s.secret };
+      changed();
+      return { key: keyView(made.row, now()), secret: made.secret };
+    },
+
+    /**
+     * Replaces a key: a new key with the same name and scopes, returned with its secret once; the
+     * old key's expiresAt becomes now + graceSeconds (0..86400; 0 ends it at once), or stays
+     * earlier if it already was. An active key can always be rotated (the swap leaves the count
+     * of active keys unchanged); rotating a key already in its grace period adds an active key and
+     * is capped by the plan. A revoked or expired key cannot be rotated: AccountError 'invalid'.
+     * `callerScopes`, when given, must include every scope of the key: a key cannot mint a key
+     * with more rights than its own (AccountError 'forbidden').
+     */
+    rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[]) {
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+        throw new AccountError('invalid', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`);
+      }
+      const made = repo.inTransaction(() => {
+        const t = now();
+        const old = repo.key(keyId);
+        if (!old || old.tenantId !== tenantId) throw new AccountError('not_found', `no key with id ${keyId}`);
+        const status = keyStatus(old, t);
+        if (status === 'revoked' || status === 'expired') {
+          throw new AccountError('invalid', `key ${keyId} is ${status}; only an active or expiring key can be rotated`);
+        }
+        if (callerScopes !== undefined) {
+          const missing = old.scopes.filter((sc) => !callerScopes.includes(sc));
+          if (missing.length > 0) throw new AccountError('forbidden', `rotating key ${keyId} needs the ${missing.join(', ')} scope`);
+        }
+        if (status === 'expiring') assertBelowCap(requireTenant(tenantId));
+        const expiresAt = Math.min(old.expiresAt ?? Infinity, t + graceSeconds);
+        repo.setExpiry(old.id, expiresAt);
+        const fresh = insertKey(tenantId, old.name, old.scopes, null);
+        return { fresh, previous: repo.key(old.id)! };
+      });
+      changed();
+      const t = now();
+      return { key: keyView(made.fresh.row, t), secret: made.fresh.secret, previous: keyView(made.previous, t) };
     },
 
     listKeys(tenantId: string): KeyView[] {

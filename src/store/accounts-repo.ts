@@ -40,6 +40,8 @@ export function createAccountsRepo(db: Db) {
     revoke: db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?'),
     setExpiry: db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?'),
     touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+    // "Active" as in keyStatus: neither revoked nor carrying an expiry (rotation grace included).
+    countActive: db.prepare('SELECT count(*) FROM api_keys WHERE tenant_id = ? AND revoked_at IS NULL AND expires_at IS NULL').pluck(),
   };
   return {
     plan: (name: string) => s.plan.get(name) as Plan | undefined,
@@ -63,6 +65,10 @@ export function createAccountsRepo(db: Db) {
     revoke: (id: string, now: number) => void s.revoke.run(now, id),
     setExpiry: (id: string, expiresAt: number) => void s.setExpiry.run(expiresAt, id),
     touch: (id: string, now: number) => void s.touch.run(now, id),
+    /** Keys of a tenant that are neither revoked nor expiring: what the plan's maxKeys caps. */
+    countActiveKeys: (tenantId: string) => s.countActive.get(tenantId) as number,
+    /** Runs `fn` in one IMMEDIATE transaction, so a count and the insert it allows are atomic. */
+    inTransaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }
 

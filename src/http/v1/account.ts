@@ -1,7 +1,107 @@
-/** Account and API keys: /v1/me, /v1/keys (DESIGN.md section 7). */
+/**
+ * Account and API keys: /v1/me, /v1/keys (DESIGN.md section 7). Thin handlers over the accounts
+ * service; AccountError kinds become the contract's errors here. Every answer is private to the
+ * key's tenant and carries `Cache-Control: no-store` (the ones with a secret above all).
+ */
+import { z } from 'zod';
+import { ApiError, forbidden } from '../../errors.js';
+import { requireKey } from '../auth.js';
+import { bodyInt, bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import { AccountError, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
+import type { AppContext, AppDeps } from '../types.js';
 
-export function accountRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+const keyName = z.unknown().refine(
+  (v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)),
+  { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
+).transform((v) => v as string | null);
+
+const createBody = bodyObject({ name: keyName.optional() });
+const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
+
+/** The contract's error for a refused account operation. */
+function toHttp(err: unknown, keyId?: string): unknown {
+  if (!(err instanceof AccountError)) return err;
+  switch (err.kind) {
+    case 'not_found':
+      return new ApiError(404, 'key_not_found', keyId === undefined ? err.message : `no key with id ${keyId}`);
+    case 'limit':
+      return new ApiError(409, 'key_limit_reached', err.message);
+    case 'forbidden':
+      return forbidden(err.message);
+    case 'invalid':
+      return new ApiError(400, 'invalid_parameter', err.message, keyId === undefined ? {} : { param: 'id' });
+    case 'conflict':
+      return new ApiError(400, 'invalid_body', err.message);
+  }
+}
+
+const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
+
+export function accountRouter(deps: AppDeps): ApiRouter {
+  const accounts = deps.services.accounts;
+  const api = new ApiRouter();
+
+  api.add({ method: 'get', path: '/v1/me', summary: 'The calling key, its tenant, plan and rate-limit state', access: 'keyed', tag: 'account' }, (ctx) => {
+    const { key, tenant, plan } = requireKey(ctx);
+    privateAnswer(ctx);
+    const rl = ctx.state.rateLimit;
+    return {
+      tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, createdAt: tenant.createdAt },
+      key: { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes, createdAt: key.createdAt, lastUsedAt: key.lastUsedAt, expiresAt: key.expiresAt },
+      plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
+      rateLimit: rl
+        ? { limit: rl.limit, remaining: Math.max(0, rl.remaining), resetSeconds: Math.max(0, rl.resetSeconds) }
+        : { limit: plan.requestsPerMinute, remaining: plan.requestsPerMinute, resetSeconds: 0 },
+    };
+  });
+
+  api.add({ method: 'get', path: '/v1/keys', summary: "The tenant's keys (never their secrets)", access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    privateAnswer(ctx);
+    return { keys: accounts.listKeys(tenant.id) };
+  });
+
+  api.add({ method: 'post', path: '/v1/keys', summary: 'Create a read key; the secret is shown once', access: 'keyed', tag: 'account', scope: 'read', body: createBody }, async (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    const body = await readJsonBody(ctx, createBody);
+    privateAnswer(ctx);
+    try {
+      const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+      ctx.status = 201;
+      return { key: made.key, secret: made.secret };
+    } catch (err) {
+      throw toHttp(err);
+    }
+  });
+
+  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    const id = String(ctx.params.id);
+    privateAnswer(ctx);
+    try {
+      return { key: accounts.revokeKey(id, tenant.id) };
+    } catch (err) {
+      throw toHttp(err, id);
+    }
+  });
+
+  api.add(
+    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'read', body: rotateBody },
+    async (ctx) => {
+      const caller = requireKey(ctx, 'read');
+      const id = String(ctx.params.id);
+      const body = await readJsonBody(ctx, rotateBody);
+      privateAnswer(ctx);
+      try {
+        const made = accounts.rotateKey(caller.tenant.id, id, body.graceSeconds ?? 0, caller.key.scopes);
+        ctx.status = 201;
+        return made;
+      } catch (err) {
+        throw toHttp(err, id);
+      }
+    },
+  );
+
+  return api;
 }

@@ -1,0 +1,92 @@
+/**
+ * JSON request bodies: read with raw-body (bounded), parsed, and validated with a zod schema.
+ * Every failure is a 4xx in the envelope: 415 for a body that is not JSON (or not UTF-8, or
+ * compressed), 413 over the limit, 400 invalid_body for bad JSON or a schema failure, with
+ * `param` naming the field at fault. An empty body counts as `{}`.
+ */
+import getRawBody from 'raw-body';
+import { z } from 'zod';
+import { ApiError } from '../errors.js';
+import type { AppContext } from './types.js';
+
+const DEFAULT_LIMIT = 1024 * 1024;
+
+const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
+const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body', message, param === undefined ? {} : { param });
+
+/** Reads the body as UTF-8 text: '' when the request has none. */
+async function readText(ctx: AppContext, limit: number): Promise<string> {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
+  const type = ctx.request.is('application/json', '+json');
+  if (type === null || ctx.request.length === 0) return ''; // no body at all
+  const notJson = unsupported('the body must be JSON (Content-Type: application/json)');
+  if (type === false && ctx.get('content-type') !== '') throw notJson;
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`charset ${charset} is not supported; send UTF-8`);
+  let text: string;
+  try {
+    const length = ctx.get('content-length');
+    text = await getRawBody(ctx.req, { limit, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
+  } catch (err) {
+    const e = err as { type?: string };
+    if (e.type === 'entity.too.large') {
+      const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${Math.ceil(limit / 1024)} KB`;
+      throw new ApiError(413, 'payload_too_large', `the request body is larger than ${size}`);
+    }
+    throw bad('the request body could not be read');
+  }
+  // Without a Content-Type only an empty body is acceptable.
+  if (type === false && text.trim() !== '') throw notJson;
+  return text;
+}
+
+/** The message of a zod issue, with the field's name in front ("graceSeconds must be ..."). */
+function describe(issue: z.core.$ZodIssue, input: unknown): ApiError {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const field = [path, issue.keys[0] ?? ''].filter(Boolean).join('.');
+    return bad(`unknown field ${field}`, field);
+  }
+  if (path === '') return bad(`the body ${issue.message}`);
+  let value: unknown = input;
+  for (const p of issue.path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[p as PropertyKey] : undefined;
+  const message = value === undefined ? 'is required' : issue.message;
+  return bad(`${path} ${message}`, path);
+}
+
+/**
+ * The request's JSON body, validated by `schema`. Give schema messages as predicates ("must be
+ * an integer from 0 to 86400"): the field's name is put in front. Use z.strictObject to refuse
+ * unknown fields (a misspelt option should not be silently ignored).
+ */
+export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S, opts: { limitBytes?: number } = {}): Promise<z.output<S>> {
+  const text = await readText(ctx, opts.limitBytes ?? DEFAULT_LIMIT);
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw bad('the body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw describe(parsed.error.issues[0]!, value);
+}
+
+/** A JSON body field: an integer within [min, max] (1.5, "10", true are refused). */
+export const bodyInt = (min: number, max: number) =>
+  z.unknown().refine((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, {
+    message: `must be an integer from ${min} to ${max}`,
+  }).transform((v) => v as number);
+
+/** A JSON body field: a string of min..max characters. */
+export const bodyString = (min: number, max: number) =>
+  z.unknown().refine((v) => typeof v === 'string' && v.length >= min && v.length <= max, {
+    message: `must be a string of ${min} to ${max} characters`,
+  }).transform((v) => v as string);
+
+/** A JSON object schema with a clear message when the body is some other JSON value. */
+export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) });
