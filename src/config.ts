@@ -18,6 +18,8 @@ export type Config = Readonly<{
   corsOrigins: '*' | readonly string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   webhookAllowPrivate: boolean;
+  /** In-process response caches (CACHE=off turns them off: the benchmark's uncached run). */
+  responseCache: boolean;
 }>;
 
 /** A bad environment value: the message is one line naming the variable. */
@@ -68,6 +70,7 @@ const schema = z.object({
     .default('*'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  CACHE: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
 });
 
 /**
@@ -100,5 +103,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    responseCache: e.CACHE,
   });
 }
