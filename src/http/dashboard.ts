@@ -1,7 +1,262 @@
-/** The dashboard and its cookie-authenticated JSON routes (DESIGN.md section 11). */
+/**
+ * The dashboard's cookie-authenticated JSON routes under /dashboard/api/ (DESIGN.md section 11).
+ * The page itself (/dashboard) is served by pages.ts.
+ *
+ * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword), is throttled to
+ * 10 failures per 15 min per client IP and per account (429 after that, before any password
+ * work), and starts a session: an httpOnly, SameSite=Strict cookie holding a random id whose
+ * hash only is stored. Every state-changing call needs the session's CSRF token in the
+ * X-CSRF-Token header, and is refused when the browser says it comes from another site.
+ * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
+ */
+import { z } from 'zod';
+import { ApiError, forbidden } from '../errors.js';
+import { nowSeconds } from '../domain/clock.js';
+import { normalizeAddress } from '../domain/address.js';
+import { AccountError, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
+import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
+import { SubscriptionError } from '../services/subscriptions.js';
+import type { Plan, Tenant } from '../store/accounts-repo.js';
+import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
 import { ApiRouter } from './route.js';
-import type { AppDeps } from './types.js';
+import { pathAddress } from './validate.js';
+import type { AppContext, AppDeps } from './types.js';
 
-export function dashboardRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+export const SESSION_COOKIE = 'svc_session';
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
+const keyName = z
+  .unknown()
+  .refine((v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)), {
+    message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
+  })
+  .transform((v) => v as string | null);
+const createKeyBody = bodyObject({ name: keyName.optional() });
+const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
+const registerBody = bodyObject({
+  address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
+    .transform((v) => v as string),
+  webhookUrl: z.unknown().refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
+    .transform((v) => v as string | null).optional(),
+});
+
+/** 401 for the dashboard: a cookie session, so no WWW-Authenticate challenge for a key. */
+const signedOut = (message = 'sign in first') => new ApiError(401, 'unauthorized', message);
+
+type Signed = { session: Session; token: string; tenant: Tenant; plan: Plan };
+
+function setSessionCookie(ctx: AppContext, value: string, maxAgeSeconds: number): void {
+  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/dashboard', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
+  if (ctx.secure) parts.push('Secure');
+  ctx.append('Set-Cookie', parts.join('; '));
+}
+
+/**
+ * Refuses a state-changing request that a browser marks as coming from another site (Origin of
+ * another host, or Sec-Fetch-Site cross-site). The CSRF token is the main defence; this one also
+ * covers sign-in, which has no session yet.
+ */
+function assertSameOrigin(ctx: AppContext): void {
+  const site = ctx.get('sec-fetch-site');
+  if (site === 'cross-site' || site === 'same-site') throw forbidden('cross-site requests are not allowed here');
+  const origin = ctx.get('origin');
+  if (origin === '') return;
+  let host: string | null = null;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = null;
+  }
+  if (host !== ctx.host) throw forbidden('cross-origin requests are not allowed here');
+}
+
+/** The contract's error for a refused key or subscription operation (as /v1 maps them). */
+function toHttp(err: unknown): unknown {
+  if (err instanceof AccountError) {
+    switch (err.kind) {
+      case 'not_found':
+        return new ApiError(404, 'key_not_found', err.message);
+      case 'limit':
+        return new ApiError(409, 'key_limit_reached', err.message);
+      case 'forbidden':
+        return forbidden(err.message);
+      case 'invalid':
+      case 'conflict':
+        return new ApiError(400, 'invalid_body', err.message);
+    }
+  }
+  if (err instanceof SubscriptionError) {
+    switch (err.kind) {
+      case 'invalid':
+        return new ApiError(400, 'invalid_body', err.message, err.param === undefined ? {} : { param: err.param });
+      case 'limit':
+        return new ApiError(409, 'subscription_limit_reached', err.message);
+      case 'not_found':
+        return new ApiError(404, 'subscription_not_found', err.message);
+    }
+  }
+  return err;
+}
+
+export function dashboardRouter(deps: AppDeps): ApiRouter {
+  const { accounts, subscriptions } = deps.services;
+  const sessions = createSessions(deps);
+  const throttle = createSignInThrottle(deps);
+  const api = new ApiRouter();
+
+  /** The signed-in tenant; with `write`, also the CSRF and same-origin checks. */
+  const signedIn = (ctx: AppContext, opts: { write: boolean }): Signed => {
+    ctx.set('Cache-Control', 'no-store');
+    const token = ctx.cookies.get(SESSION_COOKIE) ?? '';
+    const session = token === '' ? null : sessions.find(token);
+    const tenant = session ? accounts.tenant(session.tenantId) : undefined;
+    const plan = tenant ? accounts.repo.plan(tenant.plan) : undefined;
+    if (!session || !tenant || !plan) {
+      if (token !== '') setSessionCookie(ctx, '', 0);
+      throw signedOut(token === '' ? 'sign in first' : 'the session has ended; sign in again');
+    }
+    if (opts.write) {
+      assertSameOrigin(ctx);
+      const csrf = ctx.get(CSRF_HEADER);
+      if (csrf === '' || !sameSecret(csrf, session.csrfToken)) throw forbidden(`the ${CSRF_HEADER} header is missing or wrong`);
+    }
+    return { session, token, tenant, plan };
+  };
+
+  const sessionView = (s: Signed | { session: Session; tenant: Tenant }) => ({
+    tenant: { id: s.tenant.id, name: s.tenant.name, plan: s.tenant.plan, email: s.tenant.email },
+    csrfToken: s.session.csrfToken,
+    expiresAt: s.session.expiresAt,
+  });
+
+  api.add(
+    { method: 'post', path: '/dashboard/api/sign-in', summary: 'Sign in with a tenant email and password', access: 'session', tag: 'dashboard', body: signInBody },
+    async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      assertSameOrigin(ctx);
+      const body = await readJsonBody(ctx, signInBody, { limitBytes: 8 * 1024 });
+      const email = body.email.trim().toLowerCase();
+      const buckets = [`ip:${ctx.ip}`, `account:${email}`];
+      const wait = throttle.retryAfter(buckets);
+      if (wait > 0) {
+        throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+      }
+      const tenant = accounts.checkPassword(email, body.password);
+      if (!tenant) {
+        throttle.fail(buckets);
+        throw signedOut('wrong email or password');
+      }
+      throttle.clear(`account:${email}`);
+      const previous = ctx.cookies.get(SESSION_COOKIE);
+      if (previous) sessions.destroy(previous);
+      const made = sessions.create(tenant.id);
+      setSessionCookie(ctx, made.token, SESSION_DEFAULTS.absoluteSeconds);
+      return sessionView({ session: made, tenant });
+    },
+  );
+
+  api.add({ method: 'post', path: '/dashboard/api/sign-out', summary: 'End the session', access: 'session', tag: 'dashboard' }, (ctx) => {
+    const s = signedIn(ctx, { write: true });
+    sessions.destroy(s.token);
+    setSessionCookie(ctx, '', 0);
+    return { signedOut: true };
+  });
+
+  api.add({ method: 'get', path: '/dashboard/api/session', summary: 'The signed-in tenant and the CSRF token', access: 'session', tag: 'dashboard' }, (ctx) =>
+    sessionView(signedIn(ctx, { write: false })),
+  );
+
+  api.add({ method: 'get', path: '/dashboard/api/account', summary: 'Plan, limits and usage', access: 'session', tag: 'dashboard' }, (ctx) => {
+    const { tenant, plan } = signedIn(ctx, { write: false });
+    const keys = accounts.listKeys(tenant.id);
+    return {
+      tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, email: tenant.email, createdAt: tenant.createdAt },
+      plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
+      usage: {
+        activeKeys: keys.filter((k) => k.status === 'active').length,
+        subscriptions: subscriptions.list(tenant.id).length,
+        // The tenant's rate-limit bucket lives inside the limiter middleware, which the dashboard
+        // cannot read: the plan's limit is shown instead (DESIGN.md section 11, plan and usage).
+        rateLimit: null,
+      },
+      now: nowSeconds(deps.clock),
+    };
+  });
+
+  api.add({ method: 'get', path: '/dashboard/api/keys', summary: "The tenant's keys (never their secrets)", access: 'session', tag: 'dashboard' }, (ctx) => {
+    const { tenant } = signedIn(ctx, { write: false });
+    return { keys: accounts.listKeys(tenant.id) };
+  });
+
+  api.add(
+    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a read key; the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
+    async (ctx) => {
+      const { tenant } = signedIn(ctx, { write: true });
+      const body = await readJsonBody(ctx, createKeyBody, { limitBytes: 8 * 1024 });
+      try {
+        const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+        ctx.status = 201;
+        return { key: made.key, secret: made.secret };
+      } catch (err) {
+        throw toHttp(err);
+      }
+    },
+  );
+
+  api.add(
+    { method: 'post', path: '/dashboard/api/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'session', tag: 'dashboard', body: rotateBody },
+    async (ctx) => {
+      const { tenant } = signedIn(ctx, { write: true });
+      const body = await readJsonBody(ctx, rotateBody, { limitBytes: 8 * 1024 });
+      try {
+        const made = accounts.rotateKey(tenant.id, String(ctx.params.id), body.graceSeconds ?? 0);
+        ctx.status = 201;
+        return made;
+      } catch (err) {
+        throw toHttp(err);
+      }
+    },
+  );
+
+  api.add({ method: 'delete', path: '/dashboard/api/keys/:id', summary: 'Revoke a key (again is fine)', access: 'session', tag: 'dashboard' }, (ctx) => {
+    const { tenant } = signedIn(ctx, { write: true });
+    try {
+      return { key: accounts.revokeKey(String(ctx.params.id), tenant.id) };
+    } catch (err) {
+      throw toHttp(err);
+    }
+  });
+
+  api.add({ method: 'get', path: '/dashboard/api/subscriptions', summary: "The tenant's registered tokens", access: 'session', tag: 'dashboard' }, (ctx) => {
+    const { tenant } = signedIn(ctx, { write: false });
+    return { subscriptions: subscriptions.list(tenant.id) };
+  });
+
+  api.add(
+    { method: 'post', path: '/dashboard/api/subscriptions', summary: 'Register a token, optionally with a webhook URL', access: 'session', tag: 'dashboard', body: registerBody },
+    async (ctx) => {
+      const { tenant } = signedIn(ctx, { write: true });
+      const body = await readJsonBody(ctx, registerBody, { limitBytes: 16 * 1024 });
+      try {
+        const r = await subscriptions.register(tenant.id, body.address, body.webhookUrl);
+        ctx.status = r.created ? 201 : 200;
+        return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
+      } catch (err) {
+        throw toHttp(err);
+      }
+    },
+  );
+
+  api.add({ method: 'delete', path: '/dashboard/api/subscriptions/:address', summary: 'Remove a registration', access: 'session', tag: 'dashboard' }, (ctx) => {
+    const { tenant } = signedIn(ctx, { write: true });
+    const address = pathAddress(ctx.params.address);
+    try {
+      return { subscription: subscriptions.remove(tenant.id, address) };
+    } catch (err) {
+      throw toHttp(err);
+    }
+  });
+
+  return api;
 }

@@ -1,0 +1,147 @@
+/**
+ * Dashboard sessions and the sign-in throttle (DESIGN.md section 11).
+ *
+ * A session id is 32 random bytes (base64url) that only the browser's cookie holds; the store
+ * keeps its SHA-256, so a copy of the database signs nobody in. A session ends after an idle
+ * period (moved forward on use, at most once a minute) or at an absolute limit, whichever comes
+ * first. The CSRF token is derived from the session id (a hash under a separate label): it is
+ * bound to the session, needs no storage, and does not reveal the id.
+ *
+ * The throttle counts failed sign-ins per bucket (one for the client IP, one for the account
+ * named) in a sliding window, in SQLite so a restart does not reset it.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import { nowSeconds, type Clock } from '../domain/clock.js';
+
+export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
+export const THROTTLE_DEFAULTS = { maxFailures: 10, windowSeconds: 15 * 60 } as const;
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const TOUCH_EVERY = 60;
+
+export type Session = { tenantId: string; csrfToken: string; expiresAt: number; createdAt: number };
+export type NewSession = Session & { token: string };
+
+const sha256 = (label: string, value: string): Buffer => createHash('sha256').update(label).update('\0').update(value).digest();
+
+/** The CSRF token of a session id. */
+export const csrfTokenFor = (token: string): string => sha256('csrf', token).toString('base64url');
+
+/** Compares two strings in time independent of where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function createSessions(deps: { store: Store; clock: Clock }, opts: { idleSeconds?: number; absoluteSeconds?: number } = {}) {
+  const { db } = deps.store;
+  const idle = opts.idleSeconds ?? SESSION_DEFAULTS.idleSeconds;
+  const absolute = opts.absoluteSeconds ?? SESSION_DEFAULTS.absoluteSeconds;
+  const now = () => nowSeconds(deps.clock);
+  const s = {
+    insert: db.prepare(`INSERT INTO dashboard_sessions (id_hash, tenant_id, created_at, last_seen_at, expires_at, absolute_expires_at)
+      VALUES (@idHash, @tenantId, @now, @now, @expiresAt, @absoluteExpiresAt)`),
+    find: db.prepare(`SELECT tenant_id AS tenantId, created_at AS createdAt, last_seen_at AS lastSeenAt,
+      expires_at AS expiresAt, absolute_expires_at AS absoluteExpiresAt FROM dashboard_sessions WHERE id_hash = ?`),
+    touch: db.prepare('UPDATE dashboard_sessions SET last_seen_at = @now, expires_at = @expiresAt WHERE id_hash = @idHash'),
+    remove: db.prepare('DELETE FROM dashboard_sessions WHERE id_hash = ?'),
+    removeTenant: db.prepare('DELETE FROM dashboard_sessions WHERE tenant_id = ?'),
+    removeExpired: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at <= @now OR absolute_expires_at <= @now'),
+  };
+  const idHash = (token: string) => sha256('session', token);
+
+  return {
+    /** Starts a session for a tenant; the returned token goes into the cookie and nowhere else. */
+    create(tenantId: string): NewSession {
+      const t = now();
+      s.removeExpired.run({ now: t });
+      const token = randomBytes(32).toString('base64url');
+      const absoluteExpiresAt = t + absolute;
+      const expiresAt = Math.min(t + idle, absoluteExpiresAt);
+      s.insert.run({ idHash: idHash(token), tenantId, now: t, expiresAt, absoluteExpiresAt });
+      return { token, tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: t };
+    },
+
+    /** The live session of a cookie value, or null (unknown, malformed or expired). */
+    find(token: string): Session | null {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const hash = idHash(token);
+      const row = s.find.get(hash) as
+        | { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number }
+        | undefined;
+      if (!row) return null;
+      const t = now();
+      if (t >= row.expiresAt || t >= row.absoluteExpiresAt) {
+        s.remove.run(hash);
+        return null;
+      }
+      let expiresAt = row.expiresAt;
+      if (t - row.lastSeenAt >= TOUCH_EVERY) {
+        expiresAt = Math.min(t + idle, row.absoluteExpiresAt);
+        s.touch.run({ now: t, expiresAt, idHash: hash });
+      }
+      return { tenantId: row.tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: row.createdAt };
+    },
+
+    /** Ends a session (signing out); unknown tokens are ignored. */
+    destroy(token: string): void {
+      if (TOKEN_PATTERN.test(token)) s.remove.run(idHash(token));
+    },
+
+    /** Ends every session of a tenant. */
+    destroyAll(tenantId: string): void {
+      s.removeTenant.run(tenantId);
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;
+
+export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts: { maxFailures?: number; windowSeconds?: number } = {}) {
+  const { db } = deps.store;
+  const max = opts.maxFailures ?? THROTTLE_DEFAULTS.maxFailures;
+  const window = opts.windowSeconds ?? THROTTLE_DEFAULTS.windowSeconds;
+  const now = () => nowSeconds(deps.clock);
+  const s = {
+    // The failures still inside the window, newest first: the max-th newest decides when the
+    // bucket opens again.
+    recent: db.prepare('SELECT at FROM sign_in_failures WHERE bucket = ? AND at > ? ORDER BY at DESC LIMIT ?').pluck(),
+    add: db.prepare('INSERT INTO sign_in_failures (bucket, at) VALUES (?, ?)'),
+    clear: db.prepare('DELETE FROM sign_in_failures WHERE bucket = ?'),
+    prune: db.prepare('DELETE FROM sign_in_failures WHERE at <= ?'),
+  };
+
+  return {
+    /**
+     * Seconds until a sign-in may be tried again when any bucket has had `maxFailures` failures
+     * within the window; 0 when the attempt may go ahead.
+     */
+    retryAfter(buckets: readonly string[]): number {
+      const t = now();
+      let wait = 0;
+      for (const bucket of buckets) {
+        const times = s.recent.all(bucket, t - window, max) as number[];
+        if (times.length >= max) wait = Math.max(wait, times[max - 1]! + window - t);
+      }
+      return wait;
+    },
+
+    /** Records one failed sign-in against each bucket. */
+    fail(buckets: readonly string[]): void {
+      const t = now();
+      db.transaction(() => {
+        s.prune.run(t - window);
+        for (const bucket of buckets) s.add.run(bucket, t);
+      })();
+    },
+
+    /** Forgets a bucket's failures (an account's, after a successful sign-in). */
+    clear(bucket: string): void {
+      s.clear.run(bucket);
+    },
+  };
+}
+
+export type SignInThrottle = ReturnType<typeof createSignInThrottle>;

@@ -1,0 +1,181 @@
+// The token chart of the home and embed pages: lightweight-charts (loaded as the standalone
+// script, window.LightweightCharts) with candles and volume, fed by /udf/symbols and
+// /udf/history. `refresh()` fetches only the newest bars and updates them in place; the page
+// calls it on its timer. The chart's state is published on window.__chart (read by the browser
+// tests and handy when debugging).
+import { getJson, qs } from './api.js';
+
+/** The resolution buttons: UDF value and label. */
+export const RESOLUTIONS = [
+  ['1S', '1s'], ['5S', '5s'], ['15S', '15s'], ['1', '1m'], ['5', '5m'], ['15', '15m'], ['30', '30m'],
+  ['60', '1h'], ['240', '4h'], ['1D', '1D'], ['1W', '1W'], ['1M', '1M'],
+];
+export const RESOLUTION_VALUES = RESOLUTIONS.map(([v]) => v);
+const COUNTBACK = 300;
+
+const THEMES = {
+  dark: { bg: '#0f1419', text: '#aab6c5', grid: '#1b2330', border: '#263040', up: '#26a69a', down: '#ef5350' },
+  light: { bg: '#ffffff', text: '#3b4757', grid: '#eef1f5', border: '#d9dee6', up: '#138a7e', down: '#d93b38' },
+};
+
+/** Nominal seconds of a resolution (months as 30 days): for spacing checks only. */
+export function resolutionSeconds(r) {
+  const m = /^(\d*)([SDWM]?)$/.exec(r);
+  if (!m) return 60;
+  const n = Number(m[1] || 1);
+  return n * ({ S: 1, '': 60, D: 86400, W: 604800, M: 2592000 }[m[2]]);
+}
+
+/**
+ * Creates a chart in `container`. `onChange(state)` is called after every load and refresh.
+ * Returns { load(symbol, resolution), refresh(), state }.
+ */
+export function createTokenChart(container, { theme = 'dark', onChange = () => {} } = {}) {
+  const LWC = window.LightweightCharts;
+  const c = THEMES[theme] ?? THEMES.dark;
+  const message = document.createElement('div');
+  message.className = 'chart-message';
+  container.append(message);
+
+  const chart = LWC.createChart(container, {
+    autoSize: true,
+    layout: { background: { type: LWC.ColorType.Solid, color: c.bg }, textColor: c.text, attributionLogo: false },
+    grid: { vertLines: { color: c.grid }, horzLines: { color: c.grid } },
+    rightPriceScale: { borderColor: c.border },
+    timeScale: { borderColor: c.border, timeVisible: true, secondsVisible: false },
+  });
+  const candles = chart.addSeries(LWC.CandlestickSeries, {
+    upColor: c.up, downColor: c.down, wickUpColor: c.up, wickDownColor: c.down, borderVisible: false,
+  });
+  candles.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.26 } });
+  const volume = chart.addSeries(LWC.HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false });
+  chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+
+  const state = {
+    status: 'idle', symbol: null, ticker: null, name: null, description: null, resolution: null,
+    bars: 0, firstTime: null, lastTime: null, minSpacing: null, lastClose: null,
+    historyRequests: [], loads: 0, refreshes: 0, error: null,
+  };
+  window.__chart = state;
+
+  let generation = 0;
+  let clockOffset = 0; // server seconds minus browser seconds
+  let last = null; // the newest bar shown
+
+  const serverNow = () => Math.floor(Date.now() / 1000 + clockOffset);
+  const show = (text) => {
+    message.textContent = text ?? '';
+    message.hidden = !text;
+  };
+  const volumeBar = (b) => ({ time: b.time, value: b.volume, color: (b.close >= b.open ? c.up : c.down) + '80' });
+
+  async function history(params) {
+    const url = '/udf/history?' + qs(params);
+    state.historyRequests.push(url);
+    if (state.historyRequests.length > 200) state.historyRequests.splice(0, 100);
+    const h = await getJson(url);
+    if (h.s !== 'ok') return [];
+    return h.t.map((t, i) => ({ time: t, open: h.o[i], high: h.h[i], low: h.l[i], close: h.c[i], volume: h.v[i] }));
+  }
+
+  function publish(bars) {
+    state.bars = bars.length;
+    state.firstTime = bars[0]?.time ?? null;
+    state.lastTime = bars.at(-1)?.time ?? null;
+    state.lastClose = bars.at(-1)?.close ?? null;
+    let min = null;
+    for (let i = 1; i < bars.length; i++) {
+      const d = bars[i].time - bars[i - 1].time;
+      if (min === null || d < min) min = d;
+    }
+    state.minSpacing = min;
+  }
+
+  /** Loads a token (address or symbol) at a resolution: the COUNTBACK newest bars. */
+  async function load(symbol, resolution) {
+    const gen = ++generation;
+    Object.assign(state, { status: 'loading', symbol, resolution, error: null });
+    show('Loading…');
+    try {
+      const [info, time] = await Promise.all([getJson('/udf/symbols?' + qs({ symbol })), getJson('/udf/time')]);
+      if (gen !== generation) return state;
+      if (typeof time === 'number') clockOffset = time - Date.now() / 1000;
+      const precision = Math.max(0, Math.round(Math.log10(info.pricescale || 100)));
+      candles.applyOptions({ priceFormat: { type: 'price', precision, minMove: 1 / 10 ** precision } });
+      chart.applyOptions({ timeScale: { secondsVisible: /S$/.test(resolution) } });
+      Object.assign(state, { ticker: info.ticker, name: info.name, description: info.description });
+      const bars = await history({ symbol: info.ticker, resolution, from: 0, to: serverNow() + 1, countback: COUNTBACK });
+      if (gen !== generation) return state;
+      candles.setData(bars);
+      volume.setData(bars.map(volumeBar));
+      chart.timeScale().fitContent();
+      last = bars.at(-1) ?? null;
+      publish(bars);
+      state.loads++;
+      state.status = bars.length > 0 ? 'ready' : 'no_data';
+      show(bars.length > 0 ? null : 'No trades yet');
+    } catch (err) {
+      if (gen !== generation) return state;
+      candles.setData([]);
+      volume.setData([]);
+      publish([]);
+      last = null;
+      state.status = 'error';
+      state.error = err.status === 404 ? 'Unknown token' : err.message;
+      show(state.error);
+    }
+    onChange(state);
+    return state;
+  }
+
+  /** Fetches the two newest bars and updates the chart; reloads when bars were missed. */
+  async function refresh() {
+    if (state.status !== 'ready' && state.status !== 'no_data') return state;
+    const gen = generation;
+    try {
+      const bars = await history({ symbol: state.ticker, resolution: state.resolution, from: 0, to: serverNow() + 1, countback: 2 });
+      if (gen !== generation || bars.length === 0) return state;
+      if (last === null || bars[0].time > last.time) return load(state.symbol, state.resolution);
+      for (const b of bars) {
+        if (b.time < last.time) continue;
+        candles.update(b);
+        volume.update(volumeBar(b));
+        if (b.time > last.time) state.bars++;
+        last = b;
+      }
+      state.lastTime = last.time;
+      state.lastClose = last.close;
+      state.refreshes++;
+      onChange(state);
+    } catch {
+      // A failed refresh is retried on the next tick; the chart keeps what it shows.
+    }
+    return state;
+  }
+
+  return { load, refresh, state, chart };
+}
+
+/**
+ * Calls `fn` every `ms` after the previous call finished (never overlapping), skipping ticks
+ * while the page is hidden. Returns a stop function.
+ */
+export function every(ms, fn) {
+  let timer = null;
+  let stopped = false;
+  const tick = async () => {
+    if (!document.hidden) {
+      try {
+        await fn();
+      } catch {
+        // next tick
+      }
+    }
+    if (!stopped) timer = setTimeout(tick, ms);
+  };
+  timer = setTimeout(tick, ms);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

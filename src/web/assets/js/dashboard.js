@@ -1,0 +1,228 @@
+// The dashboard (/dashboard): sign in with a tenant's email and password, then manage API keys
+// (create, rotate with a grace period, revoke) and token subscriptions, and see the plan and
+// usage. Calls the cookie-authenticated routes under /dashboard/api/ with the session's CSRF
+// token in a header. A new secret comes only from the JSON answer of the call that made it, is
+// shown once in the page and is dropped from it when dismissed; it never goes into a URL.
+import { ApiFailure, getJson, sendJson } from './api.js';
+import { $, fill, h } from './dom.js';
+import * as fmt from './format.js';
+
+const API = '/dashboard/api';
+let csrfToken = null;
+
+/** A state-changing call with the CSRF token; a 401 means the session ended. */
+async function call(method, path, body) {
+  try {
+    return await sendJson(method, API + path, body, { 'X-CSRF-Token': csrfToken ?? '' });
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) showSignIn('Your session has ended; sign in again.');
+    throw err;
+  }
+}
+
+async function read(path) {
+  try {
+    return await getJson(API + path);
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) showSignIn('Your session has ended; sign in again.');
+    throw err;
+  }
+}
+
+function showSignIn(message = '') {
+  csrfToken = null;
+  hideSecret();
+  $('#app').hidden = true;
+  $('#sign-out').hidden = true;
+  fill($('#who'));
+  $('#signin').hidden = false;
+  fill($('#signin-error'), message);
+  $('#email').focus();
+}
+
+async function showApp(session) {
+  csrfToken = session.csrfToken;
+  $('#signin').hidden = true;
+  $('#app').hidden = false;
+  $('#sign-out').hidden = false;
+  fill($('#who'), `${session.tenant.name} (${session.tenant.email ?? session.tenant.id})`);
+  $('#password').value = '';
+  await refreshAll();
+}
+
+const refreshAll = () => Promise.all([loadAccount(), loadKeys(), loadSubscriptions()]);
+
+// One-time secrets
+function showSecret(title, secret) {
+  fill($('#secret-title'), title);
+  fill($('#secret-value'), secret);
+  fill($('#secret-copied'));
+  $('#secret').hidden = false;
+  $('#secret').scrollIntoView({ block: 'nearest' });
+}
+function hideSecret() {
+  fill($('#secret-value'));
+  $('#secret').hidden = true;
+}
+$('#secret-done').addEventListener('click', hideSecret);
+$('#secret-copy').addEventListener('click', async () => {
+  const text = $('#secret-value').textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard API (insecure context): select it and use the legacy command.
+    const range = document.createRange();
+    range.selectNodeContents($('#secret-value'));
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    document.execCommand('copy');
+  }
+  fill($('#secret-copied'), 'Copied');
+});
+
+// Plan and usage
+const stat = (label, value) => h('div', {}, h('dt', {}, label), h('dd', {}, value));
+async function loadAccount() {
+  const a = await read('/account');
+  const u = a.usage;
+  fill(
+    $('#plan'),
+    stat('Plan', a.plan.name),
+    stat('Requests per minute', fmt.amount(a.plan.requestsPerMinute)),
+    stat('Active keys', `${u.activeKeys} of ${a.plan.maxKeys}`),
+    stat('Subscriptions', `${u.subscriptions ?? '–'} of ${a.plan.maxSubscriptions}`),
+    u.rateLimit ? stat('Requests left now', `${fmt.amount(u.rateLimit.remaining)} of ${fmt.amount(u.rateLimit.limit)}`) : null,
+    u.rateLimit ? stat('Full again in', `${u.rateLimit.resetSeconds} s`) : null,
+  );
+  fill($('#usage-note'), u.rateLimit ? 'The rate limit is shared by all keys of the account.' : 'Live request usage is not available here; the limits of the plan are shown.');
+}
+
+// Keys
+async function loadKeys() {
+  const { keys } = await read('/keys');
+  fill(
+    $('#keys'),
+    keys.length === 0
+      ? h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No keys yet'))
+      : keys.map((k) => {
+          const live = k.status === 'active' || k.status === 'expiring';
+          return h('tr', { dataset: { keyId: k.id } },
+            h('td', {}, k.name ?? h('span', { class: 'muted' }, '(unnamed)')),
+            h('td', { class: 'mono' }, `${k.prefix}…${k.last4}`),
+            h('td', {}, k.scopes.join(', ')),
+            h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
+            h('td', {}, fmt.dateTime(k.createdAt)),
+            h('td', {}, fmt.dateTime(k.lastUsedAt)),
+            h('td', {}, fmt.dateTime(k.expiresAt)),
+            h('td', { class: 'row' },
+              live ? h('button', { type: 'button', 'data-action': 'rotate', onclick: () => rotate(k) }, 'Rotate') : null,
+              k.status !== 'revoked' ? h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revoke(k) }, 'Revoke') : null,
+            ),
+          );
+        }),
+  );
+}
+
+async function withError(target, fn) {
+  fill(target);
+  try {
+    await fn();
+  } catch (err) {
+    fill(target, err.retryAfter ? `${err.message}` : err.message);
+  }
+}
+
+$('#key-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  withError($('#key-error'), async () => {
+    const name = $('#key-name').value.trim();
+    const made = await call('POST', '/keys', name === '' ? {} : { name });
+    $('#key-name').value = '';
+    showSecret('Your new API key', made.secret);
+    await Promise.all([loadKeys(), loadAccount()]);
+  });
+});
+
+function rotate(k) {
+  const grace = Number($('#grace').value);
+  const label = k.name ?? `${k.prefix}…${k.last4}`;
+  if (!confirm(`Rotate key ${label}? The old key keeps working for ${grace} s.`)) return;
+  withError($('#key-error'), async () => {
+    const made = await call('POST', `/keys/${encodeURIComponent(k.id)}/rotate`, { graceSeconds: grace });
+    showSecret(`Replacement for ${label}`, made.secret);
+    await Promise.all([loadKeys(), loadAccount()]);
+  });
+}
+
+function revoke(k) {
+  const label = k.name ?? `${k.prefix}…${k.last4}`;
+  if (!confirm(`Revoke key ${label}? Requests with it fail at once.`)) return;
+  withError($('#key-error'), async () => {
+    await call('DELETE', `/keys/${encodeURIComponent(k.id)}`);
+    await Promise.all([loadKeys(), loadAccount()]);
+  });
+}
+
+// Subscriptions
+async function loadSubscriptions() {
+  const { subscriptions } = await read('/subscriptions');
+  fill(
+    $('#subs'),
+    subscriptions.length === 0
+      ? h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriptions yet'))
+      : subscriptions.map((s) =>
+          h('tr', { dataset: { address: s.address } },
+            h('td', { class: 'mono' }, s.address),
+            h('td', { class: 'mono' }, s.webhookUrl ?? h('span', { class: 'muted' }, 'none (poll /v1/events)')),
+            h('td', {}, fmt.dateTime(s.createdAt)),
+            h('td', {}, h('button', { type: 'button', class: 'danger', 'data-action': 'remove', onclick: () => removeSubscription(s) }, 'Remove')),
+          ),
+        ),
+  );
+}
+
+$('#sub-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  withError($('#sub-error'), async () => {
+    const address = $('#sub-address').value.trim();
+    const webhookUrl = $('#sub-webhook').value.trim();
+    const made = await call('POST', '/subscriptions', webhookUrl === '' ? { address } : { address, webhookUrl });
+    $('#sub-address').value = '';
+    $('#sub-webhook').value = '';
+    if (made.webhookSecret) showSecret('Your webhook signing secret', made.webhookSecret);
+    await Promise.all([loadSubscriptions(), loadAccount()]);
+  });
+});
+
+function removeSubscription(s) {
+  if (!confirm(`Stop the subscription to ${s.address}?`)) return;
+  withError($('#sub-error'), async () => {
+    await call('DELETE', `/subscriptions/${encodeURIComponent(s.address)}`);
+    await Promise.all([loadSubscriptions(), loadAccount()]);
+  });
+}
+
+// Sign-in and sign-out
+$('#signin-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  fill($('#signin-error'));
+  try {
+    const session = await sendJson('POST', API + '/sign-in', { email: $('#email').value.trim(), password: $('#password').value });
+    await showApp(session);
+  } catch (err) {
+    const wait = err.retryAfter ? ` Try again in ${Math.ceil(Number(err.retryAfter) / 60)} min.` : '';
+    fill($('#signin-error'), err.status === 429 ? `Too many failed sign-ins.${wait}` : err.message);
+  }
+});
+
+$('#sign-out').addEventListener('click', async () => {
+  try {
+    await call('POST', '/sign-out');
+  } finally {
+    showSignIn();
+  }
+});
+
+// Start: the existing session, if any.
+getJson(API + '/session').then(showApp, () => showSignIn());

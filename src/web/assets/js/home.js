@@ -1,0 +1,200 @@
+// The live chart page (/): search a token, see its chart, overview figures and latest trades,
+// refreshed every 5 s. The chosen token and resolution are kept in the page's URL
+// (?symbol=&resolution=) so a view can be linked.
+import { getJson, qs } from './api.js';
+import { $, fill, h } from './dom.js';
+import { createTokenChart, every, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
+import * as fmt from './format.js';
+
+const REFRESH_MS = 5000;
+const params = new URLSearchParams(location.search);
+let resolution = RESOLUTION_VALUES.includes(params.get('resolution')) ? params.get('resolution') : '15';
+let address = null;
+
+const chart = createTokenChart($('#chart'), { theme: 'dark', onChange: showHeader });
+
+// Resolution buttons
+const buttons = RESOLUTIONS.map(([value, label]) =>
+  h('button', { type: 'button', 'aria-pressed': String(value === resolution), dataset: { resolution: value }, onclick: () => setResolution(value) }, label),
+);
+fill($('#resolutions'), buttons);
+
+function setResolution(value) {
+  if (value === resolution && chart.state.status !== 'error') return;
+  resolution = value;
+  for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.resolution === value));
+  keepInUrl();
+  if (chart.state.symbol) chart.load(chart.state.symbol, resolution);
+}
+
+function keepInUrl() {
+  const next = new URLSearchParams({ ...(address ? { symbol: address } : {}), resolution });
+  history.replaceState(null, '', '?' + next.toString());
+}
+
+function showHeader(state) {
+  if (state.status === 'error') {
+    fill($('#token-symbol'), state.symbol ?? '–');
+    fill($('#token-name'), state.error);
+    return;
+  }
+  fill($('#token-symbol'), state.name ?? '–');
+  fill($('#token-name'), state.description ?? '');
+  fill($('#token-address'), state.ticker ? fmt.short(state.ticker) : '');
+  $('#token-address').title = state.ticker ?? '';
+}
+
+/** Shows a token: chart first, then its figures and trades. */
+async function select(symbol) {
+  const state = await chart.load(symbol, resolution);
+  if (state.status === 'error') {
+    address = null;
+    fill($('#overview'));
+    fill($('#trades'));
+    fill($('#overview-error'), state.error);
+    return;
+  }
+  address = state.ticker;
+  keepInUrl();
+  document.title = `${state.name} · Token charts`;
+  await Promise.all([loadOverview(), loadTrades()]);
+}
+
+const stat = (label, value, cls) => h('div', {}, h('dt', {}, label), h('dd', { class: cls }, value));
+
+async function loadOverview() {
+  if (!address) return;
+  const asked = address;
+  try {
+    const o = await getJson(`/v1/token/${encodeURIComponent(asked)}/overview`);
+    if (asked !== address) return;
+    const w = o.windows ?? {};
+    const day = w['24h'] ?? {};
+    fill($('#token-price'), fmt.price(o.priceUsd));
+    fill($('#token-change'), h('span', { class: fmt.direction(day.priceChangePct) }, `${fmt.pct(day.priceChangePct)} 24h`));
+    fill(
+      $('#overview'),
+      stat('Price', fmt.price(o.priceUsd)),
+      stat('Change 5m', fmt.pct(w['5m']?.priceChangePct), fmt.direction(w['5m']?.priceChangePct)),
+      stat('Change 1h', fmt.pct(w['1h']?.priceChangePct), fmt.direction(w['1h']?.priceChangePct)),
+      stat('Change 6h', fmt.pct(w['6h']?.priceChangePct), fmt.direction(w['6h']?.priceChangePct)),
+      stat('Change 24h', fmt.pct(day.priceChangePct), fmt.direction(day.priceChangePct)),
+      stat('Volume 24h', fmt.usd(day.volumeUsd)),
+      stat('Trades 24h', `${fmt.amount(day.trades)} (${fmt.amount(day.buys)} buys / ${fmt.amount(day.sells)} sells)`),
+      stat('Wallets 24h', fmt.amount(day.uniqueWallets)),
+      stat('Liquidity', fmt.usd(o.liquidityUsd)),
+      stat('Market cap', fmt.usd(o.marketCapUsd)),
+      stat('FDV', fmt.usd(o.fdvUsd)),
+      stat('Holders', fmt.amount(o.holders)),
+      stat('Markets', fmt.amount(o.markets)),
+      stat('Last trade', fmt.dateTime(o.lastTradeAt)),
+    );
+    fill($('#overview-error'));
+  } catch (err) {
+    if (asked === address) fill($('#overview-error'), `Overview unavailable: ${err.message}`);
+  }
+}
+
+async function loadTrades() {
+  if (!address) return;
+  const asked = address;
+  try {
+    const { trades } = await getJson(`/v1/token/${encodeURIComponent(asked)}/trades?limit=20`);
+    if (asked !== address) return;
+    fill(
+      $('#trades'),
+      trades.length === 0
+        ? h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No trades yet'))
+        : trades.map((t) =>
+            h('tr', {},
+              h('td', {}, fmt.timeOfDay(t.blockTime)),
+              h('td', { class: t.side === 'buy' ? 'up' : 'down' }, t.side),
+              h('td', { class: 'num' }, fmt.price(t.priceUsd)),
+              h('td', { class: 'num' }, fmt.amount(t.amount)),
+              h('td', { class: 'num' }, fmt.usd(t.volumeUsd)),
+              h('td', { class: 'mono', title: t.wallet }, fmt.short(t.wallet)),
+              h('td', {}, t.dex ?? ''),
+            ),
+          ),
+    );
+  } catch {
+    // Kept as it was; the next refresh tries again.
+  }
+}
+
+// Search box: results as the user types (debounced); Enter picks the first.
+const input = $('#search');
+const list = $('#search-results');
+let searchTimer = null;
+let searchSeq = 0;
+
+function hideResults() {
+  list.hidden = true;
+  fill(list);
+}
+
+async function search(q) {
+  const seq = ++searchSeq;
+  try {
+    const { results } = await getJson('/v1/search?' + qs({ q, limit: 8 }));
+    if (seq !== searchSeq) return;
+    fill(
+      list,
+      results.length === 0
+        ? h('li', { class: 'muted' }, 'No match')
+        : results.map((r) =>
+            h('li', {},
+              h('button', { type: 'button', dataset: { address: r.address }, onclick: () => pick(r.address) },
+                h('span', {}, h('strong', {}, r.symbol), ' ', h('span', { class: 'muted' }, r.name)),
+                h('span', { class: 'muted' }, fmt.price(r.priceUsd)),
+              ),
+            ),
+          ),
+    );
+    list.hidden = false;
+  } catch (err) {
+    if (seq !== searchSeq) return;
+    fill(list, h('li', { class: 'error' }, err.message));
+    list.hidden = false;
+  }
+}
+
+function pick(addr) {
+  hideResults();
+  input.value = '';
+  select(addr);
+}
+
+input.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  const q = input.value.trim();
+  if (q === '') return hideResults();
+  searchTimer = setTimeout(() => search(q.slice(0, 64)), 200);
+});
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') hideResults();
+  if (e.key === 'Enter') {
+    const first = list.querySelector('button[data-address]');
+    if (first) pick(first.dataset.address);
+    else if (input.value.trim() !== '') pick(input.value.trim());
+  }
+});
+document.addEventListener('click', (e) => {
+  if (!e.target.closest('.search')) hideResults();
+});
+
+/** The token to show first: the one in the URL, else the most liquid one. */
+async function start() {
+  const wanted = params.get('symbol');
+  if (wanted) return select(wanted);
+  try {
+    const found = await getJson('/udf/search?' + qs({ query: '', limit: 1 }));
+    if (Array.isArray(found) && found[0]) return select(found[0].ticker);
+  } catch {
+    // fall through
+  }
+  fill($('#token-name'), 'No tokens in the store yet');
+}
+
+start();
+every(REFRESH_MS, () => Promise.all([chart.refresh(), loadOverview(), loadTrades()]));
