@@ -1,0 +1,116 @@
+/** The benchmark's command-line flags (node:util parseArgs), validated into BenchOptions. */
+import { parseArgs } from 'node:util';
+
+export type BenchOptions = {
+  trades: number;
+  tokens: number;
+  days: number;
+  seed: number;
+  /** Unix seconds: the data set ends here and the server's clock starts here. */
+  anchor: number;
+  connections: number;
+  /** Seconds per measured load run. */
+  duration: number;
+  /** Seconds of warm-up before each measured run. */
+  warmup: number;
+  ingestRate: number;
+  ingestIntervalMs: number;
+  /** Trades in the ingest throughput measurement. */
+  ingestTrades: number;
+  ingestBatch: number;
+  limiterIps: number;
+  startupRuns: number;
+  passes: ('cached' | 'uncached')[];
+  /** Only routes whose name contains one of these (all when empty). */
+  only: string[];
+  logLevel: string;
+  regenerate: boolean;
+  out: string;
+  help: boolean;
+};
+
+export const USAGE = `usage: npm run bench -- [options]
+  --trades N            trades in the data set (default 1000000; e.g. 100000, 3000000)
+  --tokens N            tokens (default 50); the first, the hot one, holds half the trades
+  --days N              days of history (default 30)
+  --seed N              generator seed (default 1)
+  --anchor T            unix seconds where the data ends and the server clock starts (default 1750000000)
+  --connections N       autocannon connections (default 10)
+  --duration S          seconds per measured run (default 5)
+  --warmup S            seconds of warm-up before each run (default 1)
+  --ingest-rate N       live ingest trades/s during the load runs (default 50)
+  --ingest-interval MS  one ingest post every MS (default 200)
+  --ingest-trades N     trades in the ingest throughput measurement (default 100000, at most --trades)
+  --ingest-batch N      trades per transaction in that measurement (default 1000)
+  --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
+  --startup-runs N      start-ups to time (default 3)
+  --pass P              cached, uncached or both (default both)
+  --only NAME           only routes whose name contains NAME (repeatable)
+  --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
+  --regenerate          rebuild the cached data set
+  --out FILE            results JSON (default bench/results/latest.json)`;
+
+const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
+  if (raw === undefined) return fallback;
+  if (!/^(0|[1-9][0-9]*)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
+  }
+  return Number(raw);
+};
+
+/** Parses argv; throws an Error with a one-line message on bad usage. */
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      trades: { type: 'string' },
+      tokens: { type: 'string' },
+      days: { type: 'string' },
+      seed: { type: 'string' },
+      anchor: { type: 'string' },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'ingest-rate': { type: 'string' },
+      'ingest-interval': { type: 'string' },
+      'ingest-trades': { type: 'string' },
+      'ingest-batch': { type: 'string' },
+      'limiter-ips': { type: 'string' },
+      'startup-runs': { type: 'string' },
+      pass: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      'log-level': { type: 'string' },
+      regenerate: { type: 'boolean' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
+  const pass = values.pass ?? 'both';
+  if (!['cached', 'uncached', 'both'].includes(pass)) throw new Error('--pass must be cached, uncached or both');
+  const logLevel = values['log-level'] ?? 'warn';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
+  return {
+    trades,
+    tokens: int('tokens', values.tokens, 50, 2, 10_000),
+    days: int('days', values.days, 30, 2, 3650),
+    seed: int('seed', values.seed, 1, 0, 2 ** 31),
+    anchor: int('anchor', values.anchor, 1_750_000_000, 1_000_000_000, 4_000_000_000),
+    connections: int('connections', values.connections, 10, 1, 1000),
+    duration: int('duration', values.duration, 5, 1, 600),
+    warmup: int('warmup', values.warmup, 1, 0, 60),
+    ingestRate: int('ingest-rate', values['ingest-rate'], 50, 0, 100_000),
+    ingestIntervalMs: int('ingest-interval', values['ingest-interval'], 200, 10, 60_000),
+    ingestTrades: Math.min(trades, int('ingest-trades', values['ingest-trades'], 100_000, 1000, 10_000_000)),
+    ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
+    limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
+    startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
+    passes: pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached'],
+    only: values.only ?? [],
+    logLevel,
+    regenerate: values.regenerate ?? false,
+    out: values.out ?? 'bench/results/latest.json',
+    help: values.help ?? false,
+  };
+}

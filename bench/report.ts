@@ -1,0 +1,214 @@
+/**
+ * The benchmark's results: their shape (also written to bench/results/latest.json), the target
+ * checks of DESIGN.md section 12, and the one table printed at the end. Pure functions, so the
+ * tests pin the checks and the layout.
+ */
+import type { LoadResult } from './load.js';
+import type { StreamStats } from './ingest-stream.js';
+import type { IngestRate } from './ingest-rate.js';
+import type { Startup } from './startup.js';
+
+export type LimiterFigure = { buckets: number; bytesPerBucket: number; gc: boolean };
+
+export type RouteRun = {
+  id: string;
+  path: string;
+  route: LoadResult;
+  baseline: LoadResult | null;
+  /** route requests/s over baseline requests/s. */
+  ratio: number | null;
+  target: number | null;
+  meets: boolean | null;
+  /** Why the run is not valid (non-2xx answers, errors), or null. */
+  problem: string | null;
+};
+
+export type PassResult = {
+  name: 'cached' | 'uncached';
+  routes: RouteRun[];
+  stream: StreamStats | null;
+  deepCursor: { depth: number; pages: number; error: string | null };
+};
+
+export type Targets = {
+  deepVsFirst: number;
+  ingestVsBare: number;
+  startupMs: number;
+  limiterBytes: number;
+};
+
+export const TARGETS: Targets = { deepVsFirst: 0.9, ingestVsBare: 0.25, startupMs: 1000, limiterBytes: 150 };
+
+/** A figure meets a "higher is better" target; null when either side is unknown. */
+export function atLeast(value: number | null, target: number | null): boolean | null {
+  if (value === null || target === null || !Number.isFinite(value)) return null;
+  return value >= target;
+}
+
+/** A figure meets a "lower is better" target. */
+export function atMost(value: number | null, target: number): boolean | null {
+  if (value === null || !Number.isFinite(value)) return null;
+  return value <= target;
+}
+
+/** What is wrong with a load run's answers, or null when every answer was a 2xx. */
+export function loadProblem(r: LoadResult): string | null {
+  const parts: string[] = [];
+  if (r.requests === 0) parts.push('no answers');
+  const bad = Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2'));
+  if (r.non2xx > 0) parts.push(`${r.non2xx} non-2xx (${bad.map(([c, n]) => `${c}: ${n}`).join(', ')})`);
+  if (r.errors > 0) parts.push(`${r.errors} errors`);
+  if (r.timeouts > 0) parts.push(`${r.timeouts} timeouts`);
+  return parts.length === 0 ? null : parts.join(', ');
+}
+
+/** A route's run against its baseline; a run with failed answers never meets its target. */
+export function judgeRoute(id: string, path: string, route: LoadResult, baseline: LoadResult | null, target: number | null): RouteRun {
+  const problem = [loadProblem(route), baseline && loadProblem(baseline) ? `baseline: ${loadProblem(baseline)}` : null]
+    .filter((p) => p !== null)
+    .join('; ') || null;
+  const ratio = baseline !== null && baseline.rps > 0 ? route.rps / baseline.rps : null;
+  const meets = problem !== null ? (target === null ? null : false) : atLeast(ratio, target);
+  return { id, path, route, baseline, ratio, target, meets, problem };
+}
+
+/**
+ * The deep trades page against the first page (requests/s). A pass that could not find the deep
+ * cursor, or whose pages failed, misses the target; one that did not run the pages has no figure.
+ */
+export function deepVsFirst(pass: PassResult): { ratio: number | null; meets: boolean | null } {
+  const first = pass.routes.find((r) => r.id === 'trades first page');
+  const deep = pass.routes.find((r) => r.id === 'trades deep page');
+  if (first && deep && !first.problem && !deep.problem && first.route.rps > 0) {
+    const ratio = deep.route.rps / first.route.rps;
+    return { ratio, meets: atLeast(ratio, TARGETS.deepVsFirst) };
+  }
+  const failed = pass.deepCursor.error !== null || Boolean(first?.problem) || Boolean(deep?.problem);
+  return { ratio: null, meets: failed ? false : null };
+}
+
+export type Row = {
+  figure: string;
+  value: string;
+  p50: string;
+  p99: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  meets: string;
+  note: string;
+};
+
+const COLUMNS: [keyof Row, string][] = [
+  ['figure', 'figure'],
+  ['value', 'value'],
+  ['p50', 'p50 ms'],
+  ['p99', 'p99 ms'],
+  ['baseline', 'baseline'],
+  ['ratio', 'ratio'],
+  ['target', 'target'],
+  ['meets', 'meets'],
+  ['note', 'note'],
+];
+
+const num = (n: number | null | undefined, digits = 0): string =>
+  n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+export const meetsText = (m: boolean | null): string => (m === null ? '-' : m ? 'yes' : 'NO');
+
+const blank: Row = { figure: '', value: '', p50: '', p99: '', baseline: '', ratio: '', target: '', meets: '', note: '' };
+
+export type Report = {
+  passes: PassResult[];
+  ingest: IngestRate | null;
+  startup: Startup | null;
+  limiter: LimiterFigure | null;
+  errors: Record<string, string>;
+};
+
+/** The rows of the table: every route of every pass, then the other figures. */
+export function reportRows(report: Report): Row[] {
+  const rows: Row[] = [];
+  for (const pass of report.passes) {
+    for (const r of pass.routes) {
+      rows.push({
+        figure: `${pass.name}: ${r.id}`,
+        value: `${num(r.route.rps)} req/s`,
+        p50: num(r.route.p50, 1),
+        p99: num(r.route.p99, 1),
+        baseline: r.baseline ? `${num(r.baseline.rps)} req/s` : '-',
+        ratio: num(r.ratio, 2),
+        target: r.target === null ? '-' : `>= ${r.target.toFixed(2)}`,
+        meets: meetsText(r.meets),
+        note: r.problem ?? `${num(r.route.bytesPerAnswer)} B/answer`,
+      });
+    }
+    const deep = pass.routes.find((r) => r.id === 'trades deep page');
+    const first = pass.routes.find((r) => r.id === 'trades first page');
+    const d = deepVsFirst(pass);
+    rows.push({
+      ...blank,
+      figure: `${pass.name}: deep vs first trades page`,
+      value: deep ? `${num(deep.route.rps)} req/s` : '-',
+      baseline: first ? `${num(first.route.rps)} req/s` : '-',
+      ratio: num(d.ratio, 2),
+      target: `>= ${TARGETS.deepVsFirst.toFixed(2)}`,
+      meets: meetsText(d.meets),
+      note: pass.deepCursor.error ?? `cursor ${num(pass.deepCursor.depth)} trades deep`,
+    });
+    const s = pass.stream;
+    rows.push({
+      ...blank,
+      figure: `${pass.name}: live ingest stream`,
+      value: s ? `${num(s.rate, 1)} trades/s` : '-',
+      p50: s ? num(s.meanMs, 1) : '',
+      p99: s ? num(s.maxMs, 1) : '',
+      meets: s ? meetsText(s.failed === 0 && s.accepted > 0) : 'NO',
+      note: s ? (s.failed > 0 ? `${s.failed} of ${s.posts} posts failed: ${s.firstError}` : `${s.posts} posts, mean / max ms`) : 'not run',
+    });
+  }
+  const ing = report.ingest;
+  rows.push({
+    ...blank,
+    figure: 'ingest, real path vs bare inserts',
+    value: ing ? `${num(ing.realPerSecond)} trades/s` : '-',
+    baseline: ing ? `${num(ing.barePerSecond)} trades/s` : '-',
+    ratio: ing ? num(ing.ratio, 2) : '-',
+    target: `>= ${TARGETS.ingestVsBare.toFixed(2)}`,
+    meets: ing ? meetsText(atLeast(ing.ratio, TARGETS.ingestVsBare)) : '-',
+    note: ing ? `${num(ing.trades)} trades, ${ing.batch} a batch, ${ing.registered ? `${num(ing.events)} events` : 'NO events (no subscriptions service)'}` : report.errors.ingest ?? 'not run',
+  });
+  const st = report.startup;
+  rows.push({
+    ...blank,
+    figure: 'start-up to first /healthz 200',
+    value: st && st.error === null ? `${num(st.medianMs)} ms` : '-',
+    target: `< ${TARGETS.startupMs} ms`,
+    meets: st && st.error === null ? meetsText(st.medianMs < TARGETS.startupMs) : st ? 'NO' : '-',
+    note: st ? (st.error ?? `median of ${st.runs.map((t) => num(t)).join(', ')} ms`) : report.errors.startup ?? 'not run',
+  });
+  const lim = report.limiter;
+  rows.push({
+    ...blank,
+    figure: 'limiter bytes per bucket',
+    value: lim ? `${num(lim.bytesPerBucket, 1)} B` : '-',
+    target: `<= ${TARGETS.limiterBytes} B`,
+    meets: lim ? meetsText(atMost(lim.bytesPerBucket, TARGETS.limiterBytes)) : '-',
+    note: lim ? `${num(lim.buckets)} IP buckets${lim.gc ? '' : ', without --expose-gc'}` : report.errors.limiter ?? 'not run',
+  });
+  return rows;
+}
+
+/** A plain-text table, columns padded to their widest cell. */
+export function formatTable(rows: readonly Row[]): string {
+  const widths = COLUMNS.map(([key, title]) => Math.max(title.length, ...rows.map((r) => r[key].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(COLUMNS.map(([, title]) => title)), line(widths.map((w) => '-'.repeat(w)))];
+  for (const r of rows) out.push(line(COLUMNS.map(([key]) => r[key])));
+  return out.join('\n');
+}
+
+/** Every figure that has a target and misses it (or could not be measured). */
+export function failures(rows: readonly Row[]): Row[] {
+  return rows.filter((r) => r.meets === 'NO');
+}

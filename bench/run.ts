@@ -1,0 +1,200 @@
+/**
+ * `npm run bench` (DESIGN.md section 12): builds or reuses the data set, measures the limiter's
+ * memory, ingest throughput against bare inserts and the built server's start-up, then for each
+ * pass (caches on, caches off) starts the real server on the bench clock, streams live ingest
+ * into it and drives every read route and its same-size baseline with autocannon. Prints one
+ * table and writes bench/results/latest.json. Progress goes to stderr, the table to stdout.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { projectRoot } from '../src/paths.js';
+import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
+import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
+import { measureIngest } from './ingest-rate.js';
+import { startIngestStream, type StreamStats } from './ingest-stream.js';
+import { drive, type LoadOptions } from './load.js';
+import { provision } from './provision.js';
+import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
+import { benchRoutes, findDeepCursor, type BenchRoute, type CursorWalk } from './routes.js';
+import { startBenchServer, type BenchServer } from './server-control.js';
+import { measureStartup } from './startup.js';
+
+const DATA_DIR = join(projectRoot, 'bench', '.data');
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s`;
+const say = (msg: string) => process.stderr.write(`[bench ${elapsed()}] ${msg}\n`);
+
+async function limiterMemory(ips: number): Promise<LimiterFigure> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', join(projectRoot, 'dist', 'bench', 'limiter-child.js'), String(ips)],
+    { maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as LimiterFigure;
+}
+
+function readHotPrice(path: string, hot: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare('SELECT price_usd FROM tokens WHERE address = ?').pluck().get(hot) as number | null) ?? 1;
+  } finally {
+    db.close();
+  }
+}
+
+/** The parsed body of a route's answer, kept as the baseline's fixed body. */
+async function capture(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) as unknown };
+  } catch {
+    return { status: res.status, body: { text } };
+  }
+}
+
+async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: DataPlan, storePath: string, stats: DataStats): Promise<PassResult> {
+  const work = join(DATA_DIR, 'work.db');
+  copyStore(storePath, work);
+  const anchorMs = plan.anchor * 1000;
+  const hot = hotToken(plan);
+  const { secret, registered } = await provision(work, anchorMs, hot.address);
+  if (!registered) say('WARNING: the services have no subscriptions: the live ingest writes no events');
+  const startPrice = readHotPrice(work, hot.address);
+
+  const env: Record<string, string> = { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' };
+  if (name === 'uncached') env.CACHE = 'off';
+  const logFile = join(DATA_DIR, `server-${name}.log`);
+  say(`${name}: starting the server (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  const server = await startBenchServer({ storePath: work, anchorMs, env, logFile });
+  const stream = opts.ingestRate > 0
+    ? startIngestStream({
+        base: server.base, secret, token: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice,
+        serverNow: server.serverNow, tradesPerSecond: opts.ingestRate, intervalMs: opts.ingestIntervalMs, label: name,
+      })
+    : null;
+  const headers = { 'x-api-key': secret, 'accept-encoding': 'gzip' };
+  const load: LoadOptions = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, headers };
+  const routes: RouteRun[] = [];
+  let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
+  let streamStats: StreamStats | null = null;
+  try {
+    walk = await findDeepCursor(server.base, hot.address, Math.floor(stats.hotTrades / 2), { 'x-api-key': secret });
+    if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
+    const all = benchRoutes(hot.address, plan.anchor, walk.cursor);
+    const chosen = opts.only.length === 0 ? all : all.filter((r) => opts.only.some((o) => r.id.includes(o)));
+    for (const [i, route] of chosen.entries()) routes.push(await runRoute(name, server, route, `r${i}`, load, secret));
+  } finally {
+    streamStats = stream ? await stream.stop() : null;
+    await server.stop();
+  }
+  if (streamStats && streamStats.failed > 0) say(`WARNING: ${streamStats.failed} of ${streamStats.posts} ingest posts failed: ${streamStats.firstError}`);
+  return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error } };
+}
+
+/** A route, then its baseline with a copy of the route's answer as the fixed body. */
+async function runRoute(pass: string, server: BenchServer, route: BenchRoute, baselineName: string, load: LoadOptions, secret: string): Promise<RouteRun> {
+  const url = server.base + route.path;
+  const sample = await capture(url, { 'x-api-key': secret });
+  await server.setBaseline(baselineName, sample.body);
+  const result = await drive(url, load);
+  const baseline = await drive(`${server.base}/bench/baseline/${baselineName}`, load);
+  const target = pass === 'cached' ? route.cachedTarget : route.uncachedTarget;
+  const run = judgeRoute(route.id, route.path, result, baseline, target);
+  const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
+  say(`${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
+    (sample.status !== 200 ? `  <-- ${sample.status} on the sample request` : '') + (run.problem ? `  <-- ${run.problem}` : ''));
+  return run;
+}
+
+async function main(): Promise<void> {
+  let opts: BenchOptions;
+  try {
+    opts = parseBenchArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (opts.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  mkdirSync(DATA_DIR, { recursive: true });
+  const report: Report = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
+
+  const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
+  say(`data set: ${opts.trades.toLocaleString('en')} trades over ${opts.tokens} tokens and ${opts.days} days, anchor ${new Date(opts.anchor * 1000).toISOString()}`);
+  let lastReport = 0;
+  const data = ensureStore(DATA_DIR, plan, {
+    regenerate: opts.regenerate,
+    onProgress: (n) => {
+      if (n > 0 && Date.now() - lastReport > 5000) {
+        lastReport = Date.now();
+        say(`  generating: ${n.toLocaleString('en')} trades written`);
+      }
+    },
+  });
+  const s = data.stats;
+  say(`${data.generatedMs === null ? 'reused' : `generated in ${(data.generatedMs / 1000).toFixed(1)} s:`} ${s.trades.toLocaleString('en')} trades, ` +
+    `hot token ${s.hotTrades.toLocaleString('en')} (${((s.hotTrades / s.trades) * 100).toFixed(1)} %, ${s.hotTrades24h.toLocaleString('en')} in the last 24 h), ` +
+    `${(s.bytes / 1e6).toFixed(0)} MB`);
+
+  say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
+  try {
+    report.limiter = await limiterMemory(opts.limiterIps);
+  } catch (err) {
+    report.errors.limiter = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  }
+
+  say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
+  try {
+    const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
+    report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
+  } catch (err) {
+    report.errors.ingest = err instanceof Error ? err.message : String(err);
+  }
+
+  if (opts.startupRuns > 0) {
+    say('start-up of dist/src/server.js on the full store');
+    const work = join(DATA_DIR, 'work.db');
+    copyStore(data.path, work);
+    report.startup = await measureStartup(work, opts.startupRuns);
+  }
+
+  for (const pass of opts.passes) {
+    try {
+      report.passes.push(await runPass(pass, opts, plan, data.path, s));
+    } catch (err) {
+      report.errors[pass] = err instanceof Error ? err.message : String(err);
+      say(`ERROR in the ${pass} pass: ${report.errors[pass]}`);
+    }
+  }
+
+  const rows = reportRows(report);
+  process.stdout.write(`\n${formatTable(rows)}\n\n`);
+  const failed = failures(rows);
+  process.stdout.write(failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`);
+  for (const [k, v] of Object.entries(report.errors)) process.stdout.write(`error (${k}): ${v}\n`);
+
+  const out = resolve(projectRoot, opts.out);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({
+    finishedAt: new Date().toISOString(),
+    seconds: (Date.now() - t0) / 1000,
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memoryBytes: totalmem(), node: process.version, loadAverage: loadavg() },
+    options: opts,
+    data: { plan, stats: s, generatedMs: data.generatedMs },
+    ...report,
+    rows,
+  }, null, 2) + '\n');
+  say(`results written to ${out} (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+/**
+ * The parent's side of bench/server.ts: forks the server process on a store, waits until it
+ * listens, hands it baseline bodies over IPC, and stops it. The server's log goes to a file.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../src/paths.js';
+import type { FromServer, ToServer } from './server.js';
+
+export type BenchServer = {
+  base: string;
+  anchorMs: number;
+  clockStartMs: number;
+  /** Unix seconds on the server's clock. */
+  serverNow(): number;
+  setBaseline(name: string, body: unknown): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export async function startBenchServer(opts: {
+  storePath: string;
+  anchorMs: number;
+  env: Record<string, string>;
+  logFile: string;
+}): Promise<BenchServer> {
+  const log = openSync(opts.logFile, 'w');
+  const child: ChildProcess = fork(join(projectRoot, 'dist', 'bench', 'server.js'), [], {
+    env: {
+      ...process.env,
+      ...opts.env,
+      DATABASE_PATH: opts.storePath,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEMO_DATA: 'off',
+      DEMO_FEED: 'off',
+      BENCH_ANCHOR_MS: String(opts.anchorMs),
+    },
+    stdio: ['ignore', log, log, 'ipc'],
+  });
+  closeSync(log);
+  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
+
+  const ready = await new Promise<Extract<FromServer, { type: 'ready' }>>((resolve, reject) => {
+    child.on('message', (m: FromServer) => {
+      if (m.type === 'ready') resolve(m);
+      else if (m.type === 'failed') reject(new Error(`the bench server failed to start: ${m.message}`));
+    });
+    void exited.then((code) => reject(new Error(`the bench server exited with ${code} (see ${opts.logFile})`)));
+  });
+
+  const waiting = new Map<string, () => void>();
+  child.on('message', (m: FromServer) => {
+    if (m.type === 'baseline-set') {
+      waiting.get(m.name)?.();
+      waiting.delete(m.name);
+    }
+  });
+  const send = (m: ToServer) => child.send(m);
+
+  return {
+    base: `http://127.0.0.1:${ready.port}`,
+    anchorMs: ready.anchorMs,
+    clockStartMs: ready.clockStartMs,
+    serverNow: () => Math.floor((ready.anchorMs + Date.now() - ready.clockStartMs) / 1000),
+    setBaseline(name, body) {
+      return new Promise<void>((resolve) => {
+        waiting.set(name, resolve);
+        send({ type: 'baseline', name, body });
+      });
+    },
+    async stop() {
+      if (child.exitCode === null) send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

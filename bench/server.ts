@@ -1,0 +1,57 @@
+/**
+ * The benchmark's server process (forked by bench/run.ts with an IPC channel): the real service,
+ * started through `start()` on a clock that begins at the data set's anchor and advances in real
+ * time, plus the baseline route (bench/baseline.ts), whose fixed bodies the parent sends over IPC.
+ */
+import { start } from '../src/server.js';
+import type { Clock } from '../src/domain/clock.js';
+import { baselineRoute } from './baseline.js';
+
+/** Messages the parent sends. */
+export type ToServer = { type: 'baseline'; name: string; body: unknown } | { type: 'stop' };
+/** Messages this process sends. */
+export type FromServer =
+  | { type: 'ready'; port: number; clockStartMs: number; anchorMs: number }
+  | { type: 'baseline-set'; name: string }
+  | { type: 'failed'; message: string };
+
+function send(message: FromServer): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const anchorMs = Number(process.env.BENCH_ANCHOR_MS);
+  if (!Number.isSafeInteger(anchorMs) || anchorMs <= 0) throw new Error('BENCH_ANCHOR_MS must be set');
+  const clockStartMs = Date.now();
+  // The bench clock: at the anchor when the process starts, then real time.
+  const clock: Clock = { now: () => anchorMs + (Date.now() - clockStartMs) };
+
+  const bodies = new Map<string, unknown>();
+  const running = await start(process.env, clock, {
+    extend(app) {
+      app.use(baselineRoute(bodies));
+    },
+  });
+
+  process.on('message', (message: ToServer) => {
+    if (message.type === 'baseline') {
+      bodies.set(message.name, message.body);
+      send({ type: 'baseline-set', name: message.name });
+    } else if (message.type === 'stop') {
+      void running.stop().then(() => process.exit(0));
+    }
+  });
+  // The parent going away must not leave a server behind.
+  process.on('disconnect', () => {
+    void running.stop().then(() => process.exit(0));
+  });
+
+  const address = running.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  send({ type: 'ready', port, clockStartMs, anchorMs });
+}
+
+main().catch((err: unknown) => {
+  send({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+/**
+ * The benchmark harness's pieces on tiny data sets: data planning and generation are
+ * deterministic and give the hot token half the trades; the bare insert loop and the real ingest
+ * path store the same rows; the baseline route goes through the whole middleware stack; the
+ * target checks and the table. The full benchmark (`npm run bench`) is not part of the tests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+import { parseBenchArgs } from '../../bench/args.js';
+import { baselineRoute } from '../../bench/baseline.js';
+import { buildStore, countTrades, demoOptions, ensureStore, hotToken, planData, type DataSpec } from '../../bench/data.js';
+import { bareInsert, measureIngest, splitRecords } from '../../bench/ingest-rate.js';
+import type { LoadResult } from '../../bench/load.js';
+import { atLeast, atMost, deepVsFirst, failures, formatTable, judgeRoute, reportRows, type PassResult } from '../../bench/report.js';
+import { benchRoutes } from '../../bench/routes.js';
+import { makeTestApp } from '../helpers/make-test-app.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const spec: DataSpec = { trades: 4000, tokens: 6, days: 3, seed: 9, anchor: 1_750_000_000 };
+
+const tradeRows = (path: string) => {
+  const store = openStore(path, { migrate: false });
+  try {
+    return store.db.prepare('SELECT token_id, block_time, signature, price_usd, volume_usd, wallet FROM trades ORDER BY id').raw().all();
+  } finally {
+    store.close();
+  }
+};
+
+describe('data set', () => {
+  it('plans the same parameters for the same spec, with at least the trades asked and half of them on the hot token', () => {
+    const a = planData(spec);
+    expect(planData(spec)).toEqual(a);
+    const counts = countTrades(demoOptions(a));
+    expect(counts.total).toBeGreaterThanOrEqual(spec.trades);
+    expect(counts.total).toBeLessThan(spec.trades * 1.02);
+    expect(counts.hot / counts.total).toBeGreaterThan(0.49);
+    expect(counts.hot / counts.total).toBeLessThan(0.51);
+  });
+
+  it('builds identical stores from the same plan through the ingest path', () => {
+    const plan = planData(spec);
+    const s1 = buildStore(join(dir, 'a.db'), plan);
+    const s2 = buildStore(join(dir, 'b.db'), plan);
+    expect(s1).toEqual(s2);
+    expect(s1.hot).toBe(hotToken(plan).address);
+    expect(s1.trades).toBe(countTrades(demoOptions(plan)).total);
+    expect(s1.hotTrades24h).toBeGreaterThan(0);
+    expect(tradeRows(join(dir, 'a.db'))).toEqual(tradeRows(join(dir, 'b.db')));
+  });
+
+  it('reuses a cached store for the same plan and rebuilds it on request', () => {
+    const plan = planData({ ...spec, trades: 2000 });
+    const cache = join(dir, 'cache');
+    const first = ensureStore(cache, plan);
+    expect(first.generatedMs).not.toBeNull();
+    const again = ensureStore(cache, plan);
+    expect(again.generatedMs).toBeNull();
+    expect(again.path).toBe(first.path);
+    expect(again.stats.trades).toBe(first.stats.trades);
+    expect(ensureStore(cache, plan, { regenerate: true }).generatedMs).not.toBeNull();
+  });
+});
+
+describe('ingest measurement', () => {
+  const opts = demoOptions(planData({ ...spec, trades: 3000 }));
+
+  it('the bare loop inserts every trade of the set, in time order', () => {
+    const set = splitRecords(opts);
+    expect(set.trades.length).toBeGreaterThanOrEqual(3000);
+    for (let i = 1; i < set.trades.length; i++) expect(set.trades[i]!.blockTime).toBeGreaterThanOrEqual(set.trades[i - 1]!.blockTime);
+    const bare = bareInsert(join(dir, 'bare.db'), set, 500);
+    expect(bare.rows).toBe(set.trades.length);
+  });
+
+  it('measures both sides on the same rows and writes events for the registered hot token', async () => {
+    const r = await measureIngest(dir, opts, 500);
+    expect(r.trades).toBe(splitRecords(opts).trades.length);
+    expect(r.realPerSecond).toBeGreaterThan(0);
+    expect(r.barePerSecond).toBeGreaterThan(0);
+    expect(r.ratio).toBeCloseTo(r.realPerSecond / r.barePerSecond, 10);
+    expect(r.registered).toBe(true);
+    expect(r.events).toBeGreaterThan(0);
+  });
+});
+
+describe('baseline route', () => {
+  it('answers its fixed body through the whole stack: request id, rate-limit headers, ETag, compression', async () => {
+    const t = makeTestApp();
+    const body = { rows: Array.from({ length: 200 }, (_, i) => ({ i, price: i * 1.5 })) };
+    t.app.use(baselineRoute(new Map([['big', body]])));
+    // callback() composes the middleware present when it is called, as listen() does.
+    const http = request(t.app.callback());
+    const res = await http.get('/bench/baseline/big').set('accept-encoding', 'gzip');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(body);
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.headers['ratelimit-limit']).toBeTruthy();
+    expect(res.headers.etag).toBeTruthy();
+    expect(res.headers['content-encoding']).toBe('gzip');
+    const again = await http.get('/bench/baseline/big').set('if-none-match', res.headers.etag!);
+    expect(again.status).toBe(304);
+    const missing = await http.get('/bench/baseline/other');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBeTruthy();
+    t.close();
+  });
+});
+
+const load = (rps: number, extra: Partial<LoadResult> = {}): LoadResult => ({
+  rps, p50: 1, p99: 5, requests: rps * 5, bytesPerAnswer: 1000, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '200': rps * 5 }, ...extra,
+});
+
+describe('targets and table', () => {
+  it('compares against targets, unknown values meeting nothing', () => {
+    expect(atLeast(0.7, 0.7)).toBe(true);
+    expect(atLeast(0.69, 0.7)).toBe(false);
+    expect(atLeast(null, 0.7)).toBeNull();
+    expect(atLeast(0.5, null)).toBeNull();
+    expect(atMost(150, 150)).toBe(true);
+    expect(atMost(150.1, 150)).toBe(false);
+    expect(atMost(NaN, 150)).toBeNull();
+  });
+
+  it('a route at its target meets it; one with non-2xx answers never does, however fast', () => {
+    const ok = judgeRoute('overview', '/x', load(500), load(1000), 0.5);
+    expect(ok.ratio).toBe(0.5);
+    expect(ok.meets).toBe(true);
+    const broken = judgeRoute('overview', '/x', load(5000, { non2xx: 10, statusCodes: { '404': 10 } }), load(1000), 0.5);
+    expect(broken.meets).toBe(false);
+    expect(broken.problem).toContain('404: 10');
+    expect(judgeRoute('holders', '/x', load(100), load(1000), null).meets).toBeNull();
+  });
+
+  it('checks the deep trades page against the first page', () => {
+    const pass = (deep: number): PassResult => ({
+      name: 'cached',
+      routes: [judgeRoute('trades first page', '/a', load(1000), load(1000), 0.7), judgeRoute('trades deep page', '/b', load(deep), load(1000), 0.7)],
+      stream: null,
+      deepCursor: { depth: 10, pages: 1, error: null },
+    });
+    expect(deepVsFirst(pass(900)).meets).toBe(true);
+    expect(deepVsFirst(pass(899)).meets).toBe(false);
+  });
+
+  it('prints one aligned table with a row per route and per figure, marking each miss', () => {
+    const pass: PassResult = {
+      name: 'cached',
+      routes: [judgeRoute('history 1', '/h', load(300), load(1000), 0.7), judgeRoute('overview', '/o', load(900), load(1000), 0.5)],
+      stream: { posts: 10, accepted: 50, duplicates: 0, failed: 0, statusCodes: { '200': 10 }, meanMs: 2, maxMs: 4, seconds: 1, rate: 50, firstError: null },
+      deepCursor: { depth: 0, pages: 0, error: 'not walked' },
+    };
+    const rows = reportRows({
+      passes: [pass],
+      ingest: { trades: 100, batch: 10, realMs: 10, bareMs: 2, realPerSecond: 10_000, barePerSecond: 50_000, ratio: 0.2, events: 5, registered: true },
+      startup: { runs: [400, 500, 450], medianMs: 450, maxMs: 500, error: null },
+      limiter: { buckets: 1_000_000, bytesPerBucket: 120, gc: true },
+      errors: {},
+    });
+    expect(rows.map((r) => r.figure)).toEqual([
+      'cached: history 1', 'cached: overview', 'cached: deep vs first trades page', 'cached: live ingest stream',
+      'ingest, real path vs bare inserts', 'start-up to first /healthz 200', 'limiter bytes per bucket',
+    ]);
+    expect(failures(rows).map((r) => r.figure)).toEqual(['cached: history 1', 'cached: deep vs first trades page', 'ingest, real path vs bare inserts']);
+    const lines = formatTable(rows).split('\n');
+    expect(lines).toHaveLength(rows.length + 2);
+    const metsAt = lines[0]!.indexOf('meets');
+    expect(lines[2]!.slice(metsAt, metsAt + 2)).toBe('NO');
+    expect(lines[3]!.slice(metsAt, metsAt + 3)).toBe('yes');
+    expect(lines.find((l) => l.startsWith('start-up'))).toContain('450 ms');
+  });
+});
+
+describe('options and routes', () => {
+  it('defaults to a million trades and accepts smaller and larger sets', () => {
+    expect(parseBenchArgs([]).trades).toBe(1_000_000);
+    expect(parseBenchArgs(['--trades', '100000']).trades).toBe(100_000);
+    expect(parseBenchArgs(['--trades', '3000000']).trades).toBe(3_000_000);
+    expect(parseBenchArgs(['--trades', '50000']).ingestTrades).toBe(50_000);
+    for (const bad of [['--trades', '1e6'], ['--trades', '-1'], ['--pass', 'warm'], ['--nope']]) expect(() => parseBenchArgs(bad)).toThrow();
+  });
+
+  it('drives history at 1, 15 and 1D with countback 300, and the deep page only when a cursor was found', () => {
+    const routes = benchRoutes('HOT', 1_750_000_000, 'CUR');
+    const history = routes.filter((r) => r.id.startsWith('history'));
+    expect(history.map((r) => new URL(r.path, 'http://x').searchParams.get('resolution'))).toEqual(['1', '15', '1D']);
+    for (const r of history) expect(new URL(r.path, 'http://x').searchParams.get('countback')).toBe('300');
+    expect(routes.find((r) => r.id === 'trades deep page')?.path).toBe('/v1/token/HOT/trades?cursor=CUR');
+    expect(benchRoutes('HOT', 1_750_000_000, null).some((r) => r.id === 'trades deep page')).toBe(false);
+    expect(routes.map((r) => r.id)).toEqual([
+      'history 1', 'history 15', 'history 1D', 'trades first page', 'trades deep page', 'overview', 'top traders 24h', 'holders', 'markets', 'search', 'trending',
+    ]);
+  });
+});
