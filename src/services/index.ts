@@ -7,11 +7,14 @@ import type { Clock } from '../domain/clock.js';
 import { createIngest } from './ingest.js';
 import { createAccounts } from './accounts.js';
 import { ingestHooks } from './ingest-hooks.js';
+import { createSubscriptions } from './subscriptions.js';
 
-export function createServices(deps: { store: Store; clock: Clock }) {
+/** `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused). */
+export function createServices(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean } }) {
   const ingest = createIngest({ ...deps, hooks: ingestHooks(deps) });
   const accounts = createAccounts(deps);
-  return { ingest, accounts };
+  const subscriptions = createSubscriptions(deps);
+  return { ingest, accounts, subscriptions };
 }
 
 export type Services = ReturnType<typeof createServices>;

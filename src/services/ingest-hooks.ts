@@ -5,7 +5,10 @@
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import type { IngestHook } from './ingest.js';
+import { createEventsHook } from './events.js';
 
-export function ingestHooks(_deps: { store: Store; clock: Clock }): IngestHook[] {
-  return [];
+export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] {
+  return [
+    createEventsHook(deps), // events and webhook outbox rows for registered tokens
+  ];
 }

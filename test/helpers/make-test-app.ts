@@ -44,7 +44,7 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
   const config = loadConfig({ DATABASE_PATH: ':memory:', DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', ...opts.env });
   const store = opts.store ?? openStore(config.databasePath);
   const clock = opts.clock ?? fakeClock();
-  const services = createServices({ store, clock });
+  const services = createServices({ store, clock, config });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
   const http = request(app.callback());
   return {

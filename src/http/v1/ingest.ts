@@ -1,7 +1,100 @@
-/** POST /v1/ingest (DESIGN.md section 9). */
+/**
+ * POST /v1/ingest (DESIGN.md sections 3 and 9): the same ingest path as the CLI, one atomic
+ * transaction per request. The body is NDJSON (application/x-ndjson) or a JSON array of records
+ * (application/json), UTF-8, uncompressed, at most 10 MB (a larger Content-Length is refused
+ * before reading). An invalid batch is 400 invalid_body with `details` [{line, error}] (for an
+ * array, line = 1-based index) and nothing of it is written.
+ */
+import getRawBody from 'raw-body';
+import { ApiError, invalidBody, type ErrorDetail } from '../../errors.js';
+import { requireKey } from '../auth.js';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import { IngestRejected, parseNdjson, type LineError } from '../../services/ingest.js';
+import type { AppContext, AppDeps } from '../types.js';
 
-export function ingestRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+export const MAX_INGEST_BYTES = 10 * 1024 * 1024;
+
+const tooLarge = () => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
+const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+type Format = 'ndjson' | 'array';
+
+function bodyFormat(ctx: AppContext): Format {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
+  const type = ctx.request.is('application/x-ndjson', 'application/json');
+  if (type !== 'application/x-ndjson' && type !== 'application/json') {
+    throw unsupported('the body must be application/x-ndjson or application/json (an array of records)');
+  }
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`charset ${charset} is not supported; send UTF-8`);
+  return type === 'application/json' ? 'array' : 'ndjson';
+}
+
+async function readBody(ctx: AppContext): Promise<string> {
+  const declared = ctx.get('content-length');
+  if (declared !== '') {
+    if (!/^[0-9]+$/.test(declared)) throw invalidBody('Content-Length is not a valid length');
+    if (declared.length > 16 || Number(declared) > MAX_INGEST_BYTES) throw tooLarge();
+  }
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(ctx.req, { limit: MAX_INGEST_BYTES, ...(declared !== '' ? { length: declared } : {}) });
+  } catch (err) {
+    if ((err as { type?: string }).type === 'entity.too.large') throw tooLarge();
+    throw invalidBody('the request body could not be read');
+  }
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw invalidBody('the body is not valid UTF-8');
+  }
+}
+
+/** The numbered values of the body, or a 400 for a body that is not JSON at all. */
+function values(text: string, format: Format): { values: { line: number; value: unknown }[]; errors: LineError[] } {
+  if (format === 'ndjson') return parseNdjson(text);
+  if (text.trim() === '') return { values: [], errors: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidBody('the body is not valid JSON');
+  }
+  if (!Array.isArray(parsed)) throw invalidBody('the body must be a JSON array of records');
+  return { values: parsed.map((value, i) => ({ line: i + 1, value })), errors: [] };
+}
+
+const rejected = (errors: readonly LineError[]) =>
+  invalidBody(
+    `the batch has invalid records; nothing was written (first: line ${errors[0]!.line}: ${errors[0]!.error})`,
+    errors.map((e): ErrorDetail => ({ line: e.line, error: e.error })),
+  );
+
+export function ingestRouter(deps: AppDeps): ApiRouter {
+  const api = new ApiRouter();
+  api.add({
+    method: 'post', path: '/v1/ingest', access: 'keyed', tag: 'ingest', scope: 'ingest',
+    summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
+  }, async (ctx) => {
+    requireKey(ctx, 'ingest');
+    const format = bodyFormat(ctx);
+    const text = await readBody(ctx);
+    const parsed = values(text, format);
+    const ingest = deps.services.ingest;
+    if (parsed.errors.length > 0) {
+      // Report the records that are JSON but invalid too, in line order, before refusing.
+      const v = ingest.validator();
+      for (const { line, value } of parsed.values) v.check(line, value);
+      throw rejected([...parsed.errors, ...v.errors].sort((a, b) => a.line - b.line).slice(0, 101));
+    }
+    try {
+      return ingest.ingest(parsed.values);
+    } catch (err) {
+      if (err instanceof IngestRejected) throw rejected(err.errors);
+      throw err;
+    }
+  });
+  return api;
 }

@@ -1,7 +1,101 @@
-/** Subscriptions and events (DESIGN.md section 9). */
+/**
+ * Subscriptions and events (DESIGN.md section 9): POST /v1/tokens/register, GET
+ * /v1/tokens/registered, DELETE /v1/tokens/registered/:address, GET /v1/events. Thin handlers
+ * over the subscriptions and events services; every answer is private to the key's tenant
+ * (`Cache-Control: no-store`). These routes need the `read` scope.
+ */
+import { z } from 'zod';
+import { ApiError } from '../../errors.js';
+import { normalizeAddress } from '../../domain/address.js';
+import { requireKey } from '../auth.js';
+import { bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import { intParam, pathAddress } from '../validate.js';
+import { SubscriptionError } from '../../services/subscriptions.js';
+import { createEvents, EventCursorError } from '../../services/events.js';
+import type { AppContext, AppDeps } from '../types.js';
 
-export function subscriptionsRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+const registerBody = bodyObject({
+  address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
+    .transform((v) => v as string),
+  webhookUrl: z.unknown().refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
+    .transform((v) => v as string | null).optional(),
+});
+
+const eventsQuery = z.object({
+  cursor: z.string().optional(),
+  limit: intParam(1, 1000).optional(),
+});
+
+/** The contract's error for a refused subscription operation. */
+function toHttp(err: unknown): unknown {
+  if (!(err instanceof SubscriptionError)) return err;
+  switch (err.kind) {
+    case 'invalid':
+      return new ApiError(400, 'invalid_body', err.message, err.param === undefined ? {} : { param: err.param });
+    case 'limit':
+      return new ApiError(409, 'subscription_limit_reached', err.message);
+    case 'not_found':
+      return new ApiError(404, 'subscription_not_found', err.message);
+  }
+}
+
+const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
+
+export function subscriptionsRouter(deps: AppDeps): ApiRouter {
+  const api = new ApiRouter();
+  const events = createEvents(deps);
+  const subscriptions = () => deps.services.subscriptions;
+
+  api.add({
+    method: 'post', path: '/v1/tokens/register', access: 'keyed', tag: 'subscriptions', scope: 'read', body: registerBody,
+    summary: 'Register a token (idempotent); a webhook secret is returned the first time the tenant sets a webhook',
+  }, async (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    const body = await readJsonBody(ctx, registerBody);
+    privateAnswer(ctx);
+    try {
+      const r = await subscriptions().register(tenant.id, body.address, body.webhookUrl);
+      ctx.status = r.created ? 201 : 200;
+      return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
+    } catch (err) {
+      throw toHttp(err);
+    }
+  });
+
+  api.add({ method: 'get', path: '/v1/tokens/registered', summary: "The tenant's registered tokens", access: 'keyed', tag: 'subscriptions', scope: 'read' }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    privateAnswer(ctx);
+    return { subscriptions: subscriptions().list(tenant.id) };
+  });
+
+  api.add({
+    method: 'delete', path: '/v1/tokens/registered/:address', access: 'keyed', tag: 'subscriptions', scope: 'read',
+    summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
+  }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'read');
+    const address = pathAddress(ctx.params.address);
+    privateAnswer(ctx);
+    try {
+      return { subscription: subscriptions().remove(tenant.id, address) };
+    } catch (err) {
+      throw toHttp(err);
+    }
+  });
+
+  api.add({
+    method: 'get', path: '/v1/events', access: 'keyed', tag: 'subscriptions', scope: 'read', query: eventsQuery,
+    summary: "The tenant's events, oldest first, resumable with nextCursor (7 days are kept)",
+  }, (ctx, query) => {
+    const { tenant } = requireKey(ctx, 'read');
+    privateAnswer(ctx);
+    try {
+      return events.page(tenant.id, query.cursor, query.limit ?? 100);
+    } catch (err) {
+      if (err instanceof EventCursorError) throw new ApiError(400, 'invalid_cursor', err.message, { param: 'cursor' });
+      throw err;
+    }
+  });
+
+  return api;
 }

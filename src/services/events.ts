@@ -1,0 +1,170 @@
+/**
+ * Events (DESIGN.md section 9): the ingest hook that writes them, and the keyset-paged reader
+ * behind GET /v1/events.
+ *
+ * For each ingest transaction and each registered token it added trades to, every tenant
+ * registered to that token gets one event per 1000 trades (in trade order), and, when its
+ * subscription has a webhook URL, one outbox row per event. All of it is written in the ingest
+ * transaction, so an event exists exactly when its trades do.
+ *
+ * The events cursor is base64url("e1:" + last event id) + "." + a truncated HMAC binding it to
+ * the tenant, signed with the store's cursor secret: it survives restarts, and any other string
+ * is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
+ * a walk by id never skips or repeats an event.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import { nowSeconds } from '../domain/clock.js';
+import { cursorSecret } from '../store/meta-repo.js';
+import { createEventsRepo, type EventRow } from '../store/events-repo.js';
+import { createSubscriptionsRepo } from '../store/subscriptions-repo.js';
+import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
+import type { IngestHook, InsertedTrade } from './ingest.js';
+
+/** Events are kept this long (seconds); older ones are not returned and are pruned. */
+export const EVENT_RETENTION_SECONDS = 7 * 86_400;
+/** At most this many trades in one event. */
+export const TRADES_PER_EVENT = 1000;
+/** Webhooks are retried for this long after the event (ms). */
+export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
+/** A page of events stops early once its data passes this size (at least one event is returned). */
+const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The trade shape T of DESIGN.md section 5. */
+export type EventTrade = {
+  id: number; signature: string; index: number; blockTime: number; side: 'buy' | 'sell'; priceUsd: number;
+  amount: number; quoteAmount: number; volumeUsd: number; wallet: string; market: string; dex: string | null;
+};
+
+export type TradesEvent = { id: string; type: 'trades'; token: string; createdAt: number; data: { trades: EventTrade[] } };
+
+export const eventId = (id: number): string => `evt_${id}`;
+
+/**
+ * The JSON of an event, built the same way every time (webhook signatures cover these bytes).
+ * `data` is stored already serialised.
+ */
+export function eventJson(row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'data'>): string {
+  return `{"id":${JSON.stringify(eventId(row.id))},"type":"trades","token":${JSON.stringify(row.token)},"createdAt":${row.createdAt},"data":${row.data}}`;
+}
+
+const byTradeOrder = (a: InsertedTrade, b: InsertedTrade) => a.blockTime - b.blockTime || a.id - b.id;
+
+/** The ingest hook that writes events and queues their webhooks. */
+export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHook {
+  const { db } = deps.store;
+  const subscriptions = createSubscriptionsRepo(db);
+  const events = createEventsRepo(db);
+  const outbox = createWebhookOutboxRepo(db);
+  const dexOf = db.prepare<[string], string>('SELECT dex FROM markets WHERE address = ?').pluck();
+  const anySubscription = db.prepare('SELECT 1 FROM subscriptions LIMIT 1').pluck();
+
+  return ({ trades, now }) => {
+    if (trades.length === 0 || anySubscription.get() === undefined) return;
+    const byToken = new Map<string, InsertedTrade[]>();
+    for (const t of trades) {
+      const list = byToken.get(t.token);
+      if (list) list.push(t);
+      else byToken.set(t.token, [t]);
+    }
+    const dexes = new Map<string, string | null>();
+    const dex = (market: string) => {
+      let d = dexes.get(market);
+      if (d === undefined) {
+        d = dexOf.get(market) ?? null;
+        dexes.set(market, d);
+      }
+      return d;
+    };
+    const nowMs = deps.clock.now();
+    for (const [token, list] of byToken) {
+      const subscribers = subscriptions.subscribers(token);
+      if (subscribers.length === 0) continue;
+      list.sort(byTradeOrder);
+      for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
+        const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => ({
+          id: t.id, signature: t.signature, index: t.index, blockTime: t.blockTime, side: t.side, priceUsd: t.priceUsd,
+          amount: t.amount, quoteAmount: t.quoteAmount, volumeUsd: t.volumeUsd, wallet: t.wallet, market: t.market, dex: dex(t.market),
+        }));
+        const data = JSON.stringify({ trades: chunk });
+        for (const s of subscribers) {
+          const id = events.insert(s.tenantId, token, now, data);
+          if (s.webhookUrl !== null) outbox.enqueue(id, s.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+        }
+      }
+    }
+  };
+}
+
+/** A cursor that this server did not issue for this tenant. */
+export class EventCursorError extends Error {}
+
+export type EventsPage = { events: TradesEvent[]; nextCursor: string };
+
+export function createEvents(deps: { store: Store; clock: Clock }) {
+  const repo = createEventsRepo(deps.store.db);
+  let secret: Buffer | null = null;
+  const key = () => (secret ??= cursorSecret(deps.store.db));
+  const mac = (tenantId: string, payload: string) =>
+    createHmac('sha256', key()).update(`events\n${tenantId}\n${payload}`).digest().subarray(0, 16);
+
+  const encode = (tenantId: string, after: number): string => {
+    const payload = `e1:${after}`;
+    return `${Buffer.from(payload).toString('base64url')}.${mac(tenantId, payload).toString('base64url')}`;
+  };
+
+  const decode = (tenantId: string, cursor: string): number => {
+    const bad = () => new EventCursorError('cursor is not valid for this account');
+    if (cursor.length > 128) throw bad();
+    const parts = cursor.split('.');
+    if (parts.length !== 2) throw bad();
+    const [p, m] = parts as [string, string];
+    const payloadBytes = Buffer.from(p, 'base64url');
+    const macBytes = Buffer.from(m, 'base64url');
+    // Only the exact string issued is valid: base64url that decodes the same but reads differently is not.
+    if (payloadBytes.toString('base64url') !== p || macBytes.toString('base64url') !== m || macBytes.length !== 16) throw bad();
+    const payload = payloadBytes.toString('utf8');
+    const match = /^e1:(0|[1-9][0-9]{0,15})$/.exec(payload);
+    if (match === null || !timingSafeEqual(macBytes, mac(tenantId, payload))) throw bad();
+    const after = Number(match[1]);
+    if (!Number.isSafeInteger(after)) throw bad();
+    return after;
+  };
+
+  return {
+    /**
+     * The tenant's events after `cursor` (from the oldest kept without one), oldest first, at most
+     * `limit`. `nextCursor` is where to resume; an empty page means caught up.
+     * Throws EventCursorError for a cursor not issued to this tenant.
+     */
+    page(tenantId: string, cursor: string | undefined, limit: number): EventsPage {
+      const after = cursor === undefined ? 0 : decode(tenantId, cursor);
+      const since = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;
+      const rows = repo.page(tenantId, after, since, limit);
+      const events: TradesEvent[] = [];
+      let bytes = 0;
+      let last = after;
+      for (const row of rows) {
+        if (events.length > 0 && bytes + row.data.length > MAX_PAGE_BYTES) break;
+        bytes += row.data.length;
+        events.push({ id: eventId(row.id), type: 'trades', token: row.token, createdAt: row.createdAt, data: JSON.parse(row.data) });
+        last = row.id;
+      }
+      return { events, nextCursor: encode(tenantId, last) };
+    },
+
+    /** Deletes events older than the retention (in batches); returns how many went. */
+    prune(batch = 5000): number {
+      const before = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;
+      let total = 0;
+      for (;;) {
+        const n = repo.prune(before, batch);
+        total += n;
+        if (n < batch) return total;
+      }
+    },
+  };
+}
+
+export type Events = ReturnType<typeof createEvents>;

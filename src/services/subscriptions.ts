@@ -1,0 +1,114 @@
+/**
+ * Subscriptions (DESIGN.md section 9): a tenant registers token addresses, optionally with a
+ * webhook URL, up to its plan's cap. Shared by `/v1/tokens/*` and the dashboard, so the
+ * validation of addresses and webhook URLs lives here.
+ *
+ * Each tenant has one webhook signing secret, made the first time it sets a webhook and returned
+ * by that call only.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import { nowSeconds } from '../domain/clock.js';
+import { normalizeAddress } from '../domain/address.js';
+import { newId } from '../domain/api-key.js';
+import { createSubscriptionsRepo, type Subscription } from '../store/subscriptions-repo.js';
+import { checkWebhookUrl, WebhookUrlError } from './webhook-target.js';
+
+export type { Subscription } from '../store/subscriptions-repo.js';
+
+/**
+ * A refused subscription operation. `invalid`: a bad address or webhook URL (`param` names the
+ * field); `limit`: the plan's cap is reached; `not_found`: no such subscription (or tenant).
+ */
+export class SubscriptionError extends Error {
+  constructor(
+    readonly kind: 'invalid' | 'limit' | 'not_found',
+    message: string,
+    readonly param?: 'address' | 'webhookUrl',
+  ) {
+    super(message);
+    this.name = 'SubscriptionError';
+  }
+}
+
+export type RegisterResult = { created: boolean; subscription: Subscription; webhookSecret?: string };
+
+export function createSubscriptions(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean } }) {
+  const { db } = deps.store;
+  const repo = createSubscriptionsRepo(db);
+  const allowPrivate = deps.config?.webhookAllowPrivate ?? false;
+
+  const address = (value: unknown): string => {
+    const a = typeof value === 'string' ? normalizeAddress(value) : null;
+    if (a === null) throw new SubscriptionError('invalid', 'address must be a well-formed address', 'address');
+    return a;
+  };
+
+  /** undefined: leave as is; null or '': no webhook; otherwise a checked, normalised URL. */
+  const webhook = async (value: unknown): Promise<string | null | undefined> => {
+    if (value === undefined) return undefined;
+    if (value === null || value === '') return null;
+    if (typeof value !== 'string') throw new SubscriptionError('invalid', 'webhookUrl must be a string or null', 'webhookUrl');
+    try {
+      return await checkWebhookUrl(value, allowPrivate);
+    } catch (err) {
+      if (err instanceof WebhookUrlError) throw new SubscriptionError('invalid', err.message, 'webhookUrl');
+      throw err;
+    }
+  };
+
+  const registerTx = db.transaction((tenantId: string, addr: string, url: string | null | undefined): RegisterResult => {
+    const now = nowSeconds(deps.clock);
+    const max = repo.maxSubscriptions(tenantId);
+    if (max === undefined) throw new SubscriptionError('not_found', `no tenant with id ${tenantId}`);
+    let webhookSecret: string | undefined;
+    if (typeof url === 'string' && repo.webhookSecret(tenantId) === undefined) {
+      webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+      repo.insertWebhookSecret(tenantId, webhookSecret, now);
+    }
+    const found = repo.find(tenantId, addr);
+    if (found) {
+      if (url !== undefined && url !== found.webhookUrl) repo.setWebhook(found.id, url);
+      const subscription = repo.find(tenantId, addr)!;
+      return webhookSecret === undefined ? { created: false, subscription } : { created: false, subscription, webhookSecret };
+    }
+    if (repo.count(tenantId) >= max) {
+      throw new SubscriptionError('limit', `the plan allows at most ${max} subscription${max === 1 ? '' : 's'}; remove one first`);
+    }
+    const subscription: Subscription = { id: newId('sub'), address: addr, webhookUrl: url ?? null, createdAt: now };
+    repo.insert({ ...subscription, tenantId });
+    return webhookSecret === undefined ? { created: true, subscription } : { created: true, subscription, webhookSecret };
+  });
+
+  return {
+    /**
+     * Registers `address` for the tenant (idempotent). `webhookUrl`: undefined keeps the current
+     * one, null or '' removes it, a string sets it. Async because the URL's host is resolved.
+     * Throws SubscriptionError.
+     */
+    async register(tenantId: string, addressValue: string, webhookUrl?: string | null): Promise<RegisterResult> {
+      const addr = address(addressValue);
+      const url = await webhook(webhookUrl);
+      return registerTx(tenantId, addr, url);
+    },
+
+    /** The tenant's subscriptions, oldest first. */
+    list(tenantId: string): Subscription[] {
+      return repo.list(tenantId);
+    },
+
+    /** Removes a subscription (and its pending webhook deliveries); returns it. */
+    remove(tenantId: string, addressValue: string): Subscription {
+      const addr = address(addressValue);
+      return db.transaction(() => {
+        const found = repo.find(tenantId, addr);
+        if (!found) throw new SubscriptionError('not_found', `${addr} is not registered`);
+        repo.remove(found.id);
+        return found;
+      })();
+    },
+  };
+}
+
+export type Subscriptions = ReturnType<typeof createSubscriptions>;

@@ -1,0 +1,108 @@
+/**
+ * Where a webhook may point. A webhook URL is http(s), without credentials, at most 2048
+ * characters; unless private targets are allowed (WEBHOOK_ALLOW_PRIVATE), its host must be, or
+ * resolve only to, public unicast addresses: loopback, private, link-local, carrier-grade NAT,
+ * multicast, reserved and the IPv6 forms that embed IPv4 (NAT64, 6to4, Teredo) are refused.
+ *
+ * The check runs at registration and again at every delivery (through the connection's own DNS
+ * lookup), so a host that later resolves to a private address (DNS rebinding) is not called.
+ */
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export const MAX_WEBHOOK_URL = 2048;
+const LOOKUP_TIMEOUT_MS = 5000;
+
+/** A webhook URL that may not be used; the message names `webhookUrl`. */
+export class WebhookUrlError extends Error {}
+
+/** True for an address that is public unicast (IPv4-mapped IPv6 judged as its IPv4). */
+export function isPublicAddress(ip: string): boolean {
+  try {
+    return ipaddr.process(ip).range() === 'unicast';
+  } catch {
+    return false;
+  }
+}
+
+/** The host of a URL as an IP literal (brackets removed), or null for a name. */
+function ipLiteral(url: URL): string | null {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return ipaddr.isValid(host) ? host : null;
+}
+
+/** Checks the form of a webhook URL; returns it parsed. Throws WebhookUrlError. */
+export function parseWebhookUrl(value: string): URL {
+  if (value.length > MAX_WEBHOOK_URL) throw new WebhookUrlError(`webhookUrl must have at most ${MAX_WEBHOOK_URL} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new WebhookUrlError('webhookUrl must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlError('webhookUrl must use http or https');
+  if (url.username !== '' || url.password !== '') throw new WebhookUrlError('webhookUrl must not carry a user name or password');
+  if (url.hostname === '') throw new WebhookUrlError('webhookUrl must name a host');
+  return url;
+}
+
+const refused = (host: string) =>
+  new WebhookUrlError(`webhookUrl host ${host} is a loopback, private or otherwise non-public address`);
+
+async function resolveAll(hostname: string): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    const found = await Promise.race([dns.promises.lookup(hostname, { all: true, verbatim: true }), timeout]);
+    return found.map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Validates a webhook URL for registration; returns its normalised form (URL.href). With
+ * `allowPrivate` only the form is checked (no DNS).
+ */
+export async function checkWebhookUrl(value: string, allowPrivate: boolean): Promise<string> {
+  const url = parseWebhookUrl(value);
+  if (allowPrivate) return url.href;
+  const literal = ipLiteral(url);
+  if (literal !== null) {
+    if (!isPublicAddress(literal)) throw refused(url.hostname);
+    return url.href;
+  }
+  let addresses: string[];
+  try {
+    addresses = await resolveAll(url.hostname);
+  } catch {
+    throw new WebhookUrlError(`webhookUrl host ${url.hostname} could not be resolved`);
+  }
+  if (addresses.length === 0) throw new WebhookUrlError(`webhookUrl host ${url.hostname} could not be resolved`);
+  if (!addresses.every(isPublicAddress)) throw refused(url.hostname);
+  return url.href;
+}
+
+/** A refused target at delivery time: the URL's host is an IP literal that is not public. */
+export function refusedLiteral(url: URL): boolean {
+  const literal = ipLiteral(url);
+  return literal !== null && !isPublicAddress(literal);
+}
+
+/**
+ * A DNS lookup for outgoing webhook connections that fails when any address of the host is not
+ * public, so the connection only ever goes to an address that was checked.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { all: true, verbatim: true, family: options.family ?? 0 }, (err, addresses) => {
+    const cb = callback as unknown as (e: Error | null, a: string | dns.LookupAddress[], f?: number) => void;
+    if (err) return cb(err, '', 0);
+    const bad = addresses.length === 0 || !addresses.every((a) => isPublicAddress(a.address));
+    if (bad) return cb(Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'EREFUSEDTARGET' }), '', 0);
+    if (options.all) return cb(null, addresses);
+    return cb(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};

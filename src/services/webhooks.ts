@@ -1,0 +1,214 @@
+/**
+ * The webhook delivery worker (DESIGN.md section 9). Deliveries wait in the SQLite outbox
+ * (webhook_deliveries), so a restart loses none. A pass takes the due ones, claims each (moves
+ * its due time past the attempt, so a crash mid-attempt means a retry, never a loss), POSTs the
+ * event, and only then records the outcome: delivered on a 2xx within the timeout; otherwise a
+ * retry 1 s later, doubling, at most 1 h apart, until 24 h after the event; then failed.
+ * Redirects are not followed (3xx is a failure). Delivery is at least once; receivers dedupe by
+ * `Svc-Event-Id`. Order across events is not guaranteed; GET /v1/events is the ordered record.
+ *
+ * The pass also prunes events older than 7 days (at most once a minute of the service clock).
+ * All scheduling uses the injected clock; the loop's timer only decides when to look.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { Logger } from 'pino';
+import type { Store } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import { createWebhookOutboxRepo, type DueDelivery } from '../store/webhook-outbox-repo.js';
+import { createEvents, eventId, eventJson } from './events.js';
+import { publicOnlyLookup, refusedLiteral } from './webhook-target.js';
+
+export const FIRST_RETRY_MS = 1000;
+export const MAX_RETRY_MS = 3600 * 1000;
+const PRUNE_EVERY_MS = 60 * 1000;
+
+export type WebhookWorkerDeps = {
+  store: Store;
+  clock: Clock;
+  config: { webhookAllowPrivate: boolean };
+  logger?: Logger;
+  /** How often the loop looks for due deliveries (real ms). Default 1000. */
+  intervalMs?: number;
+  /** false: no loop; the caller drives passes with runOnce() (tests). Default true. */
+  loop?: boolean;
+  /** Per-attempt timeout (real ms). Default 5000. */
+  timeoutMs?: number;
+  /** Deliveries taken per pass. Default 100. */
+  batchSize?: number;
+  /** Attempts in flight at once. Default 8. */
+  concurrency?: number;
+};
+
+export type WebhookWorker = {
+  /** Stops the loop and waits for the pass in flight. */
+  stop(): Promise<void>;
+  /** Runs one pass now (after any pass in flight); resolves to the number of attempts made. */
+  runOnce(): Promise<number>;
+};
+
+/** `Svc-Signature` for a body sent at unix time `t`. */
+export function signatureHeader(secret: string, t: number, body: string): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** The delay before retry number `attempts` (1 after the first failure). */
+export const retryDelayMs = (attempts: number): number => Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_MS);
+
+type Outcome = { status: number | null; error: string | null };
+
+/** One POST; resolves with the status, or an error; never rejects. */
+function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (o: Outcome) => {
+      if (!settled) {
+        settled = true;
+        resolve(o);
+      }
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    let req: http.ClientRequest;
+    try {
+      req = client.request(url, {
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        ...(allowPrivate ? {} : { lookup: publicOnlyLookup }),
+      });
+    } catch (err) {
+      settle({ status: null, error: err instanceof Error ? err.message : 'request failed' });
+      return;
+    }
+    const timer = setTimeout(() => {
+      settle({ status: null, error: `no answer within ${timeoutMs} ms` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('response', (res) => {
+      settle({ status: res.statusCode ?? 0, error: null });
+      res.resume(); // the body is not needed; the timer closes a response that never ends
+      res.on('end', () => clearTimeout(timer));
+      res.on('error', () => clearTimeout(timer));
+    });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      settle({ status: null, error: err.message });
+    });
+    req.end(body);
+  });
+}
+
+export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
+  const outbox = createWebhookOutboxRepo(deps.store.db);
+  const events = createEvents(deps);
+  const timeoutMs = deps.timeoutMs ?? 5000;
+  const batchSize = deps.batchSize ?? 100;
+  const concurrency = deps.concurrency ?? 8;
+  const allowPrivate = deps.config.webhookAllowPrivate;
+  let lastPrune = -Infinity;
+
+  const attempt = async (d: DueDelivery): Promise<boolean> => {
+    const now = deps.clock.now();
+    // Claimed past the longest attempt: a crash now means a retry later, never a lost delivery.
+    if (!outbox.claim(d.id, d.dueAt, now + timeoutMs + 60_000)) return false;
+    const attempts = d.attempts + 1;
+    if (d.webhookUrl === null || d.secret === null) {
+      outbox.finish({ id: d.id, attempts: d.attempts, status: 'cancelled', lastStatus: null, lastError: 'the subscription has no webhook URL any more', now });
+      return false;
+    }
+    const body = eventJson(d);
+    const t = Math.floor(now / 1000);
+    let url: URL | null = null;
+    try {
+      url = new URL(d.webhookUrl);
+    } catch {
+      // Stored URLs were checked at registration; a bad one is treated as a failed attempt.
+    }
+    const outcome: Outcome =
+      url === null
+        ? { status: null, error: 'invalid webhook URL' }
+        : !allowPrivate && refusedLiteral(url)
+          ? { status: null, error: 'the webhook host is not a public address' }
+          : await post(url, body, {
+              'Content-Type': 'application/json',
+              'User-Agent': 'token-data-service-webhooks/1',
+              'Svc-Event-Id': eventId(d.eventId),
+              'Svc-Signature': signatureHeader(d.secret, t, body),
+            }, timeoutMs, allowPrivate);
+    const after = deps.clock.now();
+    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const lastError = ok ? null : outcome.error ?? `HTTP ${outcome.status}`;
+    if (ok) {
+      outbox.delivered({ id: d.id, attempts, lastStatus: outcome.status, lastError: null, now: after });
+    } else {
+      const next = after + retryDelayMs(attempts);
+      if (next > d.deadlineAt) outbox.finish({ id: d.id, attempts, status: 'failed', lastStatus: outcome.status, lastError, now: after });
+      else outbox.retry({ id: d.id, attempts, dueAt: next, lastStatus: outcome.status, lastError });
+      deps.logger?.debug({ delivery: d.id, event: eventId(d.eventId), attempts, status: outcome.status, error: outcome.error }, 'webhook attempt failed');
+    }
+    return true;
+  };
+
+  const pass = async (): Promise<number> => {
+    if (!deps.store.db.open) return 0;
+    const now = deps.clock.now();
+    if (now - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = now;
+      events.prune();
+    }
+    const due = outbox.due(now, batchSize);
+    let made = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < due.length) {
+        const d = due[next++]!;
+        if (await attempt(d)) made++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
+    return made;
+  };
+
+  let chain: Promise<unknown> = Promise.resolve();
+  const runOnce = (): Promise<number> => {
+    const run = chain.then(pass, pass);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const schedule = (ms: number) => {
+    if (stopped || deps.loop === false) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+  const tick = () => {
+    timer = null;
+    runOnce().then(
+      (made) => schedule(made >= batchSize ? 0 : deps.intervalMs ?? 1000),
+      (err: unknown) => {
+        if (deps.store.db.open) deps.logger?.error({ err }, 'webhook pass failed');
+        schedule(deps.intervalMs ?? 1000);
+      },
+    );
+  };
+  // New events from this process are looked at without waiting for the next tick.
+  const off = deps.loop === false ? () => {} : deps.store.onChange(() => {
+    if (timer !== null) schedule(10);
+  });
+  schedule(0);
+
+  return {
+    async stop() {
+      stopped = true;
+      off();
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await chain;
+    },
+    runOnce,
+  };
+}

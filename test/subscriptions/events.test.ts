@@ -1,0 +1,307 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
+import { createEvents } from '../../src/services/events.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const register = (secret: string, address: string, webhookUrl?: string) =>
+  t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address, ...(webhookUrl ? { webhookUrl } : {}) });
+const events = (secret: string, query = '') => t.http.get(`/v1/events${query}`).set('x-api-key', secret);
+
+type E = { id: string; type: string; token: string; createdAt: number; data: { trades: { id: number }[] } };
+
+/** Every event of a tenant, page by page; also the cursors seen. */
+async function walk(secret: string, limit: number): Promise<{ events: E[]; cursor: string }> {
+  const all: E[] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < 10_000; guard++) {
+    const res = await events(secret, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    expect(typeof res.body.nextCursor).toBe('string');
+    cursor = res.body.nextCursor as string;
+    if (res.body.events.length === 0) return { events: all, cursor };
+    all.push(...res.body.events);
+  }
+  throw new Error('walk did not end');
+}
+
+describe('events from ingest', () => {
+  it('makes one event per registered token and tenant, with the trades in the shape of section 5', async () => {
+    t = makeTestApp();
+    const k1 = t.makeKey();
+    const k2 = t.makeKey();
+    const token = aToken();
+    const other = aToken();
+    const market = aMarket(token.address, { dex: 'orca' });
+    t.ingest([token, other, market]);
+    await register(k1.secret, token.address);
+    await register(k2.secret, token.address);
+    const unknownMarket = anAddress('mkt');
+    const late = aTrade(token.address, { market: market.address, blockTime: 1_700_000_500, side: 'sell', priceUsd: 2.5 });
+    const early = aTrade(token.address, { market: unknownMarket, blockTime: 1_700_000_400 });
+    t.clock.advance(3000);
+    t.ingest([late, early, aTrade(other.address)]);
+
+    const page = await events(k1.secret);
+    expect(page.status).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.body.events).toHaveLength(1);
+    const e = page.body.events[0] as E;
+    const ids = t.store.db.prepare('SELECT id FROM trades WHERE signature IN (?, ?) ORDER BY block_time').pluck().all(early.signature, late.signature);
+    expect(e).toEqual({
+      id: expect.stringMatching(/^evt_\d+$/),
+      type: 'trades',
+      token: token.address,
+      createdAt: t.clock.seconds(),
+      data: {
+        trades: [
+          { id: ids[0], signature: early.signature, index: 0, blockTime: 1_700_000_400, side: 'buy', priceUsd: 1, amount: 10, quoteAmount: 0.1, volumeUsd: 10, wallet: early.wallet, market: unknownMarket, dex: null },
+          { id: ids[1], signature: late.signature, index: 0, blockTime: 1_700_000_500, side: 'sell', priceUsd: 2.5, amount: 10, quoteAmount: 0.1, volumeUsd: 10, wallet: late.wallet, market: market.address, dex: 'orca' },
+        ],
+      },
+    });
+    const page2 = await events(k2.secret);
+    expect(page2.body.events).toHaveLength(1);
+    expect(page2.body.events[0].id).not.toBe(e.id);
+    expect(page2.body.events[0].data).toEqual(e.data);
+  });
+
+  it('makes no event for duplicates, holders, markets or unregistered tokens', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    const trade = aTrade(token.address);
+    t.ingest([token, trade]);
+    await register(secret, token.address);
+    t.ingest([trade, aMarket(token.address)]);
+    const page = await events(secret);
+    expect(page.body.events).toEqual([]);
+  });
+
+  it('splits more than 1000 trades of one batch into events of at most 1000, in trade order', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    // Out of time order on purpose: events follow trade order (blockTime, id), not arrival.
+    const trades = Array.from({ length: 2500 }, (_, i) => aTrade(token.address, { blockTime: 1_700_000_000 + ((i * 7919) % 2500) }));
+    t.ingest(trades);
+    const { events: all } = await walk(secret, 1000);
+    expect(all.map((e) => e.data.trades.length)).toEqual([1000, 1000, 500]);
+    const flat = all.flatMap((e) => e.data.trades as unknown as { id: number; blockTime: number }[]);
+    expect(new Set(flat.map((x) => x.id)).size).toBe(2500);
+    for (let i = 1; i < flat.length; i++) {
+      const a = flat[i - 1]!;
+      const b = flat[i]!;
+      expect(a.blockTime < b.blockTime || (a.blockTime === b.blockTime && a.id < b.id)).toBe(true);
+    }
+  });
+
+  it('makes events for trades that arrive through POST /v1/ingest too', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey({ scopes: ['read', 'ingest'] });
+    const token = aToken();
+    await register(secret, token.address);
+    const res = await t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', 'application/x-ndjson')
+      .send(ndjson([token, aTrade(token.address), aTrade(token.address)]));
+    expect(res.status).toBe(200);
+    const page = await events(secret);
+    expect(page.body.events).toHaveLength(1);
+    expect(page.body.events[0].data.trades).toHaveLength(2);
+  });
+
+  it('stops making events once the subscription is removed', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    t.ingest([aTrade(token.address)]);
+    await t.http.delete(`/v1/tokens/registered/${token.address}`).set('x-api-key', secret);
+    t.ingest([aTrade(token.address)]);
+    const { events: all } = await walk(secret, 100);
+    expect(all).toHaveLength(1);
+  });
+});
+
+describe('GET /v1/events', () => {
+  it('pages oldest first with a cursor that never skips or repeats, and an empty page when caught up', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    for (let i = 0; i < 7; i++) t.ingest([aTrade(token.address)]);
+    const first = await events(secret, '?limit=3');
+    expect(first.body.events).toHaveLength(3);
+    const second = await events(secret, `?limit=3&cursor=${first.body.nextCursor}`);
+    const third = await events(secret, `?limit=3&cursor=${second.body.nextCursor}`);
+    expect(third.body.events).toHaveLength(1);
+    const caughtUp = await events(secret, `?limit=3&cursor=${third.body.nextCursor}`);
+    expect(caughtUp.body.events).toEqual([]);
+    expect(caughtUp.body.nextCursor).toBe(third.body.nextCursor);
+    const ids = [...first.body.events, ...second.body.events, ...third.body.events].map((e: E) => Number(e.id.slice(4)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(7);
+    // New events appear after the cursor of the caught-up page.
+    t.ingest([aTrade(token.address)]);
+    const resumed = await events(secret, `?cursor=${caughtUp.body.nextCursor}`);
+    expect(resumed.body.events).toHaveLength(1);
+    expect(Number(resumed.body.events[0].id.slice(4))).toBeGreaterThan(ids.at(-1)!);
+  });
+
+  it('gives a usable cursor even when the tenant has no events yet', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    const empty = await events(secret);
+    expect(empty.body).toEqual({ events: [], nextCursor: expect.any(String) });
+    t.ingest([aTrade(token.address)]);
+    const later = await events(secret, `?cursor=${empty.body.nextCursor}`);
+    expect(later.body.events).toHaveLength(1);
+  });
+
+  it('never shows one tenant the events of another', async () => {
+    t = makeTestApp();
+    const k1 = t.makeKey();
+    const k2 = t.makeKey();
+    const a = aToken();
+    const b = aToken();
+    t.ingest([a, b]);
+    await register(k1.secret, a.address);
+    await register(k2.secret, b.address);
+    t.ingest([aTrade(a.address), aTrade(b.address)]);
+    const p1 = await events(k1.secret);
+    const p2 = await events(k2.secret);
+    expect(p1.body.events.map((e: E) => e.token)).toEqual([a.address]);
+    expect(p2.body.events.map((e: E) => e.token)).toEqual([b.address]);
+  });
+
+  it('holds to exactly-once delivery of every event under ingests interleaved with the walk (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 25 }), async (steps) => {
+        t?.close();
+        t = makeTestApp();
+        const { secret } = t.makeKey();
+        const token = aToken();
+        t.ingest([token]);
+        await register(secret, token.address);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let made = 0;
+        for (const [ingests, limit] of steps) {
+          for (let i = 0; i < ingests; i++) t.ingest([aTrade(token.address)]);
+          made += ingests;
+          const res = await events(secret, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+          seen.push(...res.body.events.map((e: E) => e.id));
+          cursor = res.body.nextCursor;
+        }
+        const rest = cursor ? await walkFrom(secret, cursor) : [];
+        seen.push(...rest);
+        expect(seen).toHaveLength(made);
+        expect(new Set(seen).size).toBe(made);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('keeps 7 days: older events are not returned, and the worker prunes them', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    t.ingest([aTrade(token.address)]);
+    t.clock.advance(6 * 86_400_000);
+    t.ingest([aTrade(token.address)]);
+    expect((await events(secret)).body.events).toHaveLength(2);
+    t.clock.advance(86_400_000 + 1000);
+    const page = await events(secret);
+    expect(page.body.events).toHaveLength(1);
+    const count = () => t.store.db.prepare('SELECT count(*) FROM events').pluck().get();
+    expect(count()).toBe(2);
+    expect(createEvents({ store: t.store, clock: t.clock }).prune()).toBe(1);
+    expect(count()).toBe(1);
+  });
+
+  it.each([
+    ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?limit=1e3', 'limit'], ['?limit=0x10', 'limit'], ['?limit=-1', 'limit'],
+    ['?limit=010', 'limit'], ['?limit=1.5', 'limit'], ['?limit=abc', 'limit'], ['?limit=99999999999999999999', 'limit'],
+    ['?limit=1&limit=2', 'limit'], ['?limit=%201', 'limit'],
+  ])('answers %s with 400 invalid_parameter', async (query, param) => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const res = await events(secret, query);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param });
+  });
+
+  it('refuses any cursor it did not issue to this tenant with 400 invalid_cursor', async () => {
+    t = makeTestApp();
+    const k1 = t.makeKey();
+    const k2 = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(k1.secret, token.address);
+    t.ingest([aTrade(token.address)]);
+    const issued = (await events(k1.secret)).body.nextCursor as string;
+    expect((await events(k1.secret, `?cursor=${issued}`)).status).toBe(200);
+    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+    const bad = [
+      'garbage', flip(issued, 0), flip(issued, issued.length - 1), flip(issued, issued.indexOf('.') + 1), issued.slice(0, -1),
+      issued + 'A', `${issued}.x`, Buffer.from('e1:1').toString('base64url'), "' OR 1=1 --", 'x'.repeat(5000),
+    ];
+    for (const cursor of bad) {
+      const res = await events(k1.secret, `?cursor=${encodeURIComponent(cursor)}`);
+      expect(res.status, cursor).toBe(400);
+      expect(res.body.error.code).toBe('invalid_cursor');
+    }
+    const replayed = await events(k2.secret, `?cursor=${issued}`);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body.error.code).toBe('invalid_cursor');
+    expect((await events(k1.secret, `?cursor=${issued}&cursor=${issued}`)).status).toBe(400);
+  });
+
+  it('refuses any mutation of an issued cursor (property)', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey();
+    const token = aToken();
+    t.ingest([token]);
+    await register(secret, token.address);
+    t.ingest([aTrade(token.address)]);
+    const issued = (await events(secret)).body.nextCursor as string;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.';
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: issued.length - 1 }), fc.constantFrom(...alphabet), async (i, c) => {
+        fc.pre(issued[i] !== c);
+        const mutated = issued.slice(0, i) + c + issued.slice(i + 1);
+        const res = await events(secret, `?cursor=${mutated}`);
+        expect(res.status).toBe(400);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('needs a key with the read scope', async () => {
+    t = makeTestApp();
+    expect((await t.http.get('/v1/events')).status).toBe(401);
+    const ingestOnly = t.makeKey({ scopes: ['ingest'] });
+    expect((await events(ingestOnly.secret)).status).toBe(403);
+  });
+});
+
+async function walkFrom(secret: string, cursor: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (;;) {
+    const res = await events(secret, `?limit=2&cursor=${cursor}`);
+    if (res.body.events.length === 0) return ids;
+    ids.push(...res.body.events.map((e: E) => e.id));
+    cursor = res.body.nextCursor;
+  }
+}
