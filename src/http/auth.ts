@@ -38,8 +38,8 @@ function bearerKey(authorization: string): string {
 /** The key presented by a request, '' for none, or an error for two different ones. */
 export function presentedKey(ctx: AppContext): string | ApiError {
   const found: string[] = [];
-  const header = ctx.get('x-api-key').trim();
-  if (header !== '') found.push(header);
+  // Node joins a repeated x-api-key header with ", "; keys never contain a comma.
+  for (const part of ctx.get('x-api-key').split(',')) if (part.trim() !== '') found.push(part.trim());
   const bearer = bearerKey(ctx.get('authorization'));
   if (bearer !== '') found.push(bearer);
   if (isUdf(ctx.path)) {

@@ -101,6 +101,18 @@ describe('presenting a key', () => {
     }
   });
 
+  it('treats a repeated x-api-key header like two channels: the same key is fine, two keys conflict', async () => {
+    t = makeTestApp();
+    const a = t.makeKey();
+    const b = t.makeKey();
+    const same = await t.http.get('/v1/me').set('x-api-key', [a.secret, a.secret]);
+    expect(same.status).toBe(200);
+    expect(same.body.key.id).toBe(a.keyId);
+    const two = await t.http.get('/v1/me').set('x-api-key', [a.secret, b.secret]);
+    expect(two.status).toBe(400);
+    expect(two.body.error.code).toBe('conflicting_credentials');
+  });
+
   it('refuses ?key= given twice on /udf', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey();

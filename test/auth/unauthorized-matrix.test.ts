@@ -79,6 +79,12 @@ describe('the 401 matrix', () => {
     expectUnauthorized(await t.http.get(withQuery(ROUTES.udf, `key=${'svc_live_' + 'd'.repeat(12_000)}`)), ROUTES.udf);
   });
 
+  it("leaves a key beyond Node's 16 KB header limit to Node: 431 before the app runs", async () => {
+    t = makeTestApp();
+    const res = await t.http.get(ROUTES.keyed).set('x-api-key', 'svc_live_' + 'e'.repeat(17_000));
+    expect(res.status).toBe(431);
+  });
+
   it('leaves public and UDF routes anonymous without a key, and 401s the keyed one', async () => {
     t = makeTestApp();
     expect((await t.http.get(ROUTES.public)).status).not.toBe(401);
