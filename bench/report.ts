@@ -28,6 +28,8 @@ export type PassResult = {
   routes: RouteRun[];
   stream: StreamStats | null;
   deepCursor: { depth: number; pages: number; error: string | null };
+  /** Cores used by other work on the machine during the pass (null when unknown). */
+  otherCores: number | null;
 };
 
 export type Targets = {
@@ -165,6 +167,12 @@ export function reportRows(report: Report): Row[] {
       p99: s ? num(s.maxMs, 1) : '',
       meets: s ? meetsText(s.failed === 0 && s.accepted > 0) : 'NO',
       note: s ? (s.failed > 0 ? `${s.failed} of ${s.posts} posts failed: ${s.firstError}` : `${s.posts} posts, mean / max ms`) : 'not run',
+    });
+    rows.push({
+      ...blank,
+      figure: `${pass.name}: CPU of other processes`,
+      value: pass.otherCores === null ? '-' : `${num(pass.otherCores, 2)} cores`,
+      note: pass.otherCores !== null && pass.otherCores > 0.25 ? 'the machine was shared: figures are pessimistic' : '',
     });
   }
   const ing = report.ingest;

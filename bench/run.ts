@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
+import { watchCpu, type CpuShare } from './cpu.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
@@ -70,6 +71,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   if (name === 'uncached') env.CACHE = 'off';
   const logFile = join(DATA_DIR, `server-${name}.log`);
   say(`${name}: starting the server (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  const cpu = watchCpu();
   const server = await startBenchServer({ storePath: work, anchorMs, env, logFile });
   const stream = opts.ingestRate > 0
     ? startIngestStream({
@@ -82,6 +84,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   const routes: RouteRun[] = [];
   let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
   let streamStats: StreamStats | null = null;
+  let share: CpuShare = { seconds: 0, otherCores: null, ownCores: 0 };
   try {
     walk = await findDeepCursor(server.base, hot.address, Math.floor(stats.hotTrades / 2), { 'x-api-key': secret });
     if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
@@ -90,10 +93,14 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
     for (const [i, route] of chosen.entries()) routes.push(await runRoute(name, server, route, `r${i}`, load, secret));
   } finally {
     streamStats = stream ? await stream.stop() : null;
+    share = cpu.stop([server.pid]);
     await server.stop();
   }
+  if (share.otherCores !== null && share.otherCores > 0.25) {
+    say(`${name}: other processes used ${share.otherCores.toFixed(2)} cores during this pass: the figures are pessimistic`);
+  }
   if (streamStats && streamStats.failed > 0) say(`WARNING: ${streamStats.failed} of ${streamStats.posts} ingest posts failed: ${streamStats.firstError}`);
-  return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error } };
+  return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error }, otherCores: share.otherCores };
 }
 
 /** A route, then its baseline with a copy of the route's answer as the fixed body. */

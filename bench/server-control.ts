@@ -10,6 +10,7 @@ import type { FromServer, ToServer } from './server.js';
 
 export type BenchServer = {
   base: string;
+  pid: number;
   anchorMs: number;
   clockStartMs: number;
   /** Unix seconds on the server's clock. */
@@ -60,6 +61,7 @@ export async function startBenchServer(opts: {
 
   return {
     base: `http://127.0.0.1:${ready.port}`,
+    pid: child.pid ?? 0,
     anchorMs: ready.anchorMs,
     clockStartMs: ready.clockStartMs,
     serverNow: () => Math.floor((ready.anchorMs + Date.now() - ready.clockStartMs) / 1000),

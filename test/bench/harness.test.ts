@@ -22,7 +22,7 @@ import { makeTestApp } from '../helpers/make-test-app.js';
 const dir = mkdtempSync(join(tmpdir(), 'bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const spec: DataSpec = { trades: 4000, tokens: 6, days: 3, seed: 9, anchor: 1_750_000_000 };
+const spec: DataSpec = { trades: 1500, tokens: 5, days: 2, seed: 9, anchor: 1_750_000_000 };
 
 const tradeRows = (path: string) => {
   const store = openStore(path, { migrate: false });
@@ -56,7 +56,7 @@ describe('data set', () => {
   });
 
   it('reuses a cached store for the same plan and rebuilds it on request', () => {
-    const plan = planData({ ...spec, trades: 2000 });
+    const plan = planData({ ...spec, trades: 1000 });
     const cache = join(dir, 'cache');
     const first = ensureStore(cache, plan);
     expect(first.generatedMs).not.toBeNull();
@@ -69,11 +69,11 @@ describe('data set', () => {
 });
 
 describe('ingest measurement', () => {
-  const opts = demoOptions(planData({ ...spec, trades: 3000 }));
+  const opts = demoOptions(planData({ ...spec, trades: 1200 }));
 
   it('the bare loop inserts every trade of the set, in time order', () => {
     const set = splitRecords(opts);
-    expect(set.trades.length).toBeGreaterThanOrEqual(3000);
+    expect(set.trades.length).toBeGreaterThanOrEqual(1200);
     for (let i = 1; i < set.trades.length; i++) expect(set.trades[i]!.blockTime).toBeGreaterThanOrEqual(set.trades[i - 1]!.blockTime);
     const bare = bareInsert(join(dir, 'bare.db'), set, 500);
     expect(bare.rows).toBe(set.trades.length);
@@ -144,6 +144,7 @@ describe('targets and table', () => {
       routes: [judgeRoute('trades first page', '/a', load(1000), load(1000), 0.7), judgeRoute('trades deep page', '/b', load(deep), load(1000), 0.7)],
       stream: null,
       deepCursor: { depth: 10, pages: 1, error: null },
+      otherCores: null,
     });
     expect(deepVsFirst(pass(900)).meets).toBe(true);
     expect(deepVsFirst(pass(899)).meets).toBe(false);
@@ -155,6 +156,7 @@ describe('targets and table', () => {
       routes: [judgeRoute('history 1', '/h', load(300), load(1000), 0.7), judgeRoute('overview', '/o', load(900), load(1000), 0.5)],
       stream: { posts: 10, accepted: 50, duplicates: 0, failed: 0, statusCodes: { '200': 10 }, meanMs: 2, maxMs: 4, seconds: 1, rate: 50, firstError: null },
       deepCursor: { depth: 0, pages: 0, error: 'not walked' },
+      otherCores: 1.5,
     };
     const rows = reportRows({
       passes: [pass],
@@ -164,7 +166,7 @@ describe('targets and table', () => {
       errors: {},
     });
     expect(rows.map((r) => r.figure)).toEqual([
-      'cached: history 1', 'cached: overview', 'cached: deep vs first trades page', 'cached: live ingest stream',
+      'cached: history 1', 'cached: overview', 'cached: deep vs first trades page', 'cached: live ingest stream', 'cached: CPU of other processes',
       'ingest, real path vs bare inserts', 'start-up to first /healthz 200', 'limiter bytes per bucket',
     ]);
     expect(failures(rows).map((r) => r.figure)).toEqual(['cached: history 1', 'cached: deep vs first trades page', 'ingest, real path vs bare inserts']);
@@ -174,6 +176,7 @@ describe('targets and table', () => {
     expect(lines[2]!.slice(metsAt, metsAt + 2)).toBe('NO');
     expect(lines[3]!.slice(metsAt, metsAt + 3)).toBe('yes');
     expect(lines.find((l) => l.startsWith('start-up'))).toContain('450 ms');
+    expect(lines.find((l) => l.startsWith('cached: CPU'))).toContain('1.50 cores');
   });
 });
 
