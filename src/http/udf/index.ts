@@ -1,7 +1,29 @@
-/** TradingView UDF datafeed (DESIGN.md section 10). */
+/**
+ * TradingView UDF datafeed (DESIGN.md section 10): what the stock udf-compatible-datafeed adapter
+ * calls, so it charts any token in the store with no glue code. Errors keep both the UDF form and
+ * the API envelope (the error handler adds `s`/`errmsg` under /udf/).
+ */
 import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
+import { createSymbolsRepo } from '../../store/symbols-repo.js';
+import { createCandlesRepo } from '../../store/candles-repo.js';
+import { createWindowRepo } from '../../store/window-repo.js';
+import { addSymbolRoutes } from './symbols.js';
+import { addHistoryRoute } from './history.js';
+import { addQuotesRoute } from './quotes.js';
+import type { UdfDeps } from './params.js';
 
-export function udfRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+export function udfRouter(deps: AppDeps): ApiRouter {
+  const db = deps.store.db;
+  const ctx: UdfDeps = {
+    clock: deps.clock,
+    symbols: createSymbolsRepo(db),
+    candles: createCandlesRepo(db),
+    windows: createWindowRepo(db),
+  };
+  const router = new ApiRouter();
+  addSymbolRoutes(router, ctx);
+  addHistoryRoute(router, ctx);
+  addQuotesRoute(router, ctx);
+  return router;
 }

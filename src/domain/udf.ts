@@ -1,0 +1,142 @@
+/**
+ * The shapes of the TradingView UDF datafeed (DESIGN.md section 10), as pure functions: the
+ * configuration, symbol info, search items and quote values, and the price scale rule.
+ */
+import { SUPPORTED_RESOLUTIONS } from './resolution.js';
+
+export const SECONDS_MULTIPLIERS = ['1', '5', '15', '30'] as const;
+export const INTRADAY_MULTIPLIERS = ['1', '5', '15', '30', '60', '240'] as const;
+/** Volumes are USD amounts: cents are the finest step worth showing. */
+export const VOLUME_PRECISION = 2;
+/** The largest price scale exponent: 10^15 is still an exact integer in a double. */
+const MAX_SCALE_EXPONENT = 15;
+
+/** The one symbol type the datafeed lists. */
+export const SYMBOL_TYPE = 'crypto';
+
+/** The power of ten at or below a positive number (floor(log10 x)), exact at the boundaries. */
+export function decimalExponent(x: number): number {
+  let e = Math.floor(Math.log10(x));
+  // log10 rounds; nudge so that 10^e <= x < 10^(e+1) holds exactly.
+  if (Number(`1e${e}`) > x) e--;
+  else if (Number(`1e${e + 1}`) <= x) e++;
+  return e;
+}
+
+/**
+ * 10^max(2, 3 - floor(log10 price)): four significant digits, at least cents. A token without a
+ * price gets 100. The exponent is capped at 15 so the scale stays an exact integer.
+ */
+export function pricescale(price: number | null): number {
+  if (price === null || !(price > 0) || !Number.isFinite(price)) return 100;
+  const exponent = Math.min(MAX_SCALE_EXPONENT, Math.max(2, 3 - decimalExponent(price)));
+  return Number(`1e${exponent}`);
+}
+
+/** What the symbol shapes need to know about a token. */
+export type UdfToken = {
+  address: string;
+  symbol: string;
+  name: string;
+  priceUsd: number | null;
+  /** The dex of the token's most liquid market, '' without markets. */
+  topDex: string;
+};
+
+export type UdfExchange = { value: string; name: string; desc: string };
+
+/** GET /udf/config. */
+export function udfConfig(dexes: readonly string[]) {
+  return {
+    supports_search: true,
+    supports_group_request: false,
+    supports_marks: false,
+    supports_timescale_marks: false,
+    supports_time: true,
+    exchanges: [
+      { value: '', name: 'All Exchanges', desc: '' },
+      ...dexes.map((d): UdfExchange => ({ value: d, name: d, desc: d })),
+    ],
+    symbols_types: [{ name: 'Crypto', value: SYMBOL_TYPE }],
+    supported_resolutions: [...SUPPORTED_RESOLUTIONS],
+  };
+}
+
+/**
+ * Symbol info for GET /udf/symbols; never an `s` field (the adapter takes any `s` for an error).
+ * `exchange` is the exchange the caller named, else the token's most liquid dex.
+ */
+export function symbolInfo(token: UdfToken, exchange: string) {
+  return {
+    name: token.symbol,
+    ticker: token.address,
+    description: token.name,
+    type: SYMBOL_TYPE,
+    session: '24x7',
+    timezone: 'Etc/UTC',
+    exchange,
+    listed_exchange: token.topDex,
+    format: 'price',
+    pricescale: pricescale(token.priceUsd),
+    minmov: 1,
+    has_intraday: true,
+    has_seconds: true,
+    seconds_multipliers: [...SECONDS_MULTIPLIERS],
+    intraday_multipliers: [...INTRADAY_MULTIPLIERS],
+    has_daily: true,
+    has_weekly_and_monthly: true,
+    supported_resolutions: [...SUPPORTED_RESOLUTIONS],
+    volume_precision: VOLUME_PRECISION,
+    visible_plots_set: 'ohlcv',
+    data_status: 'streaming',
+    currency_code: 'USD',
+  };
+}
+
+/** `EXCHANGE:SYMBOL`, or the bare symbol for a token without markets. */
+export const fullName = (exchange: string, symbol: string): string => (exchange === '' ? symbol : `${exchange}:${symbol}`);
+
+/** One item of GET /udf/search. */
+export function searchItem(token: UdfToken, exchange: string) {
+  return {
+    symbol: token.symbol,
+    full_name: fullName(exchange, token.symbol),
+    description: token.name,
+    exchange,
+    ticker: token.address,
+    type: SYMBOL_TYPE,
+  };
+}
+
+/** The rolling 24 h figures a quote is made of. */
+export type QuoteFigures = {
+  last: number | null;
+  /** The last trade at or before now - 24 h. */
+  base: number | null;
+  volume: number;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+};
+
+/**
+ * The `v` of one GET /udf/quotes item. Change is measured against the base price (the last trade
+ * at or before now - 24 h), which is also `prev_close_price`; without a base, change is null.
+ */
+export function quoteValues(token: UdfToken, exchange: string, f: QuoteFigures) {
+  const ch = f.last !== null && f.base !== null ? f.last - f.base : null;
+  const chp = ch !== null && f.base !== null && f.base !== 0 ? (ch / f.base) * 100 : null;
+  return {
+    lp: f.last,
+    ch,
+    chp,
+    volume: f.volume,
+    open_price: f.open,
+    high_price: f.high,
+    low_price: f.low,
+    prev_close_price: f.base,
+    short_name: token.symbol,
+    exchange,
+    description: token.name,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * UDF /history (DESIGN.md section 10): bars ascending with every t in [from, to). With countback
+ * (1..5000) `from` is ignored and the countback newest bars before `to` come back; without it
+ * (absent or 0) the range mode needs from < to. At most 5000 bars, the newest kept. An empty
+ * answer points at the newest older bar (nextTime), or has no nextTime at the start of history.
+ */
+import { z } from 'zod';
+import { enumParam, intParam } from '../validate.js';
+import { invalidParameter } from '../../errors.js';
+import type { ApiRouter } from '../route.js';
+import { SUPPORTED_RESOLUTIONS, parseResolution } from '../../domain/resolution.js';
+import { MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
+import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+
+/** 10000-01-01T00:00:00Z: every representable trade time is before it. */
+export const MAX_TIME_PARAM = 253402300800;
+
+const RESOLUTIONS = [...SUPPORTED_RESOLUTIONS, 'D', 'W', 'M'] as const;
+
+export type HistoryBody =
+  | { s: 'ok'; t: number[]; o: number[]; h: number[]; l: number[]; c: number[]; v: number[] }
+  | { s: 'no_data'; nextTime?: number };
+
+export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
+  const { symbols, candles } = deps;
+  router.add(
+    {
+      method: 'get',
+      path: '/udf/history',
+      summary: 'UDF bars: ascending, every t in [from, to); countback overrides from; at most 5000, newest kept',
+      access: 'public',
+      tag: 'udf',
+      query: z.object({
+        symbol: symbolParam(),
+        resolution: enumParam(RESOLUTIONS),
+        from: intParam(0, MAX_TIME_PARAM).optional(),
+        to: intParam(0, MAX_TIME_PARAM),
+        countback: intParam(0, MAX_BARS).optional(),
+        ...adapterParams,
+      }),
+    },
+    (_ctx, q): HistoryBody => {
+      const res = parseResolution(q.resolution)!;
+      let query: BarQuery;
+      if (q.countback !== undefined && q.countback > 0) {
+        query = { mode: 'countback', to: q.to, countback: q.countback };
+      } else {
+        if (q.from === undefined) throw invalidParameter('from', 'from is required without countback');
+        if (q.from >= q.to) throw invalidParameter('from', 'from must be less than to');
+        query = { mode: 'range', from: q.from, to: q.to };
+      }
+      const { token } = resolveOr404(symbols, q.symbol);
+
+      const bars = candles.readBars(token.id, res, query);
+      if (bars.length === 0) {
+        // A countback read already looked at everything before `to`: nothing older exists.
+        const older = query.mode === 'range' ? candles.newestBarBefore(token.id, res, query.from) : null;
+        return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
+      }
+      const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };
+      for (const b of bars) {
+        body.t.push(b.t);
+        body.o.push(b.o);
+        body.h.push(b.h);
+        body.l.push(b.l);
+        body.c.push(b.c);
+        body.v.push(b.v);
+      }
+      return body;
+    },
+  );
+}

@@ -1,0 +1,66 @@
+/** UDF /config, /symbols, /search and /time (DESIGN.md section 10). */
+import { z } from 'zod';
+import { intParam, textParam } from '../validate.js';
+import type { ApiRouter } from '../route.js';
+import { nowSeconds } from '../../domain/clock.js';
+import { SYMBOL_TYPE, searchItem, symbolInfo, udfConfig } from '../../domain/udf.js';
+import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+
+export const SEARCH_LIMIT_DEFAULT = 30;
+export const SEARCH_LIMIT_MAX = 100;
+
+export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
+  const { symbols, clock } = deps;
+
+  router.add(
+    { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf' },
+    () => udfConfig(symbols.exchanges()),
+  );
+
+  router.add(
+    {
+      method: 'get',
+      path: '/udf/symbols',
+      summary: 'UDF symbol info for an address, a symbol (most liquid wins) or EXCHANGE:SYMBOL',
+      access: 'public',
+      tag: 'udf',
+      query: z.object({ symbol: symbolParam(), ...adapterParams }),
+    },
+    (_ctx, q) => {
+      const { token, exchange } = resolveOr404(symbols, q.symbol);
+      return symbolInfo(token, exchange);
+    },
+  );
+
+  router.add(
+    {
+      method: 'get',
+      path: '/udf/search',
+      summary: 'UDF symbol search by symbol prefix, name or address; an empty query lists the most liquid tokens',
+      access: 'public',
+      tag: 'udf',
+      query: z.object({
+        query: textParam(1, 100).optional(),
+        type: textParam(1, 32).optional(),
+        exchange: textParam(1, 64).optional(),
+        limit: intParam(1, SEARCH_LIMIT_MAX).optional(),
+      }),
+    },
+    (_ctx, q) => {
+      // Every token is of the one listed type; any other type matches nothing.
+      if (q.type !== undefined && q.type !== SYMBOL_TYPE) return [];
+      const found = symbols.search({ query: q.query ?? '', exchange: q.exchange ?? null, limit: q.limit ?? SEARCH_LIMIT_DEFAULT });
+      return found.map(({ token, exchange }) => searchItem(token, exchange));
+    },
+  );
+
+  router.add(
+    { method: 'get', path: '/udf/time', summary: 'Server time: a bare integer of unix seconds', access: 'public', tag: 'udf' },
+    (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'text/plain';
+      ctx.body = String(nowSeconds(clock));
+      return undefined;
+    },
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * Minute and coarser history reads the candle rollups, not the raw trades: after the raw rows
+ * are overwritten behind the store's back, 1-minute and 1-day bars are unchanged while
+ * second bars (which do read raw trades) show the change. Timings live in the benchmark.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aTrade } from '../helpers/builders.js';
+import { addToken } from './support.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const START = 1_699_000_000;
+
+describe('history sources', () => {
+  it('answers 300-bar countback requests at 1 and 1D from rollups alone', async () => {
+    t = makeTestApp();
+    const tok = addToken(t, { symbol: 'BUSY' });
+    // two trades a day for 320 days, then two a minute for 320 minutes: over 300 bars at both resolutions
+    const times = [
+      ...Array.from({ length: 640 }, (_, i) => START - 330 * 86400 + i * 43200),
+      ...Array.from({ length: 640 }, (_, i) => START - 330 * 60 + i * 30),
+    ];
+    t.ingest(times.map((blockTime, i) => aTrade(tok.address, { blockTime, priceUsd: 1 + (i % 97) / 10, volumeUsd: 1 + (i % 13) })));
+    const ask = (resolution: string) =>
+      t.http.get('/udf/history').query({ symbol: tok.address, resolution, from: START - 10, to: START, countback: 300 });
+    const before = { m: (await ask('1')).body, d: (await ask('1D')).body, s: (await ask('1S')).body };
+    expect(before.m.t).toHaveLength(300);
+    expect(before.d.t).toHaveLength(300);
+
+    t.store.db.prepare('UPDATE trades SET price_usd = 12345, volume_usd = 0').run();
+
+    expect((await ask('1')).body).toEqual(before.m);
+    expect((await ask('1D')).body).toEqual(before.d);
+    const seconds = (await ask('1S')).body;
+    expect(seconds.t).toEqual(before.s.t);
+    expect(seconds.c.every((c: number) => c === 12345)).toBe(true);
+  });
+});

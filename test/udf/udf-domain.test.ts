@@ -1,0 +1,64 @@
+/** Pure UDF shaping: the price scale rule and its exponent arithmetic. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { decimalExponent, pricescale, quoteValues, symbolInfo } from '../../src/domain/udf.js';
+
+describe('decimalExponent', () => {
+  it('is floor(log10 x) exactly, at powers of ten and just below them', () => {
+    for (let e = -15; e <= 15; e++) {
+      const p = Number(`1e${e}`);
+      expect(decimalExponent(p)).toBe(e);
+      expect(decimalExponent(p * (1 - Number.EPSILON))).toBe(e - 1);
+    }
+  });
+
+  it('brackets every positive price between 10^e and 10^(e+1)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1e-300, max: 1e300, noNaN: true }), (x) => {
+        const e = decimalExponent(x);
+        expect(Number(`1e${e}`)).toBeLessThanOrEqual(x);
+        expect(Number(`1e${e + 1}`)).toBeGreaterThan(x);
+      }),
+    );
+  });
+});
+
+describe('pricescale', () => {
+  it('shows four significant digits and at least cents', () => {
+    expect(pricescale(0.0000213)).toBe(1e8);
+    expect(pricescale(0.5)).toBe(1e4);
+    expect(pricescale(1)).toBe(1000);
+    expect(pricescale(9.999)).toBe(1000);
+    expect(pricescale(10)).toBe(100);
+    expect(pricescale(65_000)).toBe(100);
+  });
+
+  it('uses 100 without a price and caps the scale at 10^15', () => {
+    expect(pricescale(null)).toBe(100);
+    expect(pricescale(1e-20)).toBe(1e15);
+  });
+
+  it('always keeps at least four significant digits of the price, within the cap', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1e-12, max: 1e12, noNaN: true }), (price) => {
+        const scale = pricescale(price);
+        expect(Number.isInteger(Math.log10(scale))).toBe(true);
+        expect(price * scale).toBeGreaterThanOrEqual(1000 * (1 - 1e-12));
+      }),
+    );
+  });
+});
+
+describe('symbol shapes', () => {
+  const token = { address: 'A'.repeat(32), symbol: 'SYM', name: 'Symbol', priceUsd: 2, topDex: 'orca' };
+
+  it('never puts an s field in symbol info', () => {
+    expect(symbolInfo(token, 'orca')).not.toHaveProperty('s');
+  });
+
+  it('measures quote change against the base price and leaves it null without one', () => {
+    const f = { last: 3, base: 2, volume: 1, open: 2, high: 3, low: 2 };
+    expect(quoteValues(token, 'orca', f)).toMatchObject({ ch: 1, chp: 50, prev_close_price: 2 });
+    expect(quoteValues(token, 'orca', { ...f, base: null })).toMatchObject({ ch: null, chp: null, prev_close_price: null });
+  });
+});
