@@ -15,16 +15,16 @@ const address = z.string().transform((v, ctx) => {
   }
   return a;
 });
-const time = z.number().int().min(0).max(MAX_TIME);
-const nonNegative = z.number().finite().min(0);
-const text = (max: number) => z.string().min(1).max(max).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
+const time = z.number('must be a number').int('must be a whole number of seconds').min(0, 'must be 0 or more').max(MAX_TIME, 'must be before the year 10000');
+const nonNegative = z.number('must be a number').finite('must be finite').min(0, 'must be 0 or more');
+const text = (max: number) => z.string('must be a string').min(1, 'must not be empty').max(max, `must have at most ${max} characters`).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
 
 export const tokenRecord = z.object({
   type: z.literal('token'),
   address,
   symbol: text(32),
   name: text(128),
-  decimals: z.number().int().min(0).max(36),
+  decimals: z.number('must be a number').int('must be a whole number').min(0, 'must be 0 or more').max(36, 'must be at most 36'),
   totalSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
   circulatingSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
   createdAt: time,
@@ -47,10 +47,10 @@ export const tradeRecord = z.object({
   token: address,
   market: address,
   signature: z.string().regex(/^[\w-]{1,128}$/, 'must be 1 to 128 letters, digits, _ or -'),
-  index: z.number().int().min(0).max(1_000_000),
+  index: z.number('must be a number').int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
   blockTime: time,
-  side: z.enum(['buy', 'sell']),
-  priceUsd: z.number().finite().positive(),
+  side: z.enum(['buy', 'sell'], 'must be buy or sell'),
+  priceUsd: z.number('must be a number').finite('must be finite').positive('must be more than 0'),
   amount: nonNegative,
   quoteAmount: nonNegative,
   volumeUsd: nonNegative,
@@ -81,9 +81,11 @@ export function parseRecord(value: unknown): { ok: true; record: IngestRecord } 
   const parsed = ingestRecord.safeParse(value);
   if (parsed.success) return { ok: true, record: parsed.data };
   const issue = parsed.error.issues[0]!;
-  const field = issue.path.length > 0 ? issue.path.join('.') + ' ' : '';
-  if (issue.code === 'invalid_union' && issue.path.length === 0) {
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'record';
+  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { ok: false, error: `${field} is required` };
+  if (issue.code === 'invalid_union' && (issue.path.length === 0 || issue.path[0] === 'type')) {
     return { ok: false, error: 'type must be one of token, market, trade, holder' };
   }
-  return { ok: false, error: `${field}${issue.message}`.trim() };
+  // Our own messages are predicates ("must be ..."): they read after the field name.
+  return { ok: false, error: /^[a-z]/.test(issue.message) ? `${field} ${issue.message}` : `${field}: ${issue.message}` };
 }
