@@ -15,6 +15,7 @@ import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
 import { requestId } from './http/request-id.js';
 import { accessLog } from './http/access-log.js';
+import { metricsMiddleware } from './http/metrics.js';
 import { errorHandler } from './http/error-handler.js';
 import { corsMiddleware } from './http/cors.js';
 import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
@@ -65,6 +66,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
 
   app.use(requestId());
   app.use(accessLog(logger));
+  app.use(metricsMiddleware(deps));
   app.use(errorHandler());
   app.use(compress({ threshold: 1024, br: false }));
   app.use(corsMiddleware(input.config));

@@ -8,10 +8,14 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createApp, type App } from './app.js';
+import { gracefulClose } from './http/graceful-close.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
 import { systemClock, type Clock } from './domain/clock.js';
+
+/** How long stop() waits for connections to finish before cutting them. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export type Running = { server: Server; store: Store; config: Config; stop(): Promise<void> };
 
@@ -41,6 +45,7 @@ export async function start(
   opts.extend?.(app);
   const server = app.listen(config.port, config.host);
   server.keepAliveTimeout = 5000;
+  const connections = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -50,15 +55,13 @@ export async function start(
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
-    (stopping ??= new Promise<void>((resolve) => {
+    (stopping ??= (async () => {
       stopFeed();
-      server.close(() => {
-        store.close();
-        logger.flush();
-        resolve();
-      });
-      server.closeIdleConnections();
-    }));
+      // Requests already sent are answered (none is reset); stragglers are cut after 10 s.
+      await connections.close(DRAIN_TIMEOUT_MS);
+      store.close();
+      logger.flush();
+    })());
   return { server, store, config, stop };
 }
 

@@ -1,7 +1,151 @@
-/** Operations: /metrics, /openapi.json, /docs. */
+/**
+ * Operations: `/metrics` (Prometheus text), `/openapi.json` (OpenAPI 3.1 of every /v1 and /udf
+ * route, built from the route specs) and `/docs` (Swagger UI from the installed swagger-ui-dist
+ * package, served under /assets/docs/: no CDN, and the limiter does not count /assets/).
+ *
+ * /metrics needs no key (operators scrape it) and is counted by the limiter like any other route:
+ * a scrape every 15 s uses 4 of an IP's 300 requests a minute. It shows no tenant or key ids.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { nodeModulesDir, projectRoot } from '../paths.js';
+import { metricsFor } from '../services/metrics.js';
+import { registerRoutePatterns } from './metrics.js';
+import { buildOpenApi } from './openapi.js';
 import { ApiRouter, type RouteSpec } from './route.js';
-import type { AppDeps } from './types.js';
+import type { AppContext, AppDeps } from './types.js';
 
-export function operationsRouter(_deps: AppDeps, _specs: readonly RouteSpec[]): ApiRouter {
-  return new ApiRouter();
+type StaticFile = { body: Buffer; type: string; etag: string; cacheControl: string };
+
+const SWAGGER_DIR = join(nodeModulesDir, 'swagger-ui-dist');
+const VENDOR_CACHE = 'public, max-age=86400';
+
+/** Swagger UI's start-up: our document, no outside validator badge (which would call out). */
+const INIT_JS = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Token data service: API reference</title>
+<link rel="stylesheet" href="/assets/docs/swagger-ui.css">
+<link rel="icon" type="image/png" href="/assets/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/assets/docs/swagger-ui-bundle.js"></script>
+<script src="/assets/docs/init.js"></script>
+</body>
+</html>
+`;
+
+/** Swagger UI sets inline styles; everything else comes from this origin. */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const made = (body: Buffer, type: string, cacheControl: string): StaticFile => ({
+  body,
+  type,
+  etag: createHash('sha1').update(body).digest('base64url'),
+  cacheControl,
+});
+
+/** The docs page's files by name; read on first use (the bundle is 1.5 MB) and kept. */
+const DOCS_FILES: Record<string, () => StaticFile> = {
+  'swagger-ui.css': () => made(readFileSync(join(SWAGGER_DIR, 'swagger-ui.css')), 'text/css; charset=utf-8', VENDOR_CACHE),
+  'swagger-ui-bundle.js': () => made(readFileSync(join(SWAGGER_DIR, 'swagger-ui-bundle.js')), 'text/javascript; charset=utf-8', VENDOR_CACHE),
+  'favicon-32x32.png': () => made(readFileSync(join(SWAGGER_DIR, 'favicon-32x32.png')), 'image/png', VENDOR_CACHE),
+  'init.js': () => made(Buffer.from(INIT_JS), 'text/javascript; charset=utf-8', 'no-cache'),
+};
+const loaded = new Map<string, StaticFile>();
+
+function send(ctx: AppContext, file: StaticFile): void {
+  ctx.set('Cache-Control', file.cacheControl);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = file.type;
+  ctx.body = file.body;
+  ctx.etag = file.etag;
+  if (ctx.fresh) ctx.status = 304;
+}
+
+function packageVersion(): string {
+  try {
+    return String((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0');
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const countedServices = new WeakSet<object>();
+const declared = new WeakMap<AppDeps, readonly RouteSpec[]>();
+
+/** The route specs an app was built with (its createApp handed them to operationsRouter). */
+export function declaredRoutes(deps: AppDeps): readonly RouteSpec[] {
+  return declared.get(deps) ?? [];
+}
+
+export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): ApiRouter {
+  const metrics = metricsFor(deps.store);
+  declared.set(deps, specs);
+  // Count trades inserted by every in-process source (HTTP, demo feed), once per ingest service.
+  if (!countedServices.has(deps.services.ingest)) {
+    countedServices.add(deps.services.ingest);
+    deps.services.ingest.addHook(({ trades }) => metrics.tradesInserted(trades.length));
+  }
+
+  let document: Record<string, unknown> | null = null;
+  const docsPage = made(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');
+  const api = new ApiRouter();
+
+  api.add({ method: 'get', path: '/metrics', summary: 'Prometheus metrics', access: 'internal', tag: 'operations' }, async (ctx) => {
+    const text = await metrics.scrape();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = metrics.contentType;
+    ctx.body = text;
+  });
+
+  api.add({ method: 'get', path: '/openapi.json', summary: 'OpenAPI 3.1 document of the /v1 and /udf routes', access: 'public', tag: 'operations' }, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    return (document ??= buildOpenApi(specs, { version: packageVersion() }));
+  });
+
+  api.add({ method: 'get', path: '/docs', summary: 'API reference (Swagger UI)', access: 'public', tag: 'operations' }, (ctx) => {
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    ctx.set('Referrer-Policy', 'same-origin');
+    send(ctx, docsPage);
+  });
+
+  for (const name of Object.keys(DOCS_FILES)) {
+    api.router.get(`/assets/docs/${name}`, (ctx) => {
+      ctx.state.route = '/assets/docs/*';
+      let file = loaded.get(name);
+      if (file === undefined) {
+        file = DOCS_FILES[name]!();
+        loaded.set(name, file);
+      }
+      send(ctx, file);
+    });
+  }
+  registerRoutePatterns(deps, [...specs, ...api.specs]);
+  return api;
 }

@@ -1,0 +1,68 @@
+/**
+ * The metrics middleware: counts every answered request by method, route pattern and status, and
+ * times it. It sits right after the access log, outside the error handler, so it sees the final
+ * status of every request (429s and 401s included). A request refused before routing (429, 401)
+ * is still labelled with the pattern its path would have matched, so label values stay a small
+ * fixed set: the declared routes, plus 'unmatched'.
+ */
+import { metricsFor, type Metrics } from '../services/metrics.js';
+import type { RouteSpec } from './route.js';
+import type { AppContext, AppDeps, AppMiddleware } from './types.js';
+
+export const UNMATCHED = 'unmatched';
+
+type Pattern = { method: string; path: string; re: RegExp };
+
+const patterns = new WeakMap<Metrics, Pattern[]>();
+
+/** Compiles a koa-style path (`/v1/token/:address/trades`) into an anchored regular expression. */
+export function patternRegExp(path: string): RegExp {
+  const parts = path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}/?$`);
+}
+
+/** Tells the middleware which route patterns exist (operationsRouter calls it with every spec). */
+export function registerRoutePatterns(deps: AppDeps, specs: readonly RouteSpec[]): void {
+  patterns.set(
+    metricsFor(deps.store),
+    specs.map((s) => ({ method: s.method.toUpperCase(), path: s.path, re: patternRegExp(s.path) })),
+  );
+}
+
+/** The route label of a request: the pattern the router set, else the one its path matches. */
+export function routeLabel(metrics: Metrics, ctx: AppContext): string {
+  if (ctx.state.route !== undefined) return ctx.state.route;
+  const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+  const path = ctx.path;
+  for (const p of patterns.get(metrics) ?? []) if (p.method === method && p.re.test(path)) return p.path;
+  return UNMATCHED;
+}
+
+function ingestAnswer(body: unknown): { accepted: number; duplicates: number } | null {
+  if (body === null || typeof body !== 'object') return null;
+  const { accepted, duplicates } = body as Record<string, unknown>;
+  return typeof accepted === 'number' && typeof duplicates === 'number' ? { accepted, duplicates } : null;
+}
+
+export const metricsMiddleware = (deps: AppDeps): AppMiddleware => {
+  const metrics = metricsFor(deps.store);
+  return async (ctx, next) => {
+    const start = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route = routeLabel(metrics, ctx);
+      metrics.observeRequest({
+        method: ctx.method,
+        route,
+        status: ctx.status,
+        seconds: Number(process.hrtime.bigint() - start) / 1e9,
+        caller: ctx.state.caller?.kind === 'key' ? 'tenant' : 'anonymous',
+      });
+      if (route === '/v1/ingest' && ctx.method === 'POST' && ctx.status === 200) {
+        const answer = ingestAnswer(ctx.body);
+        if (answer !== null) metrics.ingested('http', answer);
+      }
+    }
+  };
+};

@@ -1,0 +1,200 @@
+/**
+ * The service's Prometheus metrics: one prom-client Registry per store (so per app, and tests
+ * never collide; there is no global default registry). Whatever holds the store can reach the
+ * counters through `metricsFor(store)`: the HTTP middleware, the ingest path, the webhook worker.
+ * Gauges about the store (its size, how many tokens and trades) are read when scraped.
+ */
+import { statSync } from 'node:fs';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Store } from '../store/db.js';
+
+/** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */
+export type IngestSource = 'http' | 'cli' | 'demo';
+
+/**
+ * What one webhook delivery attempt came to (the outbox's words): `delivered` (a 2xx in time),
+ * `retry` (it failed and another attempt is scheduled), `failed` (it failed and its 24 h are
+ * over: given up), `cancelled` (nothing to deliver to any more).
+ */
+export type WebhookOutcome = 'delivered' | 'retry' | 'failed' | 'cancelled';
+
+export type Metrics = {
+  readonly registry: Registry;
+  /** One finished HTTP request. `route` is the route's pattern, or 'unmatched'. */
+  observeRequest(r: { method: string; route: string; status: number; seconds: number; caller: 'anonymous' | 'tenant' }): void;
+  /** One ingest batch that was written. */
+  ingested(source: IngestSource, result: { accepted: number; duplicates: number }): void;
+  /** Trades inserted by this process's ingest path, whatever the source (an ingest hook calls it). */
+  tradesInserted(n: number): void;
+  /** One webhook delivery attempt; `seconds` is how long the POST took, when it was made. */
+  webhookDelivery(outcome: WebhookOutcome, seconds?: number): void;
+  /** The Prometheus text of every metric (process metrics are added on the first call). */
+  scrape(): Promise<string>;
+  readonly contentType: string;
+};
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const byStore = new WeakMap<Store, Metrics>();
+
+/** The metrics of `store`'s service: made on first use, then the same object every time. */
+export function metricsFor(store: Store): Metrics {
+  let m = byStore.get(store);
+  if (m === undefined) {
+    m = createMetrics(store);
+    byStore.set(store, m);
+  }
+  return m;
+}
+
+function createMetrics(store: Store): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern (or "unmatched") and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to its answer being ready (before the body is sent).',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const limited = new Counter({
+    name: 'http_rate_limited_total',
+    help: 'Requests refused with 429 by the rate limiter, by kind of caller (anonymous IP bucket or tenant bucket).',
+    labelNames: ['caller'] as const,
+    registers,
+  });
+  const ingestBatches = new Counter({
+    name: 'ingest_batches_total',
+    help: 'Ingest batches written by this process, by source.',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const ingestRecords = new Counter({
+    name: 'ingest_records_total',
+    help: 'Ingested records written by this process, by source and outcome (accepted, or duplicate trades counted and skipped).',
+    labelNames: ['source', 'outcome'] as const,
+    registers,
+  });
+  const trades = new Counter({
+    name: 'ingest_trades_inserted_total',
+    help: 'Trades inserted by this process through the ingest path, from any source (HTTP, demo feed).',
+    registers,
+  });
+  const webhooks = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: delivered (2xx in time), retry (failed, retry scheduled), failed (failed, given up), cancelled.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookDuration = new Histogram({
+    name: 'webhook_delivery_duration_seconds',
+    help: 'Time taken by webhook delivery attempts.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  for (const outcome of ['delivered', 'retry', 'failed', 'cancelled'] as const) webhooks.inc({ outcome }, 0);
+
+  const pageCount = store.db.prepare('PRAGMA page_count').pluck();
+  const pageSize = store.db.prepare('PRAGMA page_size').pluck();
+  const tokenCount = store.db.prepare('SELECT count(*) FROM tokens').pluck();
+  // Trades are never deleted and their ids are max + 1, so the highest id is the count, in O(log n).
+  const tradeCount = store.db.prepare('SELECT coalesce(max(id), 0) FROM trades').pluck();
+  const open = () => store.db.open;
+
+  new Gauge({
+    name: 'store_size_bytes',
+    help: 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).',
+    registers,
+    collect() {
+      if (open()) this.set((pageCount.get() as number) * (pageSize.get() as number));
+    },
+  });
+  new Gauge({
+    name: 'store_wal_bytes',
+    help: 'Size of the SQLite write-ahead log file (0 for an in-memory store).',
+    registers,
+    collect() {
+      this.set(walBytes(store.path));
+    },
+  });
+  new Gauge({
+    name: 'store_tokens',
+    help: 'Tokens in the store.',
+    registers,
+    collect() {
+      if (open()) this.set(tokenCount.get() as number);
+    },
+  });
+  new Gauge({
+    name: 'store_trades',
+    help: 'Trades in the store.',
+    registers,
+    collect() {
+      if (open()) this.set(tradeCount.get() as number);
+    },
+  });
+
+  let pending: { get(): unknown } | null = null;
+  new Gauge({
+    name: 'webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).',
+    registers,
+    collect() {
+      if (!open()) return;
+      try {
+        pending ??= store.db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck();
+        this.set(pending.get() as number);
+      } catch {
+        // no outbox in this store's schema
+      }
+    },
+  });
+
+  let processMetrics = false;
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    observeRequest({ method, route, status, seconds, caller }) {
+      requests.inc({ method, route, status: String(status) });
+      duration.observe({ method, route }, seconds);
+      if (status === 429) limited.inc({ caller });
+    },
+    ingested(source, result) {
+      ingestBatches.inc({ source });
+      ingestRecords.inc({ source, outcome: 'accepted' }, result.accepted);
+      ingestRecords.inc({ source, outcome: 'duplicate' }, result.duplicates);
+    },
+    tradesInserted(n) {
+      if (n > 0) trades.inc(n);
+    },
+    webhookDelivery(outcome, seconds) {
+      webhooks.inc({ outcome });
+      if (seconds !== undefined) webhookDuration.observe(seconds);
+    },
+    async scrape() {
+      // Process metrics start observers (GC, event loop): only for a registry that is scraped.
+      if (!processMetrics) {
+        processMetrics = true;
+        collectDefaultMetrics({ register: registry });
+      }
+      return registry.metrics();
+    },
+  };
+}
+
+function walBytes(path: string): number {
+  if (path === ':memory:' || path === '') return 0;
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
