@@ -43,6 +43,16 @@ describe('app skeleton', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/database|sqlite|stack/i);
   });
 
+  it('keeps the RateLimit-* headers on a 500 when the store itself fails', async () => {
+    t = makeTestApp();
+    t.store.db.close();
+    const res = await t.http.get('/udf/config');
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe('internal');
+    expect(res.headers['ratelimit-limit']).toBe('300');
+    expect(res.headers['ratelimit-remaining']).toBe('299');
+  });
+
   it('gives GET JSON an ETag and answers a matching If-None-Match with 304', async () => {
     t = makeTestApp();
     const first = await t.http.get('/healthz');

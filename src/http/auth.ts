@@ -94,7 +94,7 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
     }
   };
 
-  return async (ctx, next) => {
+  const resolve = (ctx: AppContext): Caller => {
     store.checkExternalChanges();
     const presented = presentedKey(ctx);
     let caller: Caller = { kind: 'anonymous' };
@@ -112,7 +112,18 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
         caller = { kind: 'key', ...found };
       }
     }
-    ctx.state.caller = caller;
+    return caller;
+  };
+
+  return async (ctx, next) => {
+    try {
+      ctx.state.caller = resolve(ctx);
+    } catch (err) {
+      // The store failed: answer 500 after the limiter (so the answer keeps its RateLimit-*
+      // headers), and never treat a presented key we could not check as anonymous.
+      ctx.app.emit('error', err, ctx);
+      ctx.state.caller = { kind: 'invalid', error: new ApiError(500, 'internal', 'internal error') };
+    }
     await next();
   };
 }
