@@ -11,13 +11,13 @@
  */
 import { z } from 'zod';
 import { ApiError, forbidden } from '../errors.js';
-import { nowSeconds } from '../domain/clock.js';
 import { normalizeAddress } from '../domain/address.js';
 import { AccountError, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import { SubscriptionError } from '../services/subscriptions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
+import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { pathAddress } from './validate.js';
 import type { AppContext, AppDeps } from './types.js';
@@ -137,7 +137,8 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       assertSameOrigin(ctx);
       const body = await readJsonBody(ctx, signInBody, { limitBytes: 8 * 1024 });
       const email = body.email.trim().toLowerCase();
-      const buckets = [`ip:${ctx.ip}`, `account:${email}`];
+      // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
+      const buckets = [`ip:${clientIp(ctx).address}`, `account:${email}`];
       const wait = throttle.retryAfter(buckets);
       if (wait > 0) {
         throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
@@ -180,7 +181,6 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
         // cannot read: the plan's limit is shown instead (DESIGN.md section 11, plan and usage).
         rateLimit: null,
       },
-      now: nowSeconds(deps.clock),
     };
   });
 

@@ -112,7 +112,7 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     const shot2 = await page.locator('#chart').screenshot();
     expect(shot2.equals(shot1)).toBe(false);
     const px2 = await pixelStats(browser, shot2, [DARK.up, DARK.down]);
-    expect(px2.near[0] + px2.near[1]).toBeGreaterThan(400);
+    expect(px2.near[0]! + px2.near[1]!).toBeGreaterThan(400);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -163,7 +163,12 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     const partner = await startPartnerSite(`${app.base}/embed/chart?symbol=${token.address}&resolution=15&theme=light`);
     const page = await browser.newPage({ viewport: { width: 900, height: 520 } });
     const seen: { url: string; headers: Record<string, string> }[] = [];
+    const errors: string[] = [];
     page.on('request', (r) => seen.push({ url: r.url(), headers: r.headers() }));
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     try {
       await page.goto(partner.url);
       const frame = (await (await page.waitForSelector('#chart')).contentFrame())!;
@@ -188,6 +193,7 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
         expect(r.headers['x-api-key']).toBeUndefined();
         expect(r.headers.authorization).toBeUndefined();
       }
+      expect(errors).toEqual([]);
     } finally {
       await page.close();
       await partner.close();
@@ -198,9 +204,11 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     const partner = await startPartnerSite(`${app.base}/dashboard`);
     const page = await browser.newPage();
     try {
+      const blocked = page.waitForEvent('console', { predicate: (m) => m.text().includes("frame-ancestors 'none'"), timeout: 10_000 });
       await page.goto(partner.url);
+      await blocked;
       const frame = (await (await page.waitForSelector('#chart')).contentFrame())!;
-      await page.waitForTimeout(1_000);
+      expect(frame.url()).toMatch(/^chrome-error:/);
       expect(await frame.$('#signin-form')).toBeNull();
     } finally {
       await page.close();
@@ -223,6 +231,8 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     page.on('response', async (r) => {
       if (r.url().includes('/dashboard/api/')) bodies.push({ url: r.url(), method: r.request().method(), text: await r.text().catch(() => '') });
     });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -247,17 +257,27 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
 
     await page.fill('#key-name', 'from the browser');
     await page.click('#key-form button[type="submit"]');
-    await page.waitForSelector('#secret', { state: 'visible' });
-    const secret = (await page.textContent('#secret-value'))!;
+    const box = page.locator('#secrets .secret-box');
+    await box.waitFor({ state: 'visible' });
+    const secret = (await box.locator('.secret-value').textContent())!;
     expect(secret).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
     expect(await me(secret)).toBe(200);
 
-    await page.click('#secret-copy');
-    await page.waitForFunction(() => document.querySelector('#secret-copied')!.textContent === 'Copied');
+    // A webhook secret made next gets its own box: the key's is still there until dismissed.
+    await page.fill('#sub-address', tokens[1]!.address);
+    await page.fill('#sub-webhook', 'http://127.0.0.1:9/hook');
+    await page.click('#sub-form button[type="submit"]');
+    await page.waitForSelector(`tr[data-address="${tokens[1]!.address}"]`);
+    await expect.poll(() => box.count()).toBe(2);
+    expect(await page.locator('#secrets .secret-value').allTextContents()).toEqual([expect.stringMatching(/^whsec_/), secret]);
+
+    const keyBox = box.filter({ hasText: secret });
+    await keyBox.locator('button.copy').click();
+    await expect.poll(() => keyBox.locator('.copied').textContent()).toBe('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
 
-    await page.click('#secret-done');
-    expect(await page.isHidden('#secret')).toBe(true);
+    await keyBox.locator('button.done').click();
+    await expect.poll(() => box.count()).toBe(1);
     expect(await page.content()).not.toContain(secret);
     await page.reload();
     await page.waitForSelector('#app', { state: 'visible' });
@@ -267,6 +287,7 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     // The secret travelled once, in the JSON answer of the create call, and never in a URL.
     const carrying = bodies.filter((b) => b.text.includes(secret));
     expect(carrying.map((b) => `${b.method} ${new URL(b.url).pathname}`)).toEqual(['POST /dashboard/api/keys']);
+    expect(await page.locator('#secrets .secret-box').count()).toBe(0); // a reload keeps no secret
     expect(urls.some((u) => u.includes(secret))).toBe(false);
     expect(page.url()).not.toContain(secret);
 
@@ -277,6 +298,8 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
 
     await page.click('#sign-out');
     await page.waitForSelector('#signin-form', { state: 'visible' });
+    expect((await context.cookies()).find((c) => c.name === 'svc_session')).toBeUndefined();
+    expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
 });

@@ -174,7 +174,6 @@ describe('GET /dashboard/api/account', () => {
       tenant: { id: s.tenant.id, name: s.tenant.name, plan: 'pro', email: s.email, createdAt: s.tenant.createdAt },
       plan: { name: 'pro', requestsPerMinute: 3000, maxKeys: 20, maxSubscriptions: 500 },
       usage: { activeKeys: 1, subscriptions: 1, rateLimit: null },
-      now: t.clock.seconds(),
     });
   });
 

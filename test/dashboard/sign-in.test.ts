@@ -192,6 +192,16 @@ describe('sign-in throttling: at most 10 failures per 15 min per IP and per acco
     expect((await t.http.post(SIGN_IN).set(from('198.51.100.8')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
   });
 
+  it('counts IPv6 clients by their /56, so hopping addresses inside it does not help', async () => {
+    t = makeTestApp({ env: { TRUST_PROXY: '1' } });
+    const real = aTenantWithPassword(t);
+    for (let i = 0; i < 10; i++) {
+      await t.http.post(SIGN_IN).set(from(`2001:db8:0:12${i.toString(16)}0::${i + 1}`)).send({ email: `probe${i}@example.com`, password: 'guess' });
+    }
+    expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:12ff::1')).send({ email: real.email, password: PASSWORD })).status).toBe(429);
+    expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:1300::1')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
+  });
+
   it("clears an account's failures once its owner signs in", async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const { email } = aTenantWithPassword(t);

@@ -31,7 +31,7 @@ async function read(path) {
 
 function showSignIn(message = '') {
   csrfToken = null;
-  hideSecret();
+  hideSecrets();
   $('#app').hidden = true;
   $('#sign-out').hidden = true;
   fill($('#who'));
@@ -52,34 +52,41 @@ async function showApp(session) {
 
 const refreshAll = () => Promise.all([loadAccount(), loadKeys(), loadSubscriptions()]);
 
-// One-time secrets
+// One-time secrets: each new secret gets its own box (a key and a webhook secret made one after
+// the other are both kept until dismissed); dismissing removes it from the page.
 function showSecret(title, secret) {
-  fill($('#secret-title'), title);
-  fill($('#secret-value'), secret);
-  fill($('#secret-copied'));
-  $('#secret').hidden = false;
-  $('#secret').scrollIntoView({ block: 'nearest' });
+  const value = h('code', { class: 'secret-value' }, secret);
+  const copied = h('span', { class: 'muted copied' });
+  const box = h('section', { class: 'secret-box' },
+    h('strong', {}, title),
+    h('p', { class: 'muted' }, 'Copy it now: it is shown only this once and cannot be shown again.'),
+    value,
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'primary copy', onclick: () => copy(value, copied) }, 'Copy'),
+      h('button', { type: 'button', class: 'done', onclick: () => box.remove() }, 'I have saved it'),
+      copied,
+    ),
+  );
+  $('#secrets').prepend(box);
+  box.scrollIntoView({ block: 'nearest' });
 }
-function hideSecret() {
-  fill($('#secret-value'));
-  $('#secret').hidden = true;
+function hideSecrets() {
+  fill($('#secrets'));
 }
-$('#secret-done').addEventListener('click', hideSecret);
-$('#secret-copy').addEventListener('click', async () => {
-  const text = $('#secret-value').textContent;
+async function copy(value, copied) {
   try {
-    await navigator.clipboard.writeText(text);
+    await navigator.clipboard.writeText(value.textContent);
   } catch {
-    // No clipboard API (insecure context): select it and use the legacy command.
+    // No clipboard API (an insecure context): select the text and use the legacy command.
     const range = document.createRange();
-    range.selectNodeContents($('#secret-value'));
+    range.selectNodeContents(value);
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
     document.execCommand('copy');
   }
-  fill($('#secret-copied'), 'Copied');
-});
+  fill(copied, 'Copied');
+}
 
 // Plan and usage
 const stat = (label, value) => h('div', {}, h('dt', {}, label), h('dd', {}, value));
