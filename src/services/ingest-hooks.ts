@@ -6,9 +6,11 @@ import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import type { IngestHook } from './ingest.js';
 import { createEventsHook } from './events.js';
+import { readViewsHook } from '../store/read-views-repo.js';
 
 export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] {
   return [
     createEventsHook(deps), // events and webhook outbox rows for registered tokens
+    readViewsHook(deps.store.db), // per-wallet and per-market rollups for /v1 ranked lists and windows
   ];
 }

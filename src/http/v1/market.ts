@@ -1,7 +1,79 @@
-/** Discovery, search and prices (DESIGN.md section 6). */
+/**
+ * Discovery, search and prices (DESIGN.md section 6): thin handlers over the cached views of
+ * discovery-views.ts.
+ */
+import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
+import { enumParam, intParam, textParam } from '../validate.js';
+import { nowSeconds } from '../../domain/clock.js';
+import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
+import { MAX_DISCOVERY, type DiscoveryKind } from './discovery-views.js';
+import { addressListParam } from './params.js';
+import { viewsFor } from './views.js';
 
-export function marketRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+const MAX_PRICES = 100;
+
+export function marketRouter(deps: AppDeps): ApiRouter {
+  const api = new ApiRouter();
+  const { discovery } = viewsFor(deps);
+  const now = () => nowSeconds(deps.clock);
+  const limit = intParam(1, MAX_DISCOVERY).optional();
+
+  const lists: [DiscoveryKind, string][] = [
+    ['trending', 'Tokens by volume in the window'],
+    ['gainers', 'Tokens by price change in the window, largest first (at least 10 trades)'],
+    ['losers', 'Tokens by price change in the window, smallest first (at least 10 trades)'],
+  ];
+  for (const [kind, summary] of lists) {
+    api.add(
+      {
+        method: 'get',
+        path: `/v1/market/${kind}`,
+        summary,
+        access: 'public',
+        tag: 'market',
+        query: z.object({
+          window: enumParam(DISCOVERY_WINDOWS).optional(),
+          limit,
+          minLiquidityUsd: intParam(0, 1_000_000_000_000_000).optional(),
+        }),
+      },
+      (_ctx, q) => {
+        const window = q.window ?? '24h';
+        return { window, tokens: discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now()) };
+      },
+    );
+  }
+
+  api.add(
+    { method: 'get', path: '/v1/market/new', summary: 'Newest tokens by creation time (figures of the last 24 h)', access: 'public', tag: 'market', query: z.object({ limit }) },
+    (_ctx, q) => ({ window: null, tokens: discovery.newest(q.limit ?? 20, now()) }),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/search',
+      summary: 'Tokens by address, symbol or name',
+      access: 'public',
+      tag: 'market',
+      query: z.object({ q: textParam(1, 64), limit }),
+    },
+    (_ctx, q) => ({ results: discovery.search(q.q, q.limit ?? 20, now()) }),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/prices',
+      summary: 'Last price, 24 h change and update time of up to 100 tokens',
+      access: 'public',
+      tag: 'market',
+      query: z.object({ addresses: addressListParam(MAX_PRICES) }),
+    },
+    (_ctx, q) => ({ prices: discovery.prices(q.addresses, now()) }),
+  );
+
+  return api;
 }

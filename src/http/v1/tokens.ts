@@ -1,7 +1,74 @@
-/** Token reads: overview, trades, candles, ranked lists (DESIGN.md section 5). */
+/**
+ * Token reads (DESIGN.md section 5): overview and ranked lists here; trades and candles in
+ * token-trades.ts. Handlers validate, find the token (404 when unknown), and shape the answer
+ * of the cached views in token-views.ts.
+ */
+import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
+import { enumParam, intParam } from '../validate.js';
+import { nowSeconds } from '../../domain/clock.js';
+import { TRADER_WINDOWS } from '../../domain/windows.js';
+import { pathToken } from './params.js';
+import { addTradeRoutes } from './token-trades.js';
+import { MAX_LIST } from './token-views.js';
+import { viewsFor } from './views.js';
 
-export function tokensRouter(_deps: AppDeps): ApiRouter {
-  return new ApiRouter();
+export function tokensRouter(deps: AppDeps): ApiRouter {
+  const api = new ApiRouter();
+  const { tokens, token: views } = viewsFor(deps);
+  const now = () => nowSeconds(deps.clock);
+
+  api.add(
+    { method: 'get', path: '/v1/token/:address/overview', summary: 'Token overview with 5m, 1h, 6h and 24h windows', access: 'public', tag: 'tokens' },
+    (ctx) => views.overview(pathToken(ctx, tokens), now()),
+  );
+
+  addTradeRoutes(api, deps);
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/token/:address/top-traders',
+      summary: 'Wallets ranked by volume, trade count or net flow in a window',
+      access: 'public',
+      tag: 'tokens',
+      query: z.object({
+        window: enumParam(TRADER_WINDOWS).optional(),
+        sort: enumParam(['volume', 'trades', 'net'] as const).optional(),
+        limit: intParam(1, MAX_LIST).optional(),
+      }),
+    },
+    (ctx, q) => {
+      const token = pathToken(ctx, tokens);
+      const window = q.window ?? '24h';
+      return { window, traders: views.topTraders(token.id, window, q.sort ?? 'volume', q.limit ?? 100, now()) };
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/token/:address/holders',
+      summary: 'Largest holders, with their percent of the total supply',
+      access: 'public',
+      tag: 'tokens',
+      query: z.object({ limit: intParam(1, MAX_LIST).optional() }),
+    },
+    (ctx, q) => views.holders(pathToken(ctx, tokens), q.limit ?? 100),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/token/:address/markets',
+      summary: 'Markets of a token, most liquid first, with 24 h volume and trades',
+      access: 'public',
+      tag: 'tokens',
+      query: z.object({ limit: intParam(1, MAX_LIST).optional() }),
+    },
+    (ctx, q) => ({ markets: views.markets(pathToken(ctx, tokens).id, q.limit ?? MAX_LIST, now()) }),
+  );
+
+  return api;
 }

@@ -1,0 +1,53 @@
+/**
+ * Query parameters shared by the /v1 read routes, built on src/http/validate.ts so their errors
+ * read like every other one ("limit must be an integer from 1 to 1000").
+ */
+import { z } from 'zod';
+import { normalizeAddress } from '../../domain/address.js';
+import { parseResolution, SUPPORTED_RESOLUTIONS, type Resolution } from '../../domain/resolution.js';
+import { ApiError, tokenNotFound } from '../../errors.js';
+import { pathAddress } from '../validate.js';
+import type { AppContext } from '../types.js';
+import type { TokenRow, TokensRepo } from '../../store/tokens-repo.js';
+
+/** Latest time accepted in from / to: just after the last second ingest accepts (9999-12-31), as /udf/history. */
+export const MAX_TIME = 253402300800;
+
+/** A chart resolution in the UDF spelling (`D`, `W`, `M` as aliases). */
+export const resolutionParam = () =>
+  z
+    .string()
+    .refine((v) => parseResolution(v) !== null, { message: `must be one of ${SUPPORTED_RESOLUTIONS.join(', ')}` })
+    .transform((v) => parseResolution(v) as Resolution);
+
+/** A comma-separated list of 1..max addresses, each normalised; keeps the spelling asked. */
+export const addressListParam = (max: number) =>
+  z.string().transform((v, ctx) => {
+    const parts = v.split(',');
+    if (parts.length > max) {
+      ctx.addIssue({ code: 'custom', message: `must list at most ${max} addresses` });
+      return z.NEVER;
+    }
+    const out: { asked: string; address: string }[] = [];
+    for (const asked of parts) {
+      const address = normalizeAddress(asked);
+      if (address === null) {
+        const shown = asked.length > 64 ? `${asked.slice(0, 64)}...` : asked;
+        ctx.addIssue({ code: 'custom', message: `has a malformed address: "${shown}"` });
+        return z.NEVER;
+      }
+      out.push({ asked, address });
+    }
+    return out;
+  });
+
+export const invalidCursor = (): ApiError =>
+  new ApiError(400, 'invalid_cursor', 'cursor was not issued by this server for this query', { param: 'cursor' });
+
+/** The token named by the path: 400 invalid_address when malformed, 404 token_not_found when unknown. */
+export function pathToken(ctx: AppContext, tokens: TokensRepo): TokenRow {
+  const address = pathAddress(ctx.params.address);
+  const token = tokens.byAddress(address);
+  if (token === undefined) throw tokenNotFound(address);
+  return token;
+}

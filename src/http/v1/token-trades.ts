@@ -1,0 +1,99 @@
+/**
+ * GET /v1/token/:address/trades and /candles (DESIGN.md section 5). Trades page by keyset on
+ * (blockTime, id), newest first, with signed cursors that carry the walk's snapshot bound;
+ * candles are the bars of /udf/history (candles-repo readBars, same rules), as objects.
+ */
+import { z } from 'zod';
+import type { ApiRouter } from '../route.js';
+import type { AppDeps } from '../types.js';
+import { addressParam, enumParam, intParam } from '../validate.js';
+import { invalidParameter } from '../../errors.js';
+import { nowSeconds } from '../../domain/clock.js';
+import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
+import { cursorSecret } from '../../store/meta-repo.js';
+import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/trades-repo.js';
+import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
+import { invalidCursor, MAX_TIME, pathToken, resolutionParam } from './params.js';
+import { viewsFor } from './views.js';
+
+export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
+  const db = deps.store.db;
+  const { tokens } = viewsFor(deps);
+  const trades = createTradesRepo(db);
+  const candles = createCandlesRepo(db);
+  const secret = cursorSecret(db);
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/token/:address/trades',
+      summary: 'Trades of a token, newest first, by cursor',
+      access: 'public',
+      tag: 'tokens',
+      query: z.object({
+        limit: intParam(1, 1000).optional(),
+        cursor: z.string().optional(),
+        side: enumParam(['buy', 'sell'] as const).optional(),
+        wallet: addressParam().optional(),
+      }),
+    },
+    (ctx, q) => {
+      const token = pathToken(ctx, tokens);
+      const limit = q.limit ?? 100;
+      const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null };
+      let after: TradePosition | null = null;
+      let bound: number;
+      if (q.cursor !== undefined) {
+        const c = decodeTradeCursor(secret, scope, q.cursor);
+        if (c === null) throw invalidCursor();
+        after = { blockTime: c.blockTime, id: c.id };
+        bound = c.bound;
+      } else {
+        // The snapshot: trades stored later (newer or backfilled) have larger ids and stay out of this walk.
+        bound = trades.maxId();
+      }
+      // One more than asked tells whether another page exists, so an exactly full last page ends the walk.
+      const rows = trades.page(token.id, scope, after, bound, limit + 1);
+      const page = rows.length > limit ? rows.slice(0, limit) : rows;
+      const last = page.at(-1);
+      return {
+        trades: page.map(toTradeJson),
+        nextCursor:
+          rows.length > limit && last !== undefined
+            ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound })
+            : null,
+      };
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/token/:address/candles',
+      summary: 'OHLCV bars of a token (the bars of /udf/history)',
+      access: 'public',
+      tag: 'tokens',
+      query: z.object({
+        resolution: resolutionParam(),
+        from: intParam(0, MAX_TIME).optional(),
+        to: intParam(0, MAX_TIME).optional(),
+        countback: intParam(0, MAX_BARS).optional(),
+      }),
+    },
+    (ctx, q) => {
+      const token = pathToken(ctx, tokens);
+      // `to` defaults to just after the current second, so the bar in progress is included.
+      const to = q.to ?? nowSeconds(deps.clock) + 1;
+      let query: BarQuery;
+      if (q.countback !== undefined && q.countback > 0) {
+        query = { mode: 'countback', to, countback: q.countback };
+      } else {
+        if (q.from === undefined) throw invalidParameter('from', 'from is required unless countback is given');
+        if (q.from >= to) throw invalidParameter('from', 'from must be less than to');
+        query = { mode: 'range', from: q.from, to };
+      }
+      const bars = candles.readBars(token.id, q.resolution, query);
+      return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
+    },
+  );
+}

@@ -1,0 +1,153 @@
+/**
+ * The computed answers behind /v1/token/* (DESIGN.md section 5): window figures, the overview
+ * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts).
+ * Lists are computed once at their largest size and sliced per request, so `limit` does not
+ * multiply cache entries. Window answers are keyed by the current second: exact for it.
+ */
+import type { AppDeps } from '../types.js';
+import type { ResponseCache } from '../response-cache.js';
+import type { TokenRow } from '../../store/tokens-repo.js';
+import { createWindowRepo } from '../../store/window-repo.js';
+import { createRankingRepo, type TraderRow, type TraderSort } from '../../store/ranking-repo.js';
+import { OVERVIEW_WINDOWS, WINDOW_SECONDS, priceChangePct, product, type WindowKey } from '../../domain/windows.js';
+
+/** The most items a ranked list can hold. */
+export const MAX_LIST = 1000;
+/** Seconds an answer keyed by the current second may stay in memory. */
+const TIMED_TTL = 3;
+
+export type WindowFigures = {
+  priceChangePct: number | null;
+  volumeUsd: number;
+  buyVolumeUsd: number;
+  sellVolumeUsd: number;
+  trades: number;
+  buys: number;
+  sells: number;
+};
+
+/** What window figures need of a token: its id, current price and last trade time. */
+export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
+
+const NO_TRADES = { volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0 };
+
+export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
+  const db = deps.store.db;
+  const windows = createWindowRepo(db);
+  const ranking = createRankingRepo(db);
+
+  /** Figures of the window (now - w, now]; the change compares the last price with the base price at now - w. */
+  function figures(token: TokenRef, window: WindowKey, now: number): WindowFigures {
+    const seconds = WINDOW_SECONDS[window];
+    return cache.through(
+      { token: token.id },
+      `win:${window}:${now}`,
+      () => {
+        if (token.lastTradeAt === null) return { priceChangePct: null, ...NO_TRADES };
+        const s = windows.window(token.id, now, seconds);
+        return {
+          priceChangePct: priceChangePct(token.priceUsd, windows.priceAt(token.id, now - seconds)),
+          volumeUsd: s.volumeUsd,
+          buyVolumeUsd: s.buyVolumeUsd,
+          sellVolumeUsd: s.sellVolumeUsd,
+          trades: s.trades,
+          buys: s.buys,
+          sells: s.sells,
+        };
+      },
+      TIMED_TTL,
+    );
+  }
+
+  function overview(token: TokenRow, now: number) {
+    return cache.through(
+      { token: token.id },
+      `overview:${now}`,
+      () => {
+        const markets = ranking.marketSummary(token.id);
+        const w: Record<string, WindowFigures & { uniqueWallets: number }> = {};
+        for (const key of OVERVIEW_WINDOWS) {
+          w[key] = { ...figures(token, key, now), uniqueWallets: ranking.uniqueWallets(token.id, now, WINDOW_SECONDS[key], token.lastTradeAt) };
+        }
+        return {
+          address: token.address,
+          chain: deps.config.chain,
+          symbol: token.symbol,
+          name: token.name,
+          decimals: token.decimals,
+          logoUri: token.logoUri,
+          createdAt: token.createdAt,
+          priceUsd: token.priceUsd,
+          liquidityUsd: markets.liquidityUsd,
+          marketCapUsd: product(token.priceUsd, token.circulatingSupply),
+          fdvUsd: product(token.priceUsd, token.totalSupply),
+          totalSupply: token.totalSupply,
+          circulatingSupply: token.circulatingSupply,
+          holders: ranking.holderCount(token.id),
+          markets: markets.count,
+          lastTradeAt: token.lastTradeAt,
+          updatedAt: token.updatedAt,
+          windows: w,
+        };
+      },
+      TIMED_TTL,
+    );
+  }
+
+  function topTraders(tokenId: number, window: WindowKey, sort: TraderSort, limit: number, now: number): (TraderRow & { rank: number })[] {
+    const size = cache.enabled ? MAX_LIST : limit;
+    const all = cache.through(
+      { token: tokenId },
+      `traders:${window}:${sort}:${now}`,
+      () => ranking.topTraders(tokenId, now, WINDOW_SECONDS[window], sort, size).map((r, i) => ({ rank: i + 1, ...r })),
+      TIMED_TTL,
+    );
+    return all.length > limit ? all.slice(0, limit) : all;
+  }
+
+  function holders(token: TokenRow, limit: number) {
+    const size = cache.enabled ? MAX_LIST : limit;
+    const all = cache.through({ token: token.id }, 'holders', () => {
+      const supply = token.totalSupply !== null && token.totalSupply > 0 ? token.totalSupply : null;
+      return {
+        totalHolders: ranking.holderCount(token.id),
+        holders: ranking.holders(token.id, size).map((h, i) => ({
+          rank: i + 1,
+          owner: h.owner,
+          amount: h.amount,
+          percent: supply === null ? null : (h.amount / supply) * 100,
+        })),
+      };
+    });
+    return all.holders.length > limit ? { totalHolders: all.totalHolders, holders: all.holders.slice(0, limit) } : all;
+  }
+
+  function markets(tokenId: number, limit: number, now: number) {
+    const size = cache.enabled ? MAX_LIST : limit;
+    const all = cache.through(
+      { token: tokenId },
+      `markets:${now}`,
+      () => {
+        const stats = ranking.marketStats(tokenId, now, WINDOW_SECONDS['24h']);
+        const prices = ranking.marketPrices(tokenId);
+        return ranking.markets(tokenId, size).map((m) => ({
+          address: m.address,
+          dex: m.dex,
+          quoteAddress: m.quoteAddress,
+          quoteSymbol: m.quoteSymbol,
+          priceUsd: prices.get(m.address) ?? null,
+          liquidityUsd: m.liquidityUsd,
+          volume24hUsd: stats.get(m.address)?.volumeUsd ?? 0,
+          trades24h: stats.get(m.address)?.trades ?? 0,
+          createdAt: m.createdAt,
+        }));
+      },
+      TIMED_TTL,
+    );
+    return all.length > limit ? all.slice(0, limit) : all;
+  }
+
+  return { figures, overview, topTraders, holders, markets };
+}
+
+export type TokenViews = ReturnType<typeof createTokenViews>;

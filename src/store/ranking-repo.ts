@@ -1,0 +1,163 @@
+/**
+ * Ranked lists of one token (DESIGN.md section 5) and the unique-wallet count of its windows,
+ * read from the views of migration 003. A window is covered by the widest rollup buckets that
+ * fit (coverSegments, as for window statistics) and raw trades for the sub-minute edges, so a
+ * busy token costs a few buckets per wallet or market, not one row per trade.
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from './db.js';
+import { coverSegments } from './window-repo.js';
+import { MARKET_ROLLUP_SECONDS, WALLET_ROLLUP_SECONDS } from './read-views-repo.js';
+
+export type TraderSort = 'volume' | 'trades' | 'net';
+
+export type TraderRow = {
+  wallet: string;
+  volumeUsd: number;
+  buyVolumeUsd: number;
+  sellVolumeUsd: number;
+  netUsd: number;
+  trades: number;
+  buys: number;
+  sells: number;
+};
+
+export type HolderRow = { owner: string; amount: number };
+
+export type MarketRow = {
+  address: string;
+  dex: string;
+  quoteAddress: string;
+  quoteSymbol: string;
+  liquidityUsd: number;
+  createdAt: number;
+};
+
+export type MarketStats = { volumeUsd: number; trades: number };
+
+/** Slots per level: coverSegments yields at most two segments of each level (one per edge). */
+const SLOTS = 2;
+
+/**
+ * The named parameters for covering [from, to) with `levels` and raw trades: for level i and slot
+ * j, `@r{i}_{j}f` and `@r{i}_{j}t` (empty ranges where a slot is unused); raw trades are level
+ * `levels.length`.
+ */
+function coverParams(levels: readonly number[], from: number, to: number): Record<string, number> {
+  const params: Record<string, number> = {};
+  for (let i = 0; i <= levels.length; i++) for (let j = 0; j < SLOTS; j++) params[`r${i}_${j}f`] = params[`r${i}_${j}t`] = 0;
+  const used = new Array<number>(levels.length + 1).fill(0);
+  for (const seg of coverSegments(from, to, levels)) {
+    const i = seg.level === null ? levels.length : levels.indexOf(seg.level);
+    const j = used[i]!++;
+    if (i < 0 || j >= SLOTS) throw new Error(`unexpected window cover at level ${seg.level}`);
+    params[`r${i}_${j}f`] = seg.from;
+    params[`r${i}_${j}t`] = seg.to;
+  }
+  return params;
+}
+
+/** UNION ALL of one branch per (level, slot). */
+function coverUnion(levels: readonly number[], rollup: (res: number, p: string) => string, raw: (p: string) => string): string {
+  const parts: string[] = [];
+  for (let i = 0; i <= levels.length; i++) {
+    for (let j = 0; j < SLOTS; j++) parts.push(i < levels.length ? rollup(levels[i]!, `r${i}_${j}`) : raw(`r${i}_${j}`));
+  }
+  return parts.join('\nUNION ALL ');
+}
+
+const walletUnion = coverUnion(
+  WALLET_ROLLUP_SECONDS,
+  (res, p) => `SELECT wallet, vb, vs, nb, ns FROM wallet_rollups WHERE token_id = @tokenId AND res = ${res} AND t >= @${p}f AND t < @${p}t`,
+  (p) => `SELECT wallet, CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END, CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END, is_buy, 1 - is_buy
+          FROM trades WHERE token_id = @tokenId AND block_time >= @${p}f AND block_time < @${p}t`,
+);
+
+const marketUnion = coverUnion(
+  MARKET_ROLLUP_SECONDS,
+  (res, p) => `SELECT market, v, n FROM market_rollups WHERE token_id = @tokenId AND res = ${res} AND t >= @${p}f AND t < @${p}t`,
+  (p) => `SELECT market, volume_usd, 1 FROM trades WHERE token_id = @tokenId AND block_time >= @${p}f AND block_time < @${p}t`,
+);
+
+const SORT_COLUMN: Record<TraderSort, string> = { volume: 'volumeUsd', trades: 'trades', net: 'netUsd' };
+
+export function createRankingRepo(db: Db) {
+  const traders = Object.fromEntries(
+    (Object.keys(SORT_COLUMN) as TraderSort[]).map((sort) => [
+      sort,
+      db.prepare<[Record<string, number>], TraderRow>(
+        `SELECT wallet, b + s AS volumeUsd, b AS buyVolumeUsd, s AS sellVolumeUsd, s - b AS netUsd, nb + ns AS trades, nb AS buys, ns AS sells
+         FROM (SELECT wallet, sum(vb) AS b, sum(vs) AS s, sum(nb) AS nb, sum(ns) AS ns FROM (${walletUnion}) GROUP BY wallet)
+         ORDER BY ${SORT_COLUMN[sort]} DESC, wallet LIMIT @limit`,
+      ),
+    ]),
+  ) as Record<TraderSort, Database.Statement<[Record<string, number>], TraderRow>>;
+  const marketStats = db
+    .prepare<[Record<string, number>], [string, number, number]>(`SELECT market, sum(v), sum(n) FROM (${marketUnion}) GROUP BY market`)
+    .raw();
+  const marketLast = db.prepare<[number], [string, number]>('SELECT market, price_usd FROM market_last WHERE token_id = ?').raw();
+  const walletsSince = db
+    .prepare<[number, number, number], number>('SELECT count(*) FROM wallet_last WHERE token_id = ? AND last_time >= ? AND last_time <= ?')
+    .pluck();
+  const walletsExact = db
+    .prepare<[number, number, number], number>(
+      'SELECT count(DISTINCT wallet) FROM trades WHERE token_id = ? AND block_time >= ? AND block_time <= ?',
+    )
+    .pluck();
+  const holders = db.prepare<[number, number], HolderRow>(
+    'SELECT owner, amount FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT ?',
+  );
+  const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
+  const markets = db.prepare<[number, number], MarketRow>(
+    `SELECT address, dex, quote_address AS quoteAddress, quote_symbol AS quoteSymbol, liquidity_usd AS liquidityUsd, created_at AS createdAt
+     FROM markets WHERE token_id = ? ORDER BY liquidity_usd DESC, address LIMIT ?`,
+  );
+  const marketSummary = db
+    .prepare<[number], [number, number]>('SELECT count(*), coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = ?')
+    .raw();
+
+  return {
+    /** The top `limit` wallets of the window (now - seconds, now], by `sort` descending, ties by wallet. */
+    topTraders(tokenId: number, now: number, seconds: number, sort: TraderSort, limit: number): TraderRow[] {
+      return traders[sort].all({ tokenId, limit, ...coverParams(WALLET_ROLLUP_SECONDS, now - seconds + 1, now + 1) });
+    },
+
+    /**
+     * Wallets that traded in (now - seconds, now]. From each wallet's last trade time, which is
+     * exact unless the token has trades after `now` (`lastTradeAt`); then counted from the trades.
+     */
+    uniqueWallets(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): number {
+      if (lastTradeAt === null) return 0;
+      const stmt = lastTradeAt > now ? walletsExact : walletsSince;
+      return stmt.get(tokenId, now - seconds + 1, now) ?? 0;
+    },
+
+    /** Volume and trade count per market address in (now - seconds, now]. */
+    marketStats(tokenId: number, now: number, seconds: number): Map<string, MarketStats> {
+      const out = new Map<string, MarketStats>();
+      const rows = marketStats.all({ tokenId, ...coverParams(MARKET_ROLLUP_SECONDS, now - seconds + 1, now + 1) });
+      for (const [market, v, n] of rows) out.set(market, { volumeUsd: v, trades: n });
+      return out;
+    },
+
+    /** The last trade's price in each market address of the token (trade order). */
+    marketPrices(tokenId: number): Map<string, number> {
+      return new Map(marketLast.all(tokenId));
+    },
+
+    /** The token's markets, most liquid first, ties by address. */
+    markets: (tokenId: number, limit: number): MarketRow[] => markets.all(tokenId, limit),
+
+    /** How many markets the token has, and their summed liquidity. */
+    marketSummary(tokenId: number): { count: number; liquidityUsd: number } {
+      const [count, liquidityUsd] = marketSummary.get(tokenId)!;
+      return { count, liquidityUsd };
+    },
+
+    /** The largest holders, ties by owner. */
+    holders: (tokenId: number, limit: number): HolderRow[] => holders.all(tokenId, limit),
+    holderCount: (tokenId: number): number => holderCount.get(tokenId) ?? 0,
+  };
+}
+
+export type RankingRepo = ReturnType<typeof createRankingRepo>;

@@ -1,0 +1,116 @@
+/**
+ * Trade reads: keyset pages of a token's trades, newest first in trade order (blockTime, id),
+ * and the one mapping from a stored trade to its JSON form T (DESIGN.md section 5), shared with
+ * the webhook events.
+ */
+import type { Db } from './db.js';
+
+/** A trade as the API shows it. */
+export type TradeJson = {
+  id: number;
+  signature: string;
+  index: number;
+  blockTime: number;
+  side: 'buy' | 'sell';
+  priceUsd: number;
+  amount: number;
+  quoteAmount: number;
+  volumeUsd: number;
+  wallet: string;
+  market: string;
+  dex: string | null;
+};
+
+/** What toTradeJson needs: a stored trade (camelCase; isBuy as 0/1 or boolean) and its market's dex. */
+export type TradeRowLike = {
+  id: number;
+  signature: string;
+  index: number;
+  blockTime: number;
+  isBuy: number | boolean;
+  priceUsd: number;
+  amount: number;
+  quoteAmount: number;
+  volumeUsd: number;
+  wallet: string;
+  market: string;
+  /** The dex of the market with this address, null when the market is not in the store. */
+  dex: string | null;
+};
+
+/** The JSON form T of a trade, fields in the contract's order. */
+export function toTradeJson(r: TradeRowLike): TradeJson {
+  return {
+    id: r.id,
+    signature: r.signature,
+    index: r.index,
+    blockTime: r.blockTime,
+    side: r.isBuy === true || r.isBuy === 1 ? 'buy' : 'sell',
+    priceUsd: r.priceUsd,
+    amount: r.amount,
+    quoteAmount: r.quoteAmount,
+    volumeUsd: r.volumeUsd,
+    wallet: r.wallet,
+    market: r.market,
+    dex: r.dex,
+  };
+}
+
+export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null };
+
+/** A keyset position: only trades strictly before it in trade order are returned. */
+export type TradePosition = { blockTime: number; id: number };
+
+/** Before every trade (times are at most year 9999, far below this). */
+const TOP: TradePosition = { blockTime: 2 ** 48 - 1, id: 0 };
+
+const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
+  t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
+
+type PageParams = { tokenId: number; blockTime: number; id: number; bound: number; limit: number; isBuy: number; wallet: string };
+
+export function createTradesRepo(db: Db) {
+  // One statement per filter, each a seek on the index that leads with its equality columns and
+  // ends in (block_time, id), read backwards: a page deep in the history costs what the first does.
+  const page = (index: string, extra: string) =>
+    db.prepare<[PageParams], TradeRowLike>(
+      `SELECT ${COLUMNS} FROM trades t INDEXED BY ${index} LEFT JOIN markets m ON m.address = t.market
+       WHERE t.token_id = @tokenId ${extra} AND (t.block_time, t.id) < (@blockTime, @id) AND t.id <= @bound
+       ORDER BY t.block_time DESC, t.id DESC LIMIT @limit`,
+    );
+  const all = page('trades_token_time', '');
+  const bySide = page('trades_token_side_time', 'AND t.is_buy = @isBuy');
+  const byWallet = page('trades_token_wallet_time', 'AND t.wallet = @wallet');
+  const byWalletSide = page('trades_token_wallet_time', 'AND t.wallet = @wallet AND t.is_buy = @isBuy');
+  const maxId = db.prepare<[], number | null>('SELECT max(id) FROM trades').pluck();
+  const dex = db.prepare<[string], string>('SELECT dex FROM markets WHERE address = ?').pluck();
+
+  return {
+    /** The highest trade id in the store (0 when there is none): the snapshot bound of a new walk. */
+    maxId: (): number => maxId.get() ?? 0,
+
+    /**
+     * Up to `limit` trades of the token matching `filter`, newest first, strictly before `after`
+     * (from the newest when null) and with id <= `bound`.
+     */
+    page(tokenId: number, filter: TradeFilter, after: TradePosition | null, bound: number, limit: number): TradeRowLike[] {
+      const pos = after ?? TOP;
+      const params: PageParams = {
+        tokenId,
+        blockTime: pos.blockTime,
+        id: pos.id,
+        bound,
+        limit,
+        isBuy: filter.side === 'buy' ? 1 : 0,
+        wallet: filter.wallet ?? '',
+      };
+      const stmt = filter.wallet !== null ? (filter.side !== null ? byWalletSide : byWallet) : filter.side !== null ? bySide : all;
+      return stmt.all(params);
+    },
+
+    /** The dex of the market with this address, or null when the market is unknown. */
+    dexOf: (market: string): string | null => dex.get(market) ?? null,
+  };
+}
+
+export type TradesRepo = ReturnType<typeof createTradesRepo>;

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aHolder, aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { openStore } from '../../src/store/db.js';
+import { createServices } from '../../src/services/index.js';
+import { tokenIdOf } from './naive.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const NOW = 1_700_000_000;
+
+describe('response cache', () => {
+  it('shows an ingest on the very next read, in the same second', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    const m = aMarket(tok.address);
+    t.ingest([tok, m, aTrade(tok.address, { market: m.address, blockTime: NOW - 5, volumeUsd: 1 })]);
+    const paths = ['overview', 'top-traders', 'markets', 'holders'].map((p) => `/v1/token/${tok.address}/${p}`);
+    paths.push('/v1/market/trending', '/v1/search?q=test', `/v1/prices?addresses=${tok.address}`);
+    const before = await Promise.all(paths.map((p) => t.http.get(p)));
+    t.ingest([aTrade(tok.address, { market: m.address, blockTime: NOW - 1, volumeUsd: 2, priceUsd: 5 }), aHolder(tok.address)]);
+    const after = await Promise.all(paths.map((p) => t.http.get(p)));
+    expect(after[0]!.body.windows['5m']).toMatchObject({ trades: 2, volumeUsd: 3 });
+    expect(after[0]!.body.priceUsd).toBe(5);
+    expect(after[1]!.body.traders).toHaveLength(2);
+    expect(after[2]!.body.markets[0]).toMatchObject({ priceUsd: 5, volume24hUsd: 3, trades24h: 2 });
+    expect(after[3]!.body.totalHolders).toBe(1);
+    expect(after[4]!.body.tokens[0].volumeUsd).toBe(3);
+    expect(after[5]!.body.results[0].volume24hUsd).toBe(3);
+    expect(after[6]!.body.prices[tok.address].priceUsd).toBe(5);
+    for (let i = 0; i < paths.length; i++) expect(after[i]!.body, paths[i]).not.toEqual(before[i]!.body);
+  });
+
+  it('serves a token answer from the cache until that token changes, and a discovery answer until any token changes', async () => {
+    t = makeTestApp();
+    const [a, b] = [aToken({ symbol: 'AAA' }), aToken({ symbol: 'BBB' })];
+    t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 5 }), aTrade(b.address, { blockTime: NOW - 5 })]);
+    const [idA, idB] = [tokenIdOf(t.store, a.address), tokenIdOf(t.store, b.address)];
+    const overview = async () => (await t.http.get(`/v1/token/${a.address}/overview`)).body.symbol;
+    const trending = async () => (await t.http.get('/v1/market/trending')).body.tokens.map((x: { symbol: string }) => x.symbol).sort();
+    expect(await overview()).toBe('AAA');
+    expect(await trending()).toEqual(['AAA', 'BBB']);
+    // a write that nobody announces is invisible: the answers come from the cache
+    t.store.db.prepare("UPDATE tokens SET symbol = 'NEW' WHERE id = ?").run(idA);
+    expect(await overview()).toBe('AAA');
+    expect(await trending()).toEqual(['AAA', 'BBB']);
+    // another token's change drops discovery answers but not this token's
+    t.store.notifyChange({ tokens: new Set([idB]) });
+    expect(await overview()).toBe('AAA');
+    expect(await trending()).toEqual(['BBB', 'NEW']);
+    t.store.notifyChange({ tokens: new Set([idA]) });
+    expect(await overview()).toBe('NEW');
+  });
+
+  it('drops everything when another process writes to the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cache-'));
+    try {
+      const path = join(dir, 'store.db');
+      t = makeTestApp({ store: openStore(path) });
+      const tok = aToken();
+      t.ingest([tok, aTrade(tok.address, { blockTime: NOW - 5, volumeUsd: 1 })]);
+      expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.windows['5m'].trades).toBe(1);
+      expect((await t.http.get('/v1/market/trending')).body.tokens).toHaveLength(1);
+      // the CLI: its own connection and services
+      const cli = openStore(path);
+      const other = aToken();
+      createServices({ store: cli, clock: t.clock }).ingest.ingest(
+        [aTrade(tok.address, { blockTime: NOW - 2, volumeUsd: 1 }), other, aTrade(other.address, { blockTime: NOW - 2 })].map((value, i) => ({ line: i + 1, value })),
+      );
+      cli.close();
+      expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.windows['5m'].trades).toBe(2);
+      expect((await t.http.get('/v1/market/trending')).body.tokens).toHaveLength(2);
+    } finally {
+      t.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('can be turned off with CACHE=off, and then reads the store every time', async () => {
+    t = makeTestApp({ env: { CACHE: 'off' } });
+    const tok = aToken({ symbol: 'OLD' });
+    t.ingest([tok]);
+    expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.symbol).toBe('OLD');
+    t.store.db.prepare("UPDATE tokens SET symbol = 'NEW'").run();
+    expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.symbol).toBe('NEW');
+  });
+});

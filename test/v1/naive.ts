@@ -1,0 +1,45 @@
+/**
+ * Naive reference computations over the raw trades table, for checking the /v1 reads that are
+ * served from rollups and caches.
+ */
+import type { Store } from '../../src/store/db.js';
+
+export type RawTrade = {
+  id: number;
+  tokenId: number;
+  bt: number;
+  wallet: string;
+  market: string;
+  isBuy: number;
+  price: number;
+  vol: number;
+};
+
+/** Every trade of the token (or of all tokens), in trade order. */
+export function rawTrades(store: Store, tokenId?: number): RawTrade[] {
+  const rows = store.db
+    .prepare(
+      `SELECT id, token_id AS tokenId, block_time AS bt, wallet, market, is_buy AS isBuy, price_usd AS price, volume_usd AS vol
+       FROM trades ORDER BY block_time, id`,
+    )
+    .all() as RawTrade[];
+  return tokenId === undefined ? rows : rows.filter((r) => r.tokenId === tokenId);
+}
+
+export const tokenIdOf = (store: Store, address: string): number =>
+  store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(address) as number;
+
+/** Trades in the window (now - w, now]. */
+export const inWindow = (trades: readonly RawTrade[], now: number, w: number): RawTrade[] =>
+  trades.filter((t) => t.bt > now - w && t.bt <= now);
+
+/** The last trade in trade order with blockTime <= t. */
+export const lastAtOrBefore = (trades: readonly RawTrade[], t: number): RawTrade | undefined =>
+  trades.filter((x) => x.bt <= t).at(-1);
+
+export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/** |a - b| within 1e-9 relative (rollups may add in another order). */
+export const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+export const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
