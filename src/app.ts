@@ -1,8 +1,8 @@
 /**
  * createApp: the Koa application, with no port and no globals, so tests drive it through
  * supertest on app.callback(). The middleware order is the request flow of STYLE.md:
- * request id -> access log -> error envelope -> compression -> CORS -> caller -> limiter ->
- * 429 -> invalid key 401 -> ETag -> routes.
+ * request id -> access log -> metrics -> error envelope -> compression -> caller -> limiter ->
+ * CORS -> 429 -> invalid key 401 -> ETag -> routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -39,7 +39,7 @@ export type App = Koa<AppState> & { deps: AppDeps };
 export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel);
-  const services = input.services ?? createServices({ store: input.store, clock });
+  const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
   const deps: AppDeps = { config: input.config, store: input.store, clock, logger, services };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
@@ -69,9 +69,11 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   app.use(metricsMiddleware(deps));
   app.use(errorHandler());
   app.use(compress({ threshold: 1024, br: false }));
-  app.use(corsMiddleware(input.config));
+  // The limiter decides (never throws) before CORS, so preflights answered by CORS carry the
+  // caller's RateLimit-* headers; the 429 itself comes after CORS, so browsers can read it.
   app.use(resolveCaller(deps));
   app.use(rateLimit(deps));
+  app.use(corsMiddleware(input.config));
   app.use(enforceRateLimit());
   app.use(rejectInvalidCaller());
   app.use(conditionalGet());

@@ -12,6 +12,7 @@ import { gracefulClose } from './http/graceful-close.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
+import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
@@ -31,7 +32,7 @@ export async function start(
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
   const store = openStore(config.databasePath);
-  const services = createServices({ store, clock });
+  const services = createServices({ store, clock, config });
 
   const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
   if (empty && config.demoData === 'auto') {
@@ -40,6 +41,8 @@ export async function start(
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
   const stopFeed = config.demoFeed ? startDemoFeed({ store, ingest: services.ingest, clock }) : () => {};
+
+  const worker = startWebhookWorker({ store, clock, config, logger });
 
   const app = createApp({ config, store, clock, logger, services });
   opts.extend?.(app);
@@ -59,6 +62,7 @@ export async function start(
       stopFeed();
       // Requests already sent are answered (none is reset); stragglers are cut after 10 s.
       await connections.close(DRAIN_TIMEOUT_MS);
+      await worker.stop();
       store.close();
       logger.flush();
     })());
