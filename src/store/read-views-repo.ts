@@ -7,8 +7,12 @@
 import type { Db } from './db.js';
 import type { IngestHook, InsertedTrade } from '../services/ingest.js';
 
-/** Bucket widths of wallet_rollups and market_rollups. */
-export const WALLET_ROLLUP_SECONDS = [86400, 3600, 60] as const;
+/**
+ * Bucket widths of wallet_rollups and market_rollups, widest first; each divides the one before,
+ * so a window's cover has at most two segments per width. The 6 h level cuts a 24 h top-traders
+ * read from 23 hour rows per wallet to at most 8 rows.
+ */
+export const WALLET_ROLLUP_SECONDS = [86400, 21600, 3600, 60] as const;
 export const MARKET_ROLLUP_SECONDS = [3600, 60] as const;
 
 type WalletDelta = { tokenId: number; res: number; t: number; wallet: string; vb: number; vs: number; nb: number; ns: number };
@@ -89,7 +93,7 @@ export function rebuildReadViews(db: Db): void {
       SELECT token_id, r.res, block_time / r.res * r.res, wallet,
              sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END), sum(CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END),
              sum(is_buy), sum(1 - is_buy)
-      FROM trades, (SELECT 60 AS res UNION ALL SELECT 3600 UNION ALL SELECT 86400) AS r
+      FROM trades, (SELECT 60 AS res UNION ALL SELECT 3600 UNION ALL SELECT 21600 UNION ALL SELECT 86400) AS r
       GROUP BY token_id, r.res, block_time / r.res, wallet;
       INSERT INTO wallet_last (token_id, wallet, last_time)
       SELECT token_id, wallet, max(block_time) FROM trades GROUP BY token_id, wallet;

@@ -59,6 +59,9 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
     );
   }
 
+  /** Holders do not depend on the clock: counted once per change of the token. */
+  const holderCount = (tokenId: number): number => cache.through({ token: tokenId }, 'holder-count', () => ranking.holderCount(tokenId));
+
   function overview(token: TokenRow, now: number) {
     return cache.through(
       { token: token.id },
@@ -83,7 +86,7 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
           fdvUsd: product(token.priceUsd, token.totalSupply),
           totalSupply: token.totalSupply,
           circulatingSupply: token.circulatingSupply,
-          holders: ranking.holderCount(token.id),
+          holders: holderCount(token.id),
           markets: markets.count,
           lastTradeAt: token.lastTradeAt,
           updatedAt: token.updatedAt,
@@ -110,7 +113,7 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
     const all = cache.through({ token: token.id }, 'holders', () => {
       const supply = token.totalSupply !== null && token.totalSupply > 0 ? token.totalSupply : null;
       return {
-        totalHolders: ranking.holderCount(token.id),
+        totalHolders: holderCount(token.id),
         holders: ranking.holders(token.id, size).map((h, i) => ({
           rank: i + 1,
           owner: h.owner,

@@ -2,7 +2,7 @@
 -- in the ingest transaction; the INSERT ... SELECT statements below fill them for trades stored
 -- before this migration and are the same as rebuildReadViews() there).
 --
--- wallet_rollups: per token, wallet and bucket (res 60, 3600, 86400 seconds) the buy and sell
+-- wallet_rollups: per token, wallet and bucket (res 60, 3600, 21600, 86400 seconds) the buy and sell
 --   volume and counts, so top traders of a window sum a few buckets per wallet instead of every
 --   trade (window edges finer than a minute come from the raw trades).
 -- wallet_last: the newest trade time of each wallet of a token, so the unique wallets of a
@@ -56,7 +56,7 @@ INSERT INTO wallet_rollups (token_id, res, t, wallet, vb, vs, nb, ns)
 SELECT token_id, r.res, block_time / r.res * r.res, wallet,
        sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END), sum(CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END),
        sum(is_buy), sum(1 - is_buy)
-FROM trades, (SELECT 60 AS res UNION ALL SELECT 3600 UNION ALL SELECT 86400) AS r
+FROM trades, (SELECT 60 AS res UNION ALL SELECT 3600 UNION ALL SELECT 21600 UNION ALL SELECT 86400) AS r
 GROUP BY token_id, r.res, block_time / r.res, wallet;
 
 INSERT INTO wallet_last (token_id, wallet, last_time)
