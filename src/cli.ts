@@ -14,6 +14,7 @@ import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
+import { createSessions } from './services/sessions.js';
 import type { LineError, NumberedRecord } from './services/ingest.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
 
@@ -168,7 +169,11 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     case 'tenants set-password': {
       const tenant = need(opts, 'tenant');
       const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
-      await withStore(async (_s, sv) => sv.accounts.setPassword(tenant, password));
+      await withStore(async (store, sv) => {
+        sv.accounts.setPassword(tenant, password);
+        // A new password ends every dashboard session of the tenant.
+        createSessions({ store, clock }).destroyAll(tenant);
+      });
       out({ id: tenant }, `password set for ${tenant}`);
       return 0;
     }

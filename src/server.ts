@@ -71,13 +71,21 @@ export async function start(
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain) {
+  // Handlers go in before start-up, so a signal that arrives while starting (or right after the
+  // "listening" line) still stops the service cleanly.
+  let running: Running | null = null;
+  let stopRequested = false;
+  const stopAndExit = (r: Running) => void r.stop().then(() => process.exit(0));
+  const onSignal = () => {
+    stopRequested = true;
+    if (running) stopAndExit(running);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   start().then(
-    (running) => {
-      const onSignal = () => {
-        running.stop().then(() => process.exit(0));
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
+    (r) => {
+      running = r;
+      if (stopRequested) stopAndExit(r);
     },
     (err: unknown) => {
       if (err instanceof ConfigError || err instanceof SchemaTooNewError) {

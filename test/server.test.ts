@@ -22,7 +22,7 @@ describe('server', () => {
       await running.stop();
     }
     expect(running.store.db.open).toBe(false);
-  });
+  }, 60_000);
 
   it('does not load demo data when DEMO_DATA=off', async () => {
     const running = await start({ PORT: '0', DATABASE_PATH: join(dir, 'e.db'), DEMO_DATA: 'off', LOG_LEVEL: 'silent' });

@@ -143,7 +143,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       if (wait > 0) {
         throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
       }
-      const tenant = accounts.checkPassword(email, body.password);
+      const tenant = await accounts.checkPassword(email, body.password);
       if (!tenant) {
         throttle.fail(buckets);
         throw signedOut('wrong email or password');

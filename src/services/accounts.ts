@@ -2,7 +2,8 @@
  * Tenants and API keys: the operations shared by the CLI, `/v1/keys` and the dashboard.
  * Secrets are returned once, by the call that makes them, and never stored.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
@@ -74,13 +75,23 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-export function verifyPassword(password: string, stored: string): boolean {
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number; maxmem?: number }) => Promise<Buffer>;
+
+/**
+ * Checks a password against a stored hash. Async (scrypt runs on the thread pool, not the event
+ * loop); a malformed hash is a mismatch.
+ */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
   return timingSafeEqual(actual, expected);
 }
+
+let dummy: string | null = null;
+/** A hash nobody's password matches, made once, for equal work on unknown emails. */
+const dummyHash = (): string => (dummy ??= hashPassword(randomBytes(16).toString('hex')));
 
 export function createAccounts(deps: { store: Store; clock: Clock }) {
   const repo = createAccountsRepo(deps.store.db);
@@ -126,11 +137,15 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
       repo.setPassword(tenantId, hashPassword(password));
     },
 
-    /** The tenant whose email and password match, or null. Always does the hashing work. */
-    checkPassword(email: string, password: string): Tenant | null {
+    /**
+     * The tenant whose email and password match, or null. An unknown email (or a tenant without
+     * a password) costs exactly one scrypt too, against a fixed dummy hash, so timing does not
+     * tell which emails have accounts.
+     */
+    async checkPassword(email: string, password: string): Promise<Tenant | null> {
       const tenant = repo.tenantByEmail(email);
       const stored = tenant ? repo.passwordHash(tenant.id) : null;
-      const ok = verifyPassword(password, stored ?? hashPassword('timing-equaliser'));
+      const ok = await verifyPassword(password, stored ?? dummyHash());
       return tenant && stored && ok ? tenant : null;
     },
 
