@@ -6,7 +6,6 @@
  */
 import Koa from 'koa';
 import Router from '@koa/router';
-import compress from 'koa-compress';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
@@ -17,6 +16,7 @@ import { requestId } from './http/request-id.js';
 import { accessLog } from './http/access-log.js';
 import { metricsMiddleware } from './http/metrics.js';
 import { errorHandler } from './http/error-handler.js';
+import { compression } from './http/compression.js';
 import { corsMiddleware } from './http/cors.js';
 import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
@@ -68,7 +68,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   app.use(accessLog(logger));
   app.use(metricsMiddleware(deps));
   app.use(errorHandler());
-  app.use(compress({ threshold: 1024, br: false }));
+  app.use(compression());
   // The limiter decides (never throws) before CORS, so preflights answered by CORS carry the
   // caller's RateLimit-* headers; the 429 itself comes after CORS, so browsers can read it.
   app.use(resolveCaller(deps));

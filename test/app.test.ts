@@ -53,6 +53,19 @@ describe('app skeleton', () => {
     expect(res.headers['ratelimit-remaining']).toBe('299');
   });
 
+  it('compresses JSON over 1 KB when accepted, and answers plainly when no coding is acceptable', async () => {
+    t = makeTestApp();
+    const gz = await t.http.get('/openapi.json').set('Accept-Encoding', 'gzip');
+    expect(gz.status).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    for (const ae of ['identity;q=0', '*;q=0', 'br;q=0, gzip;q=0, identity;q=0', 'x-unknown, identity;q=0']) {
+      const res = await t.http.get('/openapi.json').set('Accept-Encoding', ae);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.body.openapi).toBe('3.1.0');
+    }
+  });
+
   it('gives GET JSON an ETag and answers a matching If-None-Match with 304', async () => {
     t = makeTestApp();
     const first = await t.http.get('/healthz');
