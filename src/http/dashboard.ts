@@ -12,9 +12,8 @@
 import { z } from 'zod';
 import { ApiError, forbidden } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
-import { AccountError, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
+import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
-import { SubscriptionError } from '../services/subscriptions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
 import { clientIp } from './client-ip.js';
@@ -69,34 +68,6 @@ function assertSameOrigin(ctx: AppContext): void {
     host = null;
   }
   if (host !== ctx.host) throw forbidden('cross-origin requests are not allowed here');
-}
-
-/** The contract's error for a refused key or subscription operation (as /v1 maps them). */
-function toHttp(err: unknown): unknown {
-  if (err instanceof AccountError) {
-    switch (err.kind) {
-      case 'not_found':
-        return new ApiError(404, 'key_not_found', err.message);
-      case 'limit':
-        return new ApiError(409, 'key_limit_reached', err.message);
-      case 'forbidden':
-        return forbidden(err.message);
-      case 'invalid':
-      case 'conflict':
-        return new ApiError(400, 'invalid_body', err.message);
-    }
-  }
-  if (err instanceof SubscriptionError) {
-    switch (err.kind) {
-      case 'invalid':
-        return new ApiError(400, 'invalid_body', err.message, err.param === undefined ? {} : { param: err.param });
-      case 'limit':
-        return new ApiError(409, 'subscription_limit_reached', err.message);
-      case 'not_found':
-        return new ApiError(404, 'subscription_not_found', err.message);
-    }
-  }
-  return err;
 }
 
 export function dashboardRouter(deps: AppDeps): ApiRouter {
@@ -194,13 +165,9 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, createKeyBody, { limitBytes: 8 * 1024 });
-      try {
-        const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
-        ctx.status = 201;
-        return { key: made.key, secret: made.secret };
-      } catch (err) {
-        throw toHttp(err);
-      }
+      const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+      ctx.status = 201;
+      return { key: made.key, secret: made.secret };
     },
   );
 
@@ -209,23 +176,15 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, rotateBody, { limitBytes: 8 * 1024 });
-      try {
-        const made = accounts.rotateKey(tenant.id, String(ctx.params.id), body.graceSeconds ?? 0);
-        ctx.status = 201;
-        return made;
-      } catch (err) {
-        throw toHttp(err);
-      }
+      const made = accounts.rotateKey(tenant.id, String(ctx.params.id), body.graceSeconds ?? 0);
+      ctx.status = 201;
+      return made;
     },
   );
 
   api.add({ method: 'delete', path: '/dashboard/api/keys/:id', summary: 'Revoke a key (again is fine)', access: 'session', tag: 'dashboard' }, (ctx) => {
     const { tenant } = signedIn(ctx, { write: true });
-    try {
-      return { key: accounts.revokeKey(String(ctx.params.id), tenant.id) };
-    } catch (err) {
-      throw toHttp(err);
-    }
+    return { key: accounts.revokeKey(String(ctx.params.id), tenant.id) };
   });
 
   api.add({ method: 'get', path: '/dashboard/api/subscriptions', summary: "The tenant's registered tokens", access: 'session', tag: 'dashboard' }, (ctx) => {
@@ -238,24 +197,16 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, registerBody, { limitBytes: 16 * 1024 });
-      try {
-        const r = await subscriptions.register(tenant.id, body.address, body.webhookUrl);
-        ctx.status = r.created ? 201 : 200;
-        return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
-      } catch (err) {
-        throw toHttp(err);
-      }
+      const r = await subscriptions.register(tenant.id, body.address, body.webhookUrl);
+      ctx.status = r.created ? 201 : 200;
+      return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
     },
   );
 
   api.add({ method: 'delete', path: '/dashboard/api/subscriptions/:address', summary: 'Remove a registration', access: 'session', tag: 'dashboard' }, (ctx) => {
     const { tenant } = signedIn(ctx, { write: true });
     const address = pathAddress(ctx.params.address);
-    try {
-      return { subscription: subscriptions.remove(tenant.id, address) };
-    } catch (err) {
-      throw toHttp(err);
-    }
+    return { subscription: subscriptions.remove(tenant.id, address) };
   });
 
   return api;

@@ -6,6 +6,7 @@
  */
 import { ApiError, errorEnvelope, toApiError } from '../errors.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
+import { fromServiceError } from './service-errors.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
@@ -22,7 +23,7 @@ export const errorHandler = (): AppMiddleware => async (ctx, next) => {
 };
 
 export function writeError(ctx: AppContext, err: unknown): void {
-  const e = toApiError(err);
+  const e = toApiError(fromServiceError(err));
   if (e.status >= 500) ctx.app.emit('error', err, ctx);
   ctx.status = e.status;
   for (const [name, value] of Object.entries(e.headers)) ctx.set(name, value);

@@ -39,9 +39,18 @@ export const MAX_KEY_NAME = 100;
  * A refused account operation. HTTP mapping: not_found -> 404 key_not_found (or not_found),
  * limit -> 409 key_limit_reached, invalid -> 400, conflict -> 409, forbidden -> 403.
  */
+/**
+ * A refused account operation. `inactive`: the key exists but is revoked or expired; `param`
+ * names the input at fault, where one is.
+ */
 export class AccountError extends Error {
-  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid' | 'limit' | 'forbidden', message: string) {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'inactive' | 'limit' | 'forbidden',
+    message: string,
+    readonly param?: string,
+  ) {
     super(message);
+    this.name = 'AccountError';
   }
 }
 
@@ -62,7 +71,7 @@ export function keyView(k: KeyRow, now: number): KeyView {
 export function checkKeyName(name: string | null | undefined): string | null {
   if (name === undefined || name === null) return null;
   if (name.length < 1 || name.length > MAX_KEY_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new AccountError('invalid', `a key name has 1 to ${MAX_KEY_NAME} characters and no control characters`);
+    throw new AccountError('invalid', `a key name has 1 to ${MAX_KEY_NAME} characters and no control characters`, 'name');
   }
   return name;
 }
@@ -190,7 +199,7 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
      */
     rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[]) {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
-        throw new AccountError('invalid', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`);
+        throw new AccountError('invalid', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`, 'graceSeconds');
       }
       const made = repo.inTransaction(() => {
         const t = now();
@@ -198,7 +207,7 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
         if (!old || old.tenantId !== tenantId) throw new AccountError('not_found', `no key with id ${keyId}`);
         const status = keyStatus(old, t);
         if (status === 'revoked' || status === 'expired') {
-          throw new AccountError('invalid', `key ${keyId} is ${status}; only an active or expiring key can be rotated`);
+          throw new AccountError('inactive', `key ${keyId} is ${status}; only an active or expiring key can be rotated`, 'id');
         }
         if (callerScopes !== undefined) {
           const missing = old.scopes.filter((sc) => !callerScopes.includes(sc));

@@ -116,6 +116,8 @@ describe('dashboard keys', () => {
     await t.http.delete(`/dashboard/api/keys/${old.key.id}`).set(as(s));
     const res = await t.http.post(`/dashboard/api/keys/${old.key.id}/rotate`).set(as(s)).send({});
     expect(res.status).toBe(400);
+    // the same answer /v1/keys/:id/rotate gives: the key in the path is at fault
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'id' });
     expect(t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
   });
 

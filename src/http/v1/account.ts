@@ -4,11 +4,10 @@
  * key's tenant and carries `Cache-Control: no-store` (the ones with a secret above all).
  */
 import { z } from 'zod';
-import { ApiError, forbidden } from '../../errors.js';
 import { requireKey } from '../auth.js';
 import { bodyInt, bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { AccountError, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
+import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
 
 const keyName = z.unknown().refine(
@@ -18,23 +17,6 @@ const keyName = z.unknown().refine(
 
 const createBody = bodyObject({ name: keyName.optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
-
-/** The contract's error for a refused account operation. */
-function toHttp(err: unknown, keyId?: string): unknown {
-  if (!(err instanceof AccountError)) return err;
-  switch (err.kind) {
-    case 'not_found':
-      return new ApiError(404, 'key_not_found', keyId === undefined ? err.message : `no key with id ${keyId}`);
-    case 'limit':
-      return new ApiError(409, 'key_limit_reached', err.message);
-    case 'forbidden':
-      return forbidden(err.message);
-    case 'invalid':
-      return new ApiError(400, 'invalid_parameter', err.message, keyId === undefined ? {} : { param: 'id' });
-    case 'conflict':
-      return new ApiError(400, 'invalid_body', err.message);
-  }
-}
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
@@ -66,24 +48,16 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     const { tenant } = requireKey(ctx, 'read');
     const body = await readJsonBody(ctx, createBody);
     privateAnswer(ctx);
-    try {
-      const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
-      ctx.status = 201;
-      return { key: made.key, secret: made.secret };
-    } catch (err) {
-      throw toHttp(err);
-    }
+    const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+    ctx.status = 201;
+    return { key: made.key, secret: made.secret };
   });
 
   api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
     const id = String(ctx.params.id);
     privateAnswer(ctx);
-    try {
-      return { key: accounts.revokeKey(id, tenant.id) };
-    } catch (err) {
-      throw toHttp(err, id);
-    }
+    return { key: accounts.revokeKey(id, tenant.id) };
   });
 
   api.add(
@@ -93,13 +67,9 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       const id = String(ctx.params.id);
       const body = await readJsonBody(ctx, rotateBody);
       privateAnswer(ctx);
-      try {
-        const made = accounts.rotateKey(caller.tenant.id, id, body.graceSeconds ?? 0, caller.key.scopes);
-        ctx.status = 201;
-        return made;
-      } catch (err) {
-        throw toHttp(err, id);
-      }
+      const made = accounts.rotateKey(caller.tenant.id, id, body.graceSeconds ?? 0, caller.key.scopes);
+      ctx.status = 201;
+      return made;
     },
   );
 

@@ -11,7 +11,6 @@ import { requireKey } from '../auth.js';
 import { bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { intParam, pathAddress } from '../validate.js';
-import { SubscriptionError } from '../../services/subscriptions.js';
 import { createEvents, EventCursorError } from '../../services/events.js';
 import type { AppContext, AppDeps } from '../types.js';
 
@@ -27,19 +26,6 @@ const eventsQuery = z.object({
   limit: intParam(1, 1000).optional(),
 });
 
-/** The contract's error for a refused subscription operation. */
-function toHttp(err: unknown): unknown {
-  if (!(err instanceof SubscriptionError)) return err;
-  switch (err.kind) {
-    case 'invalid':
-      return new ApiError(400, 'invalid_body', err.message, err.param === undefined ? {} : { param: err.param });
-    case 'limit':
-      return new ApiError(409, 'subscription_limit_reached', err.message);
-    case 'not_found':
-      return new ApiError(404, 'subscription_not_found', err.message);
-  }
-}
-
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
 export function subscriptionsRouter(deps: AppDeps): ApiRouter {
@@ -54,13 +40,9 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     const { tenant } = requireKey(ctx, 'read');
     const body = await readJsonBody(ctx, registerBody);
     privateAnswer(ctx);
-    try {
-      const r = await subscriptions().register(tenant.id, body.address, body.webhookUrl);
-      ctx.status = r.created ? 201 : 200;
-      return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
-    } catch (err) {
-      throw toHttp(err);
-    }
+    const r = await subscriptions().register(tenant.id, body.address, body.webhookUrl);
+    ctx.status = r.created ? 201 : 200;
+    return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
   });
 
   api.add({ method: 'get', path: '/v1/tokens/registered', summary: "The tenant's registered tokens", access: 'keyed', tag: 'subscriptions', scope: 'read' }, (ctx) => {
@@ -76,11 +58,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     const { tenant } = requireKey(ctx, 'read');
     const address = pathAddress(ctx.params.address);
     privateAnswer(ctx);
-    try {
-      return { subscription: subscriptions().remove(tenant.id, address) };
-    } catch (err) {
-      throw toHttp(err);
-    }
+    return { subscription: subscriptions().remove(tenant.id, address) };
   });
 
   api.add({
