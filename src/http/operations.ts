@@ -6,7 +6,6 @@
  * /metrics needs no key (operators scrape it) and is counted by the limiter like any other route:
  * a scrape every 15 s uses 4 of an IP's 300 requests a minute. It shows no tenant or key ids.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeModulesDir, projectRoot } from '../paths.js';
@@ -14,9 +13,9 @@ import { metricsFor } from '../services/metrics.js';
 import { registerRoutePatterns } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { ApiRouter, type RouteSpec } from './route.js';
-import type { AppContext, AppDeps } from './types.js';
+import { sendStatic, staticFile, type StaticFile } from './static-file.js';
+import type { AppDeps } from './types.js';
 
-type StaticFile = { body: Buffer; type: string; etag: string; cacheControl: string };
 
 const SWAGGER_DIR = join(nodeModulesDir, 'swagger-ui-dist');
 const VENDOR_CACHE = 'public, max-age=86400';
@@ -63,30 +62,14 @@ const DOCS_CSP = [
   "frame-ancestors 'self'",
 ].join('; ');
 
-const made = (body: Buffer, type: string, cacheControl: string): StaticFile => ({
-  body,
-  type,
-  etag: createHash('sha1').update(body).digest('base64url'),
-  cacheControl,
-});
-
 /** The docs page's files by name; read on first use (the bundle is 1.5 MB) and kept. */
 const DOCS_FILES: Record<string, () => StaticFile> = {
-  'swagger-ui.css': () => made(readFileSync(join(SWAGGER_DIR, 'swagger-ui.css')), 'text/css; charset=utf-8', VENDOR_CACHE),
-  'swagger-ui-bundle.js': () => made(readFileSync(join(SWAGGER_DIR, 'swagger-ui-bundle.js')), 'text/javascript; charset=utf-8', VENDOR_CACHE),
-  'favicon-32x32.png': () => made(readFileSync(join(SWAGGER_DIR, 'favicon-32x32.png')), 'image/png', VENDOR_CACHE),
-  'init.js': () => made(Buffer.from(INIT_JS), 'text/javascript; charset=utf-8', 'no-cache'),
+  'swagger-ui.css': () => staticFile(readFileSync(join(SWAGGER_DIR, 'swagger-ui.css')), 'text/css; charset=utf-8', VENDOR_CACHE),
+  'swagger-ui-bundle.js': () => staticFile(readFileSync(join(SWAGGER_DIR, 'swagger-ui-bundle.js')), 'text/javascript; charset=utf-8', VENDOR_CACHE),
+  'favicon-32x32.png': () => staticFile(readFileSync(join(SWAGGER_DIR, 'favicon-32x32.png')), 'image/png', VENDOR_CACHE),
+  'init.js': () => staticFile(Buffer.from(INIT_JS), 'text/javascript; charset=utf-8', 'no-cache'),
 };
 const loaded = new Map<string, StaticFile>();
-
-function send(ctx: AppContext, file: StaticFile): void {
-  ctx.set('Cache-Control', file.cacheControl);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.type = file.type;
-  ctx.body = file.body;
-  ctx.etag = file.etag;
-  if (ctx.fresh) ctx.status = 304;
-}
 
 function packageVersion(): string {
   try {
@@ -114,7 +97,7 @@ export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): Ap
   }
 
   let document: Record<string, unknown> | null = null;
-  const docsPage = made(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');
+  const docsPage = staticFile(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');
   const api = new ApiRouter();
 
   api.add({ method: 'get', path: '/metrics', summary: 'Prometheus metrics', access: 'internal', tag: 'operations' }, async (ctx) => {
@@ -132,7 +115,7 @@ export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): Ap
   api.add({ method: 'get', path: '/docs', summary: 'API reference (Swagger UI)', access: 'public', tag: 'operations' }, (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('Referrer-Policy', 'same-origin');
-    send(ctx, docsPage);
+    sendStatic(ctx, docsPage);
   });
 
   for (const name of Object.keys(DOCS_FILES)) {
@@ -143,7 +126,7 @@ export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): Ap
         file = DOCS_FILES[name]!();
         loaded.set(name, file);
       }
-      send(ctx, file);
+      sendStatic(ctx, file);
     });
   }
   registerRoutePatterns(deps, [...specs, ...api.specs]);

@@ -8,7 +8,6 @@
  * its own Content-Security-Policy: scripts, styles and requests from this origin only; the embed
  * may be framed by any origin, the dashboard by none.
  */
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
@@ -16,9 +15,9 @@ import { nodeModulesDir, webDir } from '../paths.js';
 import { SUPPORTED_RESOLUTIONS } from '../domain/resolution.js';
 import { ApiRouter } from './route.js';
 import { enumParam, parseQuery, textParam } from './validate.js';
-import type { AppContext, AppDeps } from './types.js';
+import { sendStatic, staticFile, type StaticFile } from './static-file.js';
+import type { AppDeps } from './types.js';
 
-type StaticFile = { body: Buffer; type: string; etag: string; cacheControl: string };
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -63,13 +62,7 @@ export const PAGE_CSP = {
 } as const;
 
 function fileOf(path: string, cacheControl: string): StaticFile {
-  const body = readFileSync(path);
-  return {
-    body,
-    type: TYPES[extname(path)] ?? 'application/octet-stream',
-    etag: createHash('sha1').update(body).digest('base64url'),
-    cacheControl,
-  };
+  return staticFile(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream', cacheControl);
 }
 
 function walk(dir: string): string[] {
@@ -83,15 +76,6 @@ export function loadAssets(): Map<string, StaticFile> {
   for (const file of walk(root)) assets.set('/assets/' + relative(root, file).split(sep).join('/'), fileOf(file, OWN_ASSET_CACHE));
   for (const [url, file] of Object.entries(VENDOR_FILES)) assets.set(url, fileOf(file, VENDOR_CACHE));
   return assets;
-}
-
-function send(ctx: AppContext, file: StaticFile): void {
-  ctx.set('Cache-Control', file.cacheControl);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.type = file.type;
-  ctx.body = file.body;
-  ctx.etag = file.etag;
-  if (ctx.fresh) ctx.status = 304;
 }
 
 const resolutionParam = enumParam(SUPPORTED_RESOLUTIONS);
@@ -110,7 +94,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
   for (const [url, file] of assets) {
     api.router.get(url, (ctx) => {
       ctx.state.route = '/assets/*';
-      send(ctx, file);
+      sendStatic(ctx, file);
     });
   }
 
@@ -121,7 +105,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
     ctx.set('Content-Security-Policy', PAGE_CSP.home);
     ctx.set('X-Frame-Options', 'SAMEORIGIN');
     ctx.set('Referrer-Policy', 'same-origin');
-    send(ctx, home);
+    sendStatic(ctx, home);
   });
 
   api.router.get('/embed/chart', (ctx) => {
@@ -130,7 +114,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
     // Frameable from any origin: frame-ancestors *, and no X-Frame-Options.
     ctx.set('Content-Security-Policy', PAGE_CSP.embed);
     ctx.set('Referrer-Policy', 'no-referrer');
-    send(ctx, embed);
+    sendStatic(ctx, embed);
   });
 
   api.router.get('/dashboard', (ctx) => {
@@ -139,7 +123,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-    send(ctx, dashboard);
+    sendStatic(ctx, dashboard);
   });
 
   return api;
