@@ -20,6 +20,7 @@ import { cursorSecret } from '../store/meta-repo.js';
 import { createEventsRepo, type EventRow } from '../store/events-repo.js';
 import { createSubscriptionsRepo } from '../store/subscriptions-repo.js';
 import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
+import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
 
 /** Events are kept this long (seconds); older ones are not returned and are pruned. */
@@ -32,10 +33,7 @@ export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The trade shape T of DESIGN.md section 5. */
-export type EventTrade = {
-  id: number; signature: string; index: number; blockTime: number; side: 'buy' | 'sell'; priceUsd: number;
-  amount: number; quoteAmount: number; volumeUsd: number; wallet: string; market: string; dex: string | null;
-};
+export type EventTrade = TradeJson;
 
 export type TradesEvent = { id: string; type: 'trades'; token: string; createdAt: number; data: { trades: EventTrade[] } };
 
@@ -57,13 +55,13 @@ export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHo
   const subscriptions = createSubscriptionsRepo(db);
   const events = createEventsRepo(db);
   const outbox = createWebhookOutboxRepo(db);
-  const dexOf = db.prepare<[string], string>('SELECT dex FROM markets WHERE address = ?').pluck();
+  const trades = createTradesRepo(db);
   const anySubscription = db.prepare('SELECT 1 FROM subscriptions LIMIT 1').pluck();
 
-  return ({ trades, now }) => {
-    if (trades.length === 0 || anySubscription.get() === undefined) return;
+  return ({ trades: inserted, now }) => {
+    if (inserted.length === 0 || anySubscription.get() === undefined) return;
     const byToken = new Map<string, InsertedTrade[]>();
-    for (const t of trades) {
+    for (const t of inserted) {
       const list = byToken.get(t.token);
       if (list) list.push(t);
       else byToken.set(t.token, [t]);
@@ -72,7 +70,7 @@ export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHo
     const dex = (market: string) => {
       let d = dexes.get(market);
       if (d === undefined) {
-        d = dexOf.get(market) ?? null;
+        d = trades.dexOf(market);
         dexes.set(market, d);
       }
       return d;
@@ -83,10 +81,7 @@ export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHo
       if (subscribers.length === 0) continue;
       list.sort(byTradeOrder);
       for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
-        const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => ({
-          id: t.id, signature: t.signature, index: t.index, blockTime: t.blockTime, side: t.side, priceUsd: t.priceUsd,
-          amount: t.amount, quoteAmount: t.quoteAmount, volumeUsd: t.volumeUsd, wallet: t.wallet, market: t.market, dex: dex(t.market),
-        }));
+        const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => toTradeJson({ ...t, dex: dex(t.market) }));
         const data = JSON.stringify({ trades: chunk });
         for (const s of subscribers) {
           const id = events.insert(s.tenantId, token, now, data);
