@@ -64,7 +64,7 @@ export async function start(
       await connections.close(DRAIN_TIMEOUT_MS);
       await worker.stop();
       store.close();
-      logger.flush();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
   return { server, store, config, stop };
 }

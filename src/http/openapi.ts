@@ -161,7 +161,15 @@ function operation(spec: RouteSpec) {
   };
   if (keyed && spec.scope) op.description = `Needs a key with scope \`${spec.scope}\`.`;
   if (spec.body) {
-    op.requestBody = { required: false, content: { 'application/json': { schema: bodySchema(spec.body) } } };
+    const json = bodySchema(spec.body);
+    const content: Record<string, unknown> = {};
+    for (const type of spec.bodyMediaTypes ?? ['application/json']) {
+      content[type] =
+        type === 'application/x-ndjson'
+          ? { schema: { type: 'string', description: 'NDJSON: one JSON record per line, each an item of the application/json array' } }
+          : { schema: json };
+    }
+    op.requestBody = { required: false, content };
   }
   return op;
 }

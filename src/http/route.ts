@@ -18,6 +18,8 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   query?: Q;
   /** The JSON body's schema, where the route takes one (validated by the handler). */
   body?: z.ZodType;
+  /** Media types the body may come in (default application/json); NDJSON carries one item of `body` per line. */
+  bodyMediaTypes?: readonly ('application/json' | 'application/x-ndjson')[];
   /** Scope a keyed route needs. */
   scope?: 'read' | 'ingest';
 };

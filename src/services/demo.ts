@@ -10,6 +10,7 @@ import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
 import type { IngestRecord } from '../domain/records.js';
 import { createMetaRepo } from '../store/meta-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
+import { metricsFor } from './metrics.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };
 
@@ -80,7 +81,7 @@ export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock
       };
       records.push({ line: i + 1, record });
     }
-    deps.ingest.write(records);
+    metricsFor(deps.store).ingested('demo', deps.ingest.write(records));
   };
 
   const timer = setInterval(() => {

@@ -19,6 +19,7 @@ import type { Clock } from '../domain/clock.js';
 import { createWebhookOutboxRepo, type DueDelivery } from '../store/webhook-outbox-repo.js';
 import { createEvents, eventId, eventJson } from './events.js';
 import { publicOnlyLookup, refusedLiteral } from './webhook-target.js';
+import { metricsFor } from './metrics.js';
 
 export const FIRST_RETRY_MS = 1000;
 export const MAX_RETRY_MS = 3600 * 1000;
@@ -107,6 +108,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const concurrency = deps.concurrency ?? 8;
   const allowPrivate = deps.config.webhookAllowPrivate;
   let lastPrune = -Infinity;
+  const metrics = metricsFor(deps.store);
 
   const attempt = async (d: DueDelivery): Promise<boolean> => {
     const now = deps.clock.now();
@@ -115,6 +117,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const attempts = d.attempts + 1;
     if (d.webhookUrl === null || d.secret === null) {
       outbox.finish({ id: d.id, attempts: d.attempts, status: 'cancelled', lastStatus: null, lastError: 'the subscription has no webhook URL any more', now });
+      metrics.webhookDelivery('cancelled');
       return false;
     }
     const body = eventJson(d);
@@ -125,6 +128,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     } catch {
       // Stored URLs were checked at registration; a bad one is treated as a failed attempt.
     }
+    const started = performance.now();
     const outcome: Outcome =
       url === null
         ? { status: null, error: 'invalid webhook URL' }
@@ -139,12 +143,16 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const after = deps.clock.now();
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const lastError = ok ? null : outcome.error ?? `HTTP ${outcome.status}`;
+    const seconds = (performance.now() - started) / 1000;
     if (ok) {
       outbox.delivered({ id: d.id, attempts, lastStatus: outcome.status, lastError: null, now: after });
+      metrics.webhookDelivery('delivered', seconds);
     } else {
       const next = after + retryDelayMs(attempts);
-      if (next > d.deadlineAt) outbox.finish({ id: d.id, attempts, status: 'failed', lastStatus: outcome.status, lastError, now: after });
+      const gaveUp = next > d.deadlineAt;
+      if (gaveUp) outbox.finish({ id: d.id, attempts, status: 'failed', lastStatus: outcome.status, lastError, now: after });
       else outbox.retry({ id: d.id, attempts, dueAt: next, lastStatus: outcome.status, lastError });
+      metrics.webhookDelivery(gaveUp ? 'failed' : 'retry', seconds);
       deps.logger?.debug({ delivery: d.id, event: eventId(d.eventId), attempts, status: outcome.status, error: outcome.error }, 'webhook attempt failed');
     }
     return true;

@@ -5,7 +5,9 @@
  * before reading). An invalid batch is 400 invalid_body with `details` [{line, error}] (for an
  * array, line = 1-based index) and nothing of it is written.
  */
+import { z } from 'zod';
 import getRawBody from 'raw-body';
+import { ingestRecord } from '../../domain/records.js';
 import { ApiError, invalidBody, type ErrorDetail } from '../../errors.js';
 import { requireKey } from '../auth.js';
 import { ApiRouter } from '../route.js';
@@ -76,6 +78,7 @@ export function ingestRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
   api.add({
     method: 'post', path: '/v1/ingest', access: 'keyed', tag: 'ingest', scope: 'ingest',
+    body: z.array(ingestRecord).max(1_000_000), bodyMediaTypes: ['application/x-ndjson', 'application/json'],
     summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
   }, async (ctx) => {
     requireKey(ctx, 'ingest');
