@@ -20,6 +20,7 @@ import { compression } from './http/compression.js';
 import { corsMiddleware } from './http/cors.js';
 import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
+import { createLimiter } from './limiter/limiter.js';
 import { enforceRateLimit } from './http/rate-limit-headers.js';
 import { conditionalGet } from './http/conditional.js';
 import { healthRouter } from './http/health.js';
@@ -40,7 +41,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
-  const deps: AppDeps = { config: input.config, store: input.store, clock, logger, services };
+  const deps: AppDeps = { config: input.config, store: input.store, clock, logger, services, limiter: createLimiter({ clock }) };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
   app.deps = deps;

@@ -18,6 +18,7 @@ import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
+import { tenantRate, toRateLimitState } from './rate-limit.js';
 import { pathAddress } from './validate.js';
 import type { AppContext, AppDeps } from './types.js';
 
@@ -148,9 +149,8 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       usage: {
         activeKeys: keys.filter((k) => k.status === 'active').length,
         subscriptions: subscriptions.list(tenant.id).length,
-        // The tenant's rate-limit bucket lives inside the limiter middleware, which the dashboard
-        // cannot read: the plan's limit is shown instead (DESIGN.md section 11, plan and usage).
-        rateLimit: null,
+        // The tenant's API bucket, read without spending a request (the dashboard has its own IP bucket).
+        rateLimit: toRateLimitState(deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
       },
     };
   });

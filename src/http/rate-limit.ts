@@ -8,7 +8,8 @@
  * /healthz, CORS preflights and the pages' static assets (/assets/...) are not counted; they
  * still carry the headers of the caller's bucket (a peek).
  */
-import { createLimiter, type Limiter } from '../limiter/limiter.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { Plan } from '../store/accounts-repo.js';
 import type { Decision, Rate } from '../limiter/gcra.js';
 import { clientIp } from './client-ip.js';
 import type { AppContext, AppDeps, AppMiddleware, RateLimitState } from './types.js';
@@ -22,13 +23,13 @@ export function isUncounted(ctx: AppContext): boolean {
   return ctx.path === '/healthz' || ctx.path.startsWith('/assets/');
 }
 
+/** A tenant's rate: its plan's requests per minute. */
+export const tenantRate = (plan: Plan): Rate => ({ limit: plan.requestsPerMinute, windowSeconds: TENANT_WINDOW_SECONDS });
+
 /** The limiter's decision for this request's caller. */
 export function decide(limiter: Limiter, anon: Rate, ctx: AppContext, consume: boolean): Decision {
   const caller = ctx.state.caller;
-  if (caller?.kind === 'key') {
-    const rate = { limit: caller.plan.requestsPerMinute, windowSeconds: TENANT_WINDOW_SECONDS };
-    return limiter.tenant(caller.tenant.id, rate, consume);
-  }
+  if (caller?.kind === 'key') return limiter.tenant(caller.tenant.id, tenantRate(caller.plan), consume);
   return limiter.ip(clientIp(ctx).key, anon, consume);
 }
 
@@ -43,8 +44,8 @@ export function toRateLimitState(d: Decision): RateLimitState {
   return state;
 }
 
-/** The limiter middleware; `limiter` is for tests, the app gets a fresh one per createApp. */
-export function rateLimit(deps: AppDeps, limiter: Limiter = createLimiter({ clock: deps.clock })): AppMiddleware {
+/** The limiter middleware, on the app's limiter (deps.limiter) unless a test hands it another. */
+export function rateLimit(deps: AppDeps, limiter: Limiter = deps.limiter): AppMiddleware {
   const anon = deps.config.rateLimitAnon;
   return async (ctx, next) => {
     try {

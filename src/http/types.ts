@@ -7,6 +7,7 @@ import type { Clock } from '../domain/clock.js';
 import type { ApiError } from '../errors.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { Services } from '../services/index.js';
+import type { Limiter } from '../limiter/limiter.js';
 
 export type AppDeps = {
   config: Config;
@@ -14,6 +15,8 @@ export type AppDeps = {
   clock: Clock;
   logger: Logger;
   services: Services;
+  /** The app's rate limiter (in memory, one per app). */
+  limiter: Limiter;
 };
 
 /**

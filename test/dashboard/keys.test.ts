@@ -164,8 +164,10 @@ describe('GET /dashboard/api/account', () => {
   it('shows the plan, its limits and the counts of active keys and subscriptions', async () => {
     t = makeTestApp();
     const s = await signedInTenant(t, { plan: 'pro' });
-    await t.http.post('/dashboard/api/keys').set(as(s)).send({});
+    const live = (await t.http.post('/dashboard/api/keys').set(as(s)).send({})).body;
     const gone = (await t.http.post('/dashboard/api/keys').set(as(s)).send({})).body;
+    // three API requests on the tenant's bucket (any of its keys)
+    for (let i = 0; i < 3; i++) expect((await t.http.get('/v1/me').set('x-api-key', live.secret)).status).toBe(200);
     await t.http.delete(`/dashboard/api/keys/${gone.key.id}`).set(as(s));
     await t.http.post('/dashboard/api/subscriptions').set(as(s)).send({ address: 'So11111111111111111111111111111111111111112' });
 
@@ -175,8 +177,11 @@ describe('GET /dashboard/api/account', () => {
     expect(res.body).toEqual({
       tenant: { id: s.tenant.id, name: s.tenant.name, plan: 'pro', email: s.email, createdAt: s.tenant.createdAt },
       plan: { name: 'pro', requestsPerMinute: 3000, maxKeys: 20, maxSubscriptions: 500 },
-      usage: { activeKeys: 1, subscriptions: 1, rateLimit: null },
+      usage: { activeKeys: 1, subscriptions: 1, rateLimit: { limit: 3000, remaining: 2997, resetSeconds: 1, policy: '3000;w=60' } },
     });
+    // reading the usage spends nothing from the tenant's bucket
+    const again = await t.http.get('/dashboard/api/account').set('Cookie', s.cookie);
+    expect(again.body.usage.rateLimit.remaining).toBe(2997);
   });
 
   it('answers 401 when not signed in', async () => {

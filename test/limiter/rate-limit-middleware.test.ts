@@ -44,12 +44,15 @@ describe('rateLimit middleware', () => {
     expect(res.headers['ratelimit-limit']).toBeUndefined();
   });
 
-  it('gives every app its own buckets', async () => {
+  it('gives every app its own buckets, shared by all its requests', async () => {
     t = makeTestApp({ env: { RATE_LIMIT_ANON: '1/60' } });
-    await appWith().get('/x').expect(200);
-    await appWith().get('/x').expect(200);
-    const shared = appWith();
-    await shared.get('/x').expect(200);
-    await shared.get('/x').expect(429);
+    const other = makeTestApp({ env: { RATE_LIMIT_ANON: '1/60' } });
+    try {
+      await t.http.get('/udf/time').expect(200);
+      await t.http.get('/udf/time').expect(429);
+      await other.http.get('/udf/time').expect(200);
+    } finally {
+      other.close();
+    }
   });
 });
