@@ -9,8 +9,10 @@ export type BenchOptions = {
   /** Unix seconds: the data set ends here and the server's clock starts here. */
   anchor: number;
   connections: number;
-  /** Seconds per measured load run. */
+  /** Measured seconds per route (and as many for its baseline), split over the rounds. */
   duration: number;
+  /** Rounds of route, baseline, route, baseline, ... */
+  rounds: number;
   /** Seconds of warm-up before each measured run. */
   warmup: number;
   ingestRate: number;
@@ -25,6 +27,8 @@ export type BenchOptions = {
   only: string[];
   logLevel: string;
   regenerate: boolean;
+  /** Write a CPU profile of each pass's server under bench/.data/profiles/. */
+  profile: boolean;
   out: string;
   help: boolean;
 };
@@ -36,8 +40,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --seed N              generator seed (default 1)
   --anchor T            unix seconds where the data ends and the server clock starts (default 1750000000)
   --connections N       autocannon connections (default 10)
-  --duration S          seconds per measured run (default 5)
-  --warmup S            seconds of warm-up before each run (default 1)
+  --duration S          measured seconds per route and as many for its baseline (default 6)
+  --rounds N            interleaved rounds route, baseline, ... over those seconds (default 3)
+  --warmup S            seconds of warm-up of each before the rounds (default 1)
   --ingest-rate N       live ingest trades/s during the load runs (default 50)
   --ingest-interval MS  one ingest post every MS (default 200)
   --ingest-trades N     trades in the ingest throughput measurement (default 100000, at most --trades)
@@ -48,6 +53,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --only NAME           only routes whose name contains NAME (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
+  --profile             CPU-profile the server of each pass (bench/.data/profiles/<pass>/)
   --out FILE            results JSON (default bench/results/latest.json)`;
 
 const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -71,6 +77,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       anchor: { type: 'string' },
       connections: { type: 'string' },
       duration: { type: 'string' },
+      rounds: { type: 'string' },
       warmup: { type: 'string' },
       'ingest-rate': { type: 'string' },
       'ingest-interval': { type: 'string' },
@@ -82,6 +89,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       regenerate: { type: 'boolean' },
+      profile: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -98,7 +106,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     seed: int('seed', values.seed, 1, 0, 2 ** 31),
     anchor: int('anchor', values.anchor, 1_750_000_000, 1_000_000_000, 4_000_000_000),
     connections: int('connections', values.connections, 10, 1, 1000),
-    duration: int('duration', values.duration, 5, 1, 600),
+    duration: int('duration', values.duration, 6, 1, 600),
+    rounds: int('rounds', values.rounds, 3, 1, 60),
     warmup: int('warmup', values.warmup, 1, 0, 60),
     ingestRate: int('ingest-rate', values['ingest-rate'], 50, 0, 100_000),
     ingestIntervalMs: int('ingest-interval', values['ingest-interval'], 200, 10, 60_000),
@@ -110,6 +119,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     only: values.only ?? [],
     logLevel,
     regenerate: values.regenerate ?? false,
+    profile: values.profile ?? false,
     out: values.out ?? 'bench/results/latest.json',
     help: values.help ?? false,
   };

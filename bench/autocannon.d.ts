@@ -31,7 +31,10 @@ declare module 'autocannon' {
     timeout?: number;
     pipelining?: number;
   };
-  type Instance = PromiseLike<Result> & { stop(): void };
+  type Instance = PromiseLike<Result> & {
+    stop(): void;
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+  };
   function autocannon(opts: Options): Instance;
   export default autocannon;
 }

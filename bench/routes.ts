@@ -37,6 +37,20 @@ export function benchRoutes(hot: string, anchor: number, deepCursor: string | nu
   return routes;
 }
 
+/** The routes in the groups they are measured in: the two trades pages together, the rest alone. */
+export function routeGroups(routes: readonly BenchRoute[]): BenchRoute[][] {
+  const trades = routes.filter((r) => r.id.startsWith('trades '));
+  const groups: BenchRoute[][] = [];
+  for (const r of routes) {
+    if (r.id.startsWith('trades ')) {
+      if (r === trades[0]) groups.push(trades);
+    } else {
+      groups.push([r]);
+    }
+  }
+  return groups;
+}
+
 export type CursorWalk = { cursor: string | null; depth: number; pages: number; error: string | null };
 
 /**

@@ -17,10 +17,10 @@ import { watchCpu, type CpuShare } from './cpu.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
-import { drive, type LoadOptions } from './load.js';
+import { driveGroup, type LoadOptions } from './load.js';
 import { provision } from './provision.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
-import { benchRoutes, findDeepCursor, type BenchRoute, type CursorWalk } from './routes.js';
+import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
 import { startBenchServer, type BenchServer } from './server-control.js';
 import { measureStartup } from './startup.js';
 
@@ -72,7 +72,9 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   const logFile = join(DATA_DIR, `server-${name}.log`);
   say(`${name}: starting the server (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
   const cpu = watchCpu();
-  const server = await startBenchServer({ storePath: work, anchorMs, env, logFile });
+  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', name) : undefined;
+  const server = await startBenchServer({ storePath: work, anchorMs, env, logFile, profileDir });
+  if (profileDir !== undefined) say(`${name}: the server's CPU profile goes to ${profileDir}`);
   const stream = opts.ingestRate > 0
     ? startIngestStream({
         base: server.base, secret, token: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice,
@@ -80,7 +82,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
       })
     : null;
   const headers = { 'x-api-key': secret, 'accept-encoding': 'gzip' };
-  const load: LoadOptions = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, headers };
+  const load: LoadOptions = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, headers };
   const routes: RouteRun[] = [];
   let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
   let streamStats: StreamStats | null = null;
@@ -90,7 +92,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
     if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
     const all = benchRoutes(hot.address, plan.anchor, walk.cursor);
     const chosen = opts.only.length === 0 ? all : all.filter((r) => opts.only.some((o) => r.id.includes(o)));
-    for (const [i, route] of chosen.entries()) routes.push(await runRoute(name, server, route, `r${i}`, load, secret));
+    for (const group of routeGroups(chosen)) routes.push(...(await runRoutes(name, server, group, load, secret)));
   } finally {
     streamStats = stream ? await stream.stop() : null;
     share = cpu.stop([server.pid]);
@@ -103,20 +105,36 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error }, otherCores: share.otherCores };
 }
 
-/** A route, then its baseline with a copy of the route's answer as the fixed body. */
-async function runRoute(pass: string, server: BenchServer, route: BenchRoute, baselineName: string, load: LoadOptions, secret: string): Promise<RouteRun> {
-  const url = server.base + route.path;
-  const sample = await capture(url, { 'x-api-key': secret });
-  await server.setBaseline(baselineName, sample.body);
-  const result = await drive(url, load);
-  const baseline = await drive(`${server.base}/bench/baseline/${baselineName}`, load);
-  const target = pass === 'cached' ? route.cachedTarget : route.uncachedTarget;
-  const run = judgeRoute(route.id, route.path, result, baseline, target);
-  const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
-  say(`${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
-    (sample.status !== 200 ? `  <-- ${sample.status} on the sample request` : '') + (run.problem ? `  <-- ${run.problem}` : ''));
-  return run;
+/**
+ * Routes with their baselines, whose fixed bodies are copies of the routes' answers, measured as
+ * one interleaved group (the trades pages go together, so the deep page is compared with the
+ * first under the same conditions).
+ */
+async function runRoutes(pass: string, server: BenchServer, routes: readonly BenchRoute[], load: LoadOptions, secret: string): Promise<RouteRun[]> {
+  const urls: string[] = [];
+  const samples: number[] = [];
+  for (const route of routes) {
+    const url = server.base + route.path;
+    const sample = await capture(url, { 'x-api-key': secret });
+    const name = `b${baselineCount++}`;
+    await server.setBaseline(name, sample.body);
+    urls.push(url, `${server.base}/bench/baseline/${name}`);
+    samples.push(sample.status);
+  }
+  const results = await driveGroup(urls, load);
+  return routes.map((route, i) => {
+    const result = results[2 * i]!;
+    const baseline = results[2 * i + 1]!;
+    const target = pass === 'cached' ? route.cachedTarget : route.uncachedTarget;
+    const run = judgeRoute(route.id, route.path, result, baseline, target);
+    const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
+    say(`${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
+      (samples[i] !== 200 ? `  <-- ${samples[i]} on the sample request` : '') + (run.problem ? `  <-- ${run.problem}` : ''));
+    return run;
+  });
 }
+
+let baselineCount = 0;
 
 async function main(): Promise<void> {
   let opts: BenchOptions;

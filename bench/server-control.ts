@@ -24,6 +24,8 @@ export async function startBenchServer(opts: {
   anchorMs: number;
   env: Record<string, string>;
   logFile: string;
+  /** A folder for a CPU profile of the server (written when it stops), or none. */
+  profileDir?: string;
 }): Promise<BenchServer> {
   const log = openSync(opts.logFile, 'w');
   const child: ChildProcess = fork(join(projectRoot, 'dist', 'bench', 'server.js'), [], {
@@ -38,6 +40,7 @@ export async function startBenchServer(opts: {
       BENCH_ANCHOR_MS: String(opts.anchorMs),
     },
     stdio: ['ignore', log, log, 'ipc'],
+    execArgv: opts.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profileDir],
   });
   closeSync(log);
   const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));

@@ -14,9 +14,9 @@ import { parseBenchArgs } from '../../bench/args.js';
 import { baselineRoute } from '../../bench/baseline.js';
 import { buildStore, countTrades, demoOptions, ensureStore, hotToken, planData, type DataSpec } from '../../bench/data.js';
 import { bareInsert, measureIngest, splitRecords } from '../../bench/ingest-rate.js';
-import type { LoadResult } from '../../bench/load.js';
+import { quantile, summarize, type LoadResult, type Sample } from '../../bench/load.js';
 import { atLeast, atMost, deepVsFirst, failures, formatTable, judgeRoute, reportRows, type PassResult } from '../../bench/report.js';
-import { benchRoutes } from '../../bench/routes.js';
+import { benchRoutes, routeGroups } from '../../bench/routes.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-test-'));
@@ -180,6 +180,24 @@ describe('targets and table', () => {
   });
 });
 
+describe('load results', () => {
+  it('merges rounds: answers over total seconds, exact percentiles over every answer, statuses summed', () => {
+    const sample = (seconds: number, latencies: number[], codes: Record<string, number>): Sample => ({
+      seconds, latencies, bytes: 100 * (codes['200'] ?? 0), ok: codes['200'] ?? 0, statusCodes: codes, errors: 0, timeouts: 0,
+    });
+    const r = summarize([sample(2, [1, 2, 3, 4], { '200': 4 }), sample(2, [10, 20, 30, 40], { '200': 3, '404': 1 })]);
+    expect(r.rps).toBe(2);
+    expect(r.requests).toBe(8);
+    expect(r.non2xx).toBe(1);
+    expect(r.statusCodes).toEqual({ '200': 7, '404': 1 });
+    expect(r.bytesPerAnswer).toBe(100);
+    expect(r.p50).toBe(10);
+    expect(r.p99).toBe(40);
+    expect(quantile([], 0.5)).toBeNaN();
+    expect(quantile([5], 0.99)).toBe(5);
+  });
+});
+
 describe('options and routes', () => {
   it('defaults to a million trades and accepts smaller and larger sets', () => {
     expect(parseBenchArgs([]).trades).toBe(1_000_000);
@@ -196,6 +214,11 @@ describe('options and routes', () => {
     for (const r of history) expect(new URL(r.path, 'http://x').searchParams.get('countback')).toBe('300');
     expect(routes.find((r) => r.id === 'trades deep page')?.path).toBe('/v1/token/HOT/trades?cursor=CUR');
     expect(benchRoutes('HOT', 1_750_000_000, null).some((r) => r.id === 'trades deep page')).toBe(false);
+    // The two trades pages are measured together, interleaved; every other route alone.
+    const groups = routeGroups(routes).map((g) => g.map((r) => r.id));
+    expect(groups).toContainEqual(['trades first page', 'trades deep page']);
+    expect(groups.flat()).toEqual(routes.map((r) => r.id));
+    expect(groups.filter((g) => g.length > 1)).toHaveLength(1);
     expect(routes.map((r) => r.id)).toEqual([
       'history 1', 'history 15', 'history 1D', 'trades first page', 'trades deep page', 'overview', 'top traders 24h', 'holders', 'markets', 'search', 'trending',
     ]);
