@@ -50,7 +50,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
   --pass P              cached, uncached or both (default both)
-  --only NAME           only routes whose name contains NAME (repeatable)
+  --only NAME           only the route named NAME, or those whose name contains it (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
   --profile             CPU-profile the server of each pass (bench/.data/profiles/<pass>/)

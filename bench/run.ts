@@ -91,7 +91,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
     walk = await findDeepCursor(server.base, hot.address, Math.floor(stats.hotTrades / 2), { 'x-api-key': secret });
     if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
     const all = benchRoutes(hot.address, plan.anchor, walk.cursor);
-    const chosen = opts.only.length === 0 ? all : all.filter((r) => opts.only.some((o) => r.id.includes(o)));
+    const chosen = opts.only.length === 0 ? all : all.filter((r) => opts.only.some((o) => matchesOnly(r.id, o, all)));
     for (const group of routeGroups(chosen)) routes.push(...(await runRoutes(name, server, group, load, secret)));
   } finally {
     streamStats = stream ? await stream.stop() : null;
@@ -135,6 +135,11 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
 }
 
 let baselineCount = 0;
+
+/** An --only value picks the route of exactly that name, or else every route whose name contains it. */
+function matchesOnly(id: string, only: string, all: readonly BenchRoute[]): boolean {
+  return all.some((r) => r.id === only) ? id === only : id.includes(only);
+}
 
 async function main(): Promise<void> {
   let opts: BenchOptions;
