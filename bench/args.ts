@@ -40,7 +40,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --seed N              generator seed (default 1)
   --anchor T            unix seconds where the data ends and the server clock starts (default 1750000000)
   --connections N       autocannon connections (default 10)
-  --duration S          measured seconds per route and as many for its baseline (default 6)
+  --duration S          measured seconds per route and as many for its baseline (default 6;
+                        the two trades pages, measured together, get twice as long)
   --rounds N            interleaved rounds route, baseline, ... over those seconds (default 3)
   --warmup S            seconds of warm-up of each before the rounds (default 1)
   --ingest-rate N       live ingest trades/s during the load runs (default 50)
