@@ -6,7 +6,7 @@
  * table and writes bench/results/latest.json. Progress goes to stderr, the table to stdout.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -208,6 +208,9 @@ async function main(): Promise<void> {
       say(`ERROR in the ${pass} pass: ${report.errors[pass]}`);
     }
   }
+
+  // The working copy is as big as the data set; the cached store stays for the next run.
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(DATA_DIR, 'work.db') + suffix, { force: true });
 
   const rows = reportRows(report);
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
