@@ -21,6 +21,7 @@ import { corsMiddleware } from './http/cors.js';
 import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { createLimiter } from './limiter/limiter.js';
+import { createResponseCache } from './http/response-cache.js';
 import { enforceRateLimit } from './http/rate-limit-headers.js';
 import { conditionalGet } from './http/conditional.js';
 import { healthRouter } from './http/health.js';
@@ -41,7 +42,16 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
-  const deps: AppDeps = { config: input.config, store: input.store, clock, logger, services, limiter: createLimiter({ clock }) };
+  const deps: AppDeps = {
+    config: input.config,
+    store: input.store,
+    clock,
+    logger,
+    services,
+    limiter: createLimiter({ clock }),
+    // CACHE=off turns caching off: the benchmark's uncached run.
+    cache: createResponseCache(input.store, { enabled: input.config.responseCache }),
+  };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
   app.deps = deps;

@@ -8,6 +8,7 @@
  */
 import NodeCache from 'node-cache';
 import type { Store } from '../store/db.js';
+import { PreparedJson } from './prepared-json.js';
 
 /** What an entry depends on: one token's data, or the data of every token. */
 export type CacheScope = { token: number } | 'tokens';
@@ -19,6 +20,11 @@ export type ResponseCache = {
    * life of entries nobody invalidates (those keyed by the current second need only a few).
    */
   through<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds?: number): T;
+  /**
+   * Like `through`, for a whole JSON answer: cached serialised with its ETag (PreparedJson), for
+   * routes whose answer depends only on the store and the query.
+   */
+  json(scope: CacheScope, key: string, compute: () => unknown, ttlSeconds?: number): PreparedJson;
   /** Number of live entries (for tests and metrics). */
   size(): number;
 };
@@ -62,6 +68,9 @@ export function createResponseCache(store: Store, opts: ResponseCacheOptions = {
       // A full cache answers uncached rather than growing without bound.
       if (cache.getStats().keys < maxKeys) cache.set(full, { v }, ttlSeconds);
       return v;
+    },
+    json(scope, key, compute, ttlSeconds) {
+      return this.through(scope, `json|${key}`, () => new PreparedJson(compute()), ttlSeconds);
     },
     size: () => cache.getStats().keys,
   };

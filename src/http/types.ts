@@ -8,6 +8,7 @@ import type { ApiError } from '../errors.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
+import type { ResponseCache } from './response-cache.js';
 
 export type AppDeps = {
   config: Config;
@@ -17,6 +18,8 @@ export type AppDeps = {
   services: Services;
   /** The app's rate limiter (in memory, one per app). */
   limiter: Limiter;
+  /** The app's cache of read answers, dropped by store changes (one per app). */
+  cache: ResponseCache;
 };
 
 /**

@@ -30,6 +30,8 @@ describe('history sources', () => {
     expect(before.d.t).toHaveLength(300);
 
     t.store.db.prepare('UPDATE trades SET price_usd = 12345, volume_usd = 0').run();
+    // announce the write, as another process's would be seen: caches go, rollups stay as they were
+    t.store.notifyChange({ tokens: 'all' });
 
     expect((await ask('1')).body).toEqual(before.m);
     expect((await ask('1D')).body).toEqual(before.d);

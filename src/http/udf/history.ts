@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { enumParam, intParam } from '../validate.js';
 import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
-import { SUPPORTED_RESOLUTIONS, parseResolution } from '../../domain/resolution.js';
+import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
 import { MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
 import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
 
@@ -22,7 +22,7 @@ export type HistoryBody =
   | { s: 'no_data'; nextTime?: number };
 
 export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, candles } = deps;
+  const { symbols, candles, cache } = deps;
   router.add(
     {
       method: 'get',
@@ -39,7 +39,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         ...adapterParams,
       }),
     },
-    (_ctx, q): HistoryBody => {
+    (_ctx, q) => {
       const res = parseResolution(q.resolution)!;
       let query: BarQuery;
       if (q.countback !== undefined && q.countback > 0) {
@@ -50,23 +50,28 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         query = { mode: 'range', from: q.from, to: q.to };
       }
       const { token } = resolveOr404(symbols, q.symbol);
-
-      const bars = candles.readBars(token.id, res, query);
-      if (bars.length === 0) {
-        // A countback read already looked at everything before `to`: nothing older exists.
-        const older = query.mode === 'range' ? candles.newestBarBefore(token.id, res, query.from) : null;
-        return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
-      }
-      const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };
-      for (const b of bars) {
-        body.t.push(b.t);
-        body.o.push(b.o);
-        body.h.push(b.h);
-        body.l.push(b.l);
-        body.c.push(b.c);
-        body.v.push(b.v);
-      }
-      return body;
+      // Bars depend only on the token's trades and the query: cached until the token changes.
+      const key = `udf-history|${res.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${query.to}`;
+      return cache.json({ token: token.id }, key, () => historyBody(token.id, res, query));
     },
   );
+
+  function historyBody(tokenId: number, res: Resolution, query: BarQuery): HistoryBody {
+    const bars = candles.readBars(tokenId, res, query);
+    if (bars.length === 0) {
+      // A countback read already looked at everything before `to`: nothing older exists.
+      const older = query.mode === 'range' ? candles.newestBarBefore(tokenId, res, query.from) : null;
+      return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
+    }
+    const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };
+    for (const b of bars) {
+      body.t.push(b.t);
+      body.o.push(b.o);
+      body.h.push(b.h);
+      body.l.push(b.l);
+      body.c.push(b.c);
+      body.v.push(b.v);
+    }
+    return body;
+  }
 }

@@ -20,6 +20,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
     symbols: createSymbolsRepo(db),
     candles: createCandlesRepo(db),
     windows: createWindowRepo(db),
+    cache: deps.cache,
   };
   const router = new ApiRouter();
   addSymbolRoutes(router, ctx);

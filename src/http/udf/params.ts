@@ -5,10 +5,11 @@ import { enumParam, textParam } from '../validate.js';
 import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
+import type { ResponseCache } from '../response-cache.js';
 import type { Clock } from '../../domain/clock.js';
 
 /** What the UDF routes are built from. */
-export type UdfDeps = { clock: Clock; symbols: SymbolsRepo; candles: CandlesRepo; windows: WindowRepo };
+export type UdfDeps = { clock: Clock; symbols: SymbolsRepo; candles: CandlesRepo; windows: WindowRepo; cache: ResponseCache };
 
 /** The longest symbol name looked up (an address is at most 44 characters; a symbol 32). */
 export const MAX_NAME = 200;

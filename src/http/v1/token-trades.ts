@@ -42,27 +42,32 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       const limit = q.limit ?? 100;
       const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null };
       let after: TradePosition | null = null;
-      let bound: number;
+      let bound = 0;
       if (q.cursor !== undefined) {
         const c = decodeTradeCursor(secret, scope, q.cursor);
         if (c === null) throw invalidCursor();
         after = { blockTime: c.blockTime, id: c.id };
         bound = c.bound;
-      } else {
-        // The snapshot: trades stored later (newer or backfilled) have larger ids and stay out of this walk.
-        bound = trades.maxId();
       }
-      // One more than asked tells whether another page exists, so an exactly full last page ends the walk.
-      const rows = trades.page(token.id, scope, after, bound, limit + 1);
-      const page = rows.length > limit ? rows.slice(0, limit) : rows;
-      const last = page.at(-1);
-      return {
-        trades: page.map(toTradeJson),
-        nextCursor:
-          rows.length > limit && last !== undefined
-            ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound })
-            : null,
-      };
+      // A page depends only on the token's trades and the query, so it is cached until the token
+      // changes. A cached first page keeps the snapshot bound it was made with: no trade of this
+      // token has come since (that would have dropped it), so the walk it starts is still exact.
+      const key = `trades|${limit}|${q.side ?? ''}|${q.wallet ?? ''}|${q.cursor ?? ''}`;
+      return deps.cache.json({ token: token.id }, key, () => {
+        // The snapshot: trades stored later (newer or backfilled) have larger ids and stay out of this walk.
+        const snapshot = after === null ? trades.maxId() : bound;
+        // One more than asked tells whether another page exists, so an exactly full last page ends the walk.
+        const rows = trades.page(token.id, scope, after, snapshot, limit + 1);
+        const page = rows.length > limit ? rows.slice(0, limit) : rows;
+        const last = page.at(-1);
+        return {
+          trades: page.map(toTradeJson),
+          nextCursor:
+            rows.length > limit && last !== undefined
+              ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound: snapshot })
+              : null,
+        };
+      });
     },
   );
 
@@ -92,8 +97,11 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         if (q.from >= to) throw invalidParameter('from', 'from must be less than to');
         query = { mode: 'range', from: q.from, to };
       }
-      const bars = candles.readBars(token.id, q.resolution, query);
-      return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
+      const key = `candles|${q.resolution.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${to}`;
+      return deps.cache.json({ token: token.id }, key, () => {
+        const bars = candles.readBars(token.id, q.resolution, query);
+        return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
+      });
     },
   );
 }

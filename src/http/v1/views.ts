@@ -3,14 +3,12 @@
  * token's window figures computed for an overview serve discovery in the same second too.
  */
 import type { AppDeps } from '../types.js';
-import { createResponseCache } from '../response-cache.js';
 import { createTokensRepo } from '../../store/tokens-repo.js';
 import { createTokenViews } from './token-views.js';
 import { createDiscoveryViews } from './discovery-views.js';
 
 function createViews(deps: AppDeps) {
-  // CACHE=off (config.responseCache false) turns caching off: the benchmark's uncached run.
-  const cache = createResponseCache(deps.store, { enabled: deps.config.responseCache });
+  const cache = deps.cache;
   const tokens = createTokensRepo(deps.store.db);
   const tokenViews = createTokenViews(deps, cache);
   return { cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store.db, tokens, tokenViews, cache) };

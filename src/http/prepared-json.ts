@@ -1,0 +1,15 @@
+/**
+ * A JSON answer serialised once, with its ETag. Cached answers are kept in this form, so a cache
+ * hit costs neither JSON.stringify nor hashing; the ETag middleware sends it as it is.
+ */
+import { createHash } from 'node:crypto';
+
+export class PreparedJson {
+  readonly json: string;
+  readonly etag: string;
+
+  constructor(value: unknown) {
+    this.json = JSON.stringify(value);
+    this.etag = createHash('sha1').update(this.json).digest('base64url');
+  }
+}
