@@ -57,7 +57,10 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   app.deps = deps;
   app.silent = true;
   app.on('error', (err: unknown, ctx?: { state?: AppState }) => {
-    logger.error({ err, requestId: ctx?.state?.requestId }, 'request failed');
+    // A client that goes away mid-answer is not a failure of ours (load tools do it at the end of every run).
+    const code = (err as { code?: unknown } | null)?.code;
+    const gone = code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'EPIPE';
+    logger[gone ? 'debug' : 'error']({ err, requestId: ctx?.state?.requestId }, gone ? 'client went away' : 'request failed');
   });
 
   const apiRouters = [
