@@ -13,7 +13,7 @@ export type Resolution =
 export const SUPPORTED_RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', '30', '60', '240', '1D', '1W', '1M'] as const;
 
 /** Bucket widths (seconds) kept as rollups at ingest; coarser resolutions are built from them. */
-export const ROLLUP_SECONDS = [60, 300, 900, 3600, 14400, 86400] as const;
+export const ROLLUP_SECONDS = [60, 900, 3600, 86400] as const;
 
 const DAY = 86400;
 /** 1970-01-05 was the first Monday after the epoch. */

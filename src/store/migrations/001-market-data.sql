@@ -70,7 +70,7 @@ CREATE TABLE holders (
 ) WITHOUT ROWID;
 CREATE INDEX holders_rank ON holders(token_id, amount DESC, owner);
 
--- Candle rollups, kept at ingest for res (seconds) 60, 300, 900, 3600, 14400, 86400.
+-- Candle rollups, kept at ingest for res (seconds) 60, 900, 3600, 86400 (ROLLUP_SECONDS in src/domain/resolution.ts).
 -- o_time/o_id and c_time/c_id are the trade-order keys of the open and close trades, so a
 -- backfilled trade can take over the open or close of an existing bucket.
 -- vb/nb: buy volume and buy count, so windows can be summed from rollups.
