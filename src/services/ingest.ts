@@ -205,38 +205,13 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
 
   let pendingChange: Set<number> | null = null;
 
-  function insertTradeRow(id: number, r: TradeRecord): InsertedTrade | null {
+  function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
     const isBuy = r.side === 'buy';
-    const info = insertTrade.run({
-      tokenId: id,
-      blockTime: r.blockTime,
-      signature: r.signature,
-      index: r.index,
-      isBuy: isBuy ? 1 : 0,
-      priceUsd: r.priceUsd,
-      amount: r.amount,
-      quoteAmount: r.quoteAmount,
-      volumeUsd: r.volumeUsd,
-      wallet: r.wallet,
-      market: r.market,
-    });
+    // Named parameters: better-sqlite3 binds the ones the statement names and ignores the rest.
+    const info = insertTrade.run({ ...r, tokenId, isBuy: isBuy ? 1 : 0 });
     if (info.changes === 0) return null;
-    return {
-      id: Number(info.lastInsertRowid),
-      tokenId: id,
-      token: r.token,
-      signature: r.signature,
-      index: r.index,
-      blockTime: r.blockTime,
-      side: r.side,
-      isBuy,
-      priceUsd: r.priceUsd,
-      amount: r.amount,
-      quoteAmount: r.quoteAmount,
-      volumeUsd: r.volumeUsd,
-      wallet: r.wallet,
-      market: r.market,
-    };
+    const { type: _type, ...trade } = r;
+    return { ...trade, id: Number(info.lastInsertRowid), tokenId, isBuy };
   }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {

@@ -7,7 +7,7 @@
 import type { AppDeps } from '../types.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenRow } from '../../store/tokens-repo.js';
-import { createWindowRepo } from '../../store/window-repo.js';
+import { createWindowRepo, type WindowStats } from '../../store/window-repo.js';
 import { createRankingRepo, type TraderRow, type TraderSort } from '../../store/ranking-repo.js';
 import { OVERVIEW_WINDOWS, WINDOW_SECONDS, priceChangePct, product, type WindowKey } from '../../domain/windows.js';
 
@@ -16,15 +16,10 @@ export const MAX_LIST = 1000;
 /** Seconds an answer keyed by the current second may stay in memory. */
 const TIMED_TTL = 3;
 
-export type WindowFigures = {
-  priceChangePct: number | null;
-  volumeUsd: number;
-  buyVolumeUsd: number;
-  sellVolumeUsd: number;
-  trades: number;
-  buys: number;
-  sells: number;
-};
+export type WindowFigures = { priceChangePct: number | null } & Pick<
+  WindowStats,
+  'volumeUsd' | 'buyVolumeUsd' | 'sellVolumeUsd' | 'trades' | 'buys' | 'sells'
+>;
 
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
