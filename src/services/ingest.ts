@@ -12,6 +12,7 @@ import { nowSeconds } from '../domain/clock.js';
 import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
 import { rollupDeltas } from '../domain/candles.js';
 import { createCandlesRepo } from '../store/candles-repo.js';
+import type { TradeJson } from '../store/trades-repo.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
 export type LineError = { line: number; error: string };
@@ -25,22 +26,7 @@ export class IngestRejected extends Error {
 }
 
 /** A trade as stored, handed to derived views and hooks. */
-export type InsertedTrade = {
-  id: number;
-  tokenId: number;
-  token: string;
-  signature: string;
-  index: number;
-  blockTime: number;
-  side: 'buy' | 'sell';
-  isBuy: boolean;
-  priceUsd: number;
-  amount: number;
-  quoteAmount: number;
-  volumeUsd: number;
-  wallet: string;
-  market: string;
-};
+export type InsertedTrade = Omit<TradeJson, 'dex'> & { tokenId: number; token: string; isBuy: boolean };
 
 /**
  * Runs inside the ingest transaction after a chunk's records are written. Must not await.

@@ -21,22 +21,11 @@ export type TradeJson = {
   dex: string | null;
 };
 
-/** What toTradeJson needs: a stored trade (camelCase; isBuy as 0/1 or boolean) and its market's dex. */
-export type TradeRowLike = {
-  id: number;
-  signature: string;
-  index: number;
-  blockTime: number;
-  isBuy: number | boolean;
-  priceUsd: number;
-  amount: number;
-  quoteAmount: number;
-  volumeUsd: number;
-  wallet: string;
-  market: string;
-  /** The dex of the market with this address, null when the market is not in the store. */
-  dex: string | null;
-};
+/**
+ * What toTradeJson needs: a stored trade (isBuy as 0/1 or boolean instead of side) and its
+ * market's dex (null when the market is not in the store).
+ */
+export type TradeRowLike = Omit<TradeJson, 'side'> & { isBuy: number | boolean };
 
 /** The JSON form T of a trade, fields in the contract's order. */
 export function toTradeJson(r: TradeRowLike): TradeJson {
