@@ -11,6 +11,16 @@ const register = (secret: string, address: string, webhookUrl?: string) =>
   t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address, ...(webhookUrl ? { webhookUrl } : {}) });
 const events = (secret: string, query = '') => t.http.get(`/v1/events${query}`).set('x-api-key', secret);
 
+/** A fresh app with a tenant's read key and a stored token that tenant registered. */
+async function aRegisteredToken() {
+  t = makeTestApp();
+  const { secret } = t.makeKey();
+  const token = aToken();
+  t.ingest([token]);
+  await register(secret, token.address);
+  return { secret, token };
+}
+
 type E = { id: string; type: string; token: string; createdAt: number; data: { trades: { id: number }[] } };
 
 /** Every event of a tenant, page by page; also the cursors seen. */
@@ -82,11 +92,7 @@ describe('events from ingest', () => {
   });
 
   it('splits more than 1000 trades of one batch into events of at most 1000, in trade order', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     // Out of time order on purpose: events follow trade order (blockTime, id), not arrival.
     const trades = Array.from({ length: 2500 }, (_, i) => aTrade(token.address, { blockTime: 1_700_000_000 + ((i * 7919) % 2500) }));
     t.ingest(trades);
@@ -115,11 +121,7 @@ describe('events from ingest', () => {
   });
 
   it('stops making events once the subscription is removed', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     t.ingest([aTrade(token.address)]);
     await t.http.delete(`/v1/tokens/registered/${token.address}`).set('x-api-key', secret);
     t.ingest([aTrade(token.address)]);
@@ -130,11 +132,7 @@ describe('events from ingest', () => {
 
 describe('GET /v1/events', () => {
   it('pages oldest first with a cursor that never skips or repeats, and an empty page when caught up', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     for (let i = 0; i < 7; i++) t.ingest([aTrade(token.address)]);
     const first = await events(secret, '?limit=3');
     expect(first.body.events).toHaveLength(3);
@@ -155,11 +153,7 @@ describe('GET /v1/events', () => {
   });
 
   it('gives a usable cursor even when the tenant has no events yet', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     const empty = await events(secret);
     expect(empty.body).toEqual({ events: [], nextCursor: expect.any(String) });
     t.ingest([aTrade(token.address)]);
@@ -187,11 +181,7 @@ describe('GET /v1/events', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 25 }), async (steps) => {
         t?.close();
-        t = makeTestApp();
-        const { secret } = t.makeKey();
-        const token = aToken();
-        t.ingest([token]);
-        await register(secret, token.address);
+        const { secret, token } = await aRegisteredToken();
         const seen: string[] = [];
         let cursor: string | undefined;
         let made = 0;
@@ -212,11 +202,7 @@ describe('GET /v1/events', () => {
   });
 
   it('keeps 7 days: older events are not returned, and the worker prunes them', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     t.ingest([aTrade(token.address)]);
     t.clock.advance(6 * 86_400_000);
     t.ingest([aTrade(token.address)]);
@@ -269,11 +255,7 @@ describe('GET /v1/events', () => {
   });
 
   it('refuses any mutation of an issued cursor (property)', async () => {
-    t = makeTestApp();
-    const { secret } = t.makeKey();
-    const token = aToken();
-    t.ingest([token]);
-    await register(secret, token.address);
+    const { secret, token } = await aRegisteredToken();
     t.ingest([aTrade(token.address)]);
     const issued = (await events(secret)).body.nextCursor as string;
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.';
