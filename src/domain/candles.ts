@@ -37,16 +37,23 @@ export type TradeForRollup = {
 
 const before = (t1: number, id1: number, t2: number, id2: number) => t1 < t2 || (t1 === t2 && id1 < id2);
 
-/** Folds new trades into one delta per (token, rollup width, bucket). */
+/**
+ * Folds new trades into one delta per (token, rollup width, bucket). Keyed per token, then by the
+ * number bucket * 8 + width index (a bucket start is a multiple of its width, so this is unique):
+ * no key string per trade and width, which was a third of the fold's cost.
+ */
 export function rollupDeltas(trades: Iterable<TradeForRollup>): RollupDelta[] {
-  const byKey = new Map<string, RollupDelta>();
+  const byToken = new Map<number, Map<number, RollupDelta>>();
   for (const tr of trades) {
-    for (const res of ROLLUP_SECONDS) {
+    let byKey = byToken.get(tr.tokenId);
+    if (byKey === undefined) byToken.set(tr.tokenId, (byKey = new Map()));
+    const vb = tr.isBuy ? tr.volumeUsd : 0;
+    const nb = tr.isBuy ? 1 : 0;
+    for (let i = 0; i < ROLLUP_SECONDS.length; i++) {
+      const res = ROLLUP_SECONDS[i]!;
       const t = Math.floor(tr.blockTime / res) * res;
-      const key = `${tr.tokenId}:${res}:${t}`;
+      const key = t * 8 + i;
       const d = byKey.get(key);
-      const vb = tr.isBuy ? tr.volumeUsd : 0;
-      const nb = tr.isBuy ? 1 : 0;
       if (d === undefined) {
         byKey.set(key, {
           tokenId: tr.tokenId, res, t,
@@ -70,7 +77,9 @@ export function rollupDeltas(trades: Iterable<TradeForRollup>): RollupDelta[] {
       d.nb += nb;
     }
   }
-  return [...byKey.values()];
+  const out: RollupDelta[] = [];
+  for (const byKey of byToken.values()) for (const d of byKey.values()) out.push(d);
+  return out;
 }
 
 /**

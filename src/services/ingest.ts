@@ -76,7 +76,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
   const insertTrade = db.prepare(`
     INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
-    VALUES (@tokenId, @blockTime, @signature, @index, @isBuy, @priceUsd, @amount, @quoteAmount, @volumeUsd, @wallet, @market)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (signature, idx) DO NOTHING`);
   const upsertHolder = db.prepare(`
     INSERT INTO holders (token_id, owner, amount, updated_at) VALUES (@tokenId, @owner, @amount, @updatedAt)
@@ -193,11 +193,13 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
 
   function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
     const isBuy = r.side === 'buy';
-    // Named parameters: better-sqlite3 binds the ones the statement names and ignores the rest.
-    const info = insertTrade.run({ ...r, tokenId, isBuy: isBuy ? 1 : 0 });
+    // Positional: binding a record by name costs several microseconds more per trade.
+    const info = insertTrade.run(tokenId, r.blockTime, r.signature, r.index, isBuy ? 1 : 0, r.priceUsd, r.amount, r.quoteAmount, r.volumeUsd, r.wallet, r.market);
     if (info.changes === 0) return null;
-    const { type: _type, ...trade } = r;
-    return { ...trade, id: Number(info.lastInsertRowid), tokenId, isBuy };
+    return {
+      id: Number(info.lastInsertRowid), tokenId, token: r.token, isBuy, signature: r.signature, index: r.index, blockTime: r.blockTime,
+      side: r.side, priceUsd: r.priceUsd, amount: r.amount, quoteAmount: r.quoteAmount, volumeUsd: r.volumeUsd, wallet: r.wallet, market: r.market,
+    };
   }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {

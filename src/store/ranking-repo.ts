@@ -1,12 +1,13 @@
 /**
  * Ranked lists of one token (DESIGN.md section 5) and the unique-wallet count of its windows,
  * read from the views of migration 003. A window is covered by the widest rollup buckets that
- * fit (coverSegments, as for window statistics) and raw trades for the sub-minute edges, so a
- * busy token costs a few buckets per wallet or market, not one row per trade.
+ * fit (windowSegments, as for window statistics) and raw trades for the sub-minute edges, so a
+ * busy token costs a few buckets per wallet or market, not one row per trade. The rollups are
+ * keyed by bucket first (migration 006), so each bucket is one index seek to the token's rows.
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { coverSegments } from './window-repo.js';
+import { windowSegments, type Segment } from './window-repo.js';
 import { MARKET_ROLLUP_SECONDS, WALLET_ROLLUP_SECONDS } from './read-views-repo.js';
 
 export type TraderSort = 'volume' | 'trades' | 'net';
@@ -35,49 +36,58 @@ export type MarketRow = {
 
 export type MarketStats = { volumeUsd: number; trades: number };
 
-/** Slots per level: coverSegments yields at most two segments of each level (one per edge). */
-const SLOTS = 2;
+/** Raw-trade slots: a window's cover has at most two sub-minute edges. */
+const RAW_SLOTS = 2;
 
 /**
- * The named parameters for covering [from, to) with `levels` and raw trades: for level i and slot
- * j, `@r{i}_{j}f` and `@r{i}_{j}t` (empty ranges where a slot is unused); raw trades are level
- * `levels.length`.
+ * The named parameters for reading `segments` of `levels` and raw trades: for level i, `@l{i}` is
+ * the JSON array of the bucket starts to read at that width (each read by one index seek on
+ * (res, t, token_id), see migration 006); the raw edges are `@r{j}f` and `@r{j}t` (empty ranges
+ * where a slot is unused).
  */
-function coverParams(levels: readonly number[], from: number, to: number): Record<string, number> {
-  const params: Record<string, number> = {};
-  for (let i = 0; i <= levels.length; i++) for (let j = 0; j < SLOTS; j++) params[`r${i}_${j}f`] = params[`r${i}_${j}t`] = 0;
-  const used = new Array<number>(levels.length + 1).fill(0);
-  for (const seg of coverSegments(from, to, levels)) {
-    const i = seg.level === null ? levels.length : levels.indexOf(seg.level);
-    const j = used[i]!++;
-    if (i < 0 || j >= SLOTS) throw new Error(`unexpected window cover at level ${seg.level}`);
-    params[`r${i}_${j}f`] = seg.from;
-    params[`r${i}_${j}t`] = seg.to;
+function coverParams(levels: readonly number[], segments: readonly Segment[]): Record<string, number | string> {
+  const params: Record<string, number | string> = {};
+  const buckets = levels.map((): number[] => []);
+  for (let j = 0; j < RAW_SLOTS; j++) params[`r${j}f`] = params[`r${j}t`] = 0;
+  let raw = 0;
+  for (const seg of segments) {
+    if (seg.level === null) {
+      if (raw >= RAW_SLOTS) throw new Error('unexpected window cover: more than two raw edges');
+      params[`r${raw}f`] = seg.from;
+      params[`r${raw}t`] = seg.to;
+      raw++;
+      continue;
+    }
+    const list = buckets[levels.indexOf(seg.level)];
+    if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
+    for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
   }
+  buckets.forEach((list, i) => (params[`l${i}`] = JSON.stringify(list)));
   return params;
 }
 
-/** UNION ALL of one branch per (level, slot). */
-function coverUnion(levels: readonly number[], rollup: (res: number, p: string) => string, raw: (p: string) => string): string {
-  const parts: string[] = [];
-  for (let i = 0; i <= levels.length; i++) {
-    for (let j = 0; j < SLOTS; j++) parts.push(i < levels.length ? rollup(levels[i]!, `r${i}_${j}`) : raw(`r${i}_${j}`));
-  }
+/** UNION ALL of one branch per level (its bucket list) and one per raw slot. */
+function coverUnion(levels: readonly number[], rollup: (res: number, list: string) => string, raw: (p: string) => string): string {
+  const parts = levels.map((res, i) => rollup(res, `(SELECT value FROM json_each(@l${i}))`));
+  for (let j = 0; j < RAW_SLOTS; j++) parts.push(raw(`r${j}`));
   return parts.join('\nUNION ALL ');
 }
 
 const walletUnion = coverUnion(
   WALLET_ROLLUP_SECONDS,
-  (res, p) => `SELECT wallet, vb, vs, nb, ns FROM wallet_rollups WHERE token_id = @tokenId AND res = ${res} AND t >= @${p}f AND t < @${p}t`,
+  (res, list) => `SELECT wallet, vb, vs, nb, ns FROM wallet_rollups WHERE res = ${res} AND t IN ${list} AND token_id = @tokenId`,
   (p) => `SELECT wallet, CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END, CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END, is_buy, 1 - is_buy
           FROM trades WHERE token_id = @tokenId AND block_time >= @${p}f AND block_time < @${p}t`,
 );
 
 const marketUnion = coverUnion(
   MARKET_ROLLUP_SECONDS,
-  (res, p) => `SELECT market, v, n FROM market_rollups WHERE token_id = @tokenId AND res = ${res} AND t >= @${p}f AND t < @${p}t`,
+  (res, list) => `SELECT market, v, n FROM market_rollups WHERE res = ${res} AND t IN ${list} AND token_id = @tokenId`,
   (p) => `SELECT market, volume_usd, 1 FROM trades WHERE token_id = @tokenId AND block_time >= @${p}f AND block_time < @${p}t`,
 );
+
+/** The cover reads, for the query-plan test (each bucket must be an index seek). */
+export const COVER_SQL = { wallets: walletUnion, markets: marketUnion } as const;
 
 const SORT_COLUMN: Record<TraderSort, string> = { volume: 'volumeUsd', trades: 'trades', net: 'netUsd' };
 
@@ -85,15 +95,15 @@ export function createRankingRepo(db: Db) {
   const traders = Object.fromEntries(
     (Object.keys(SORT_COLUMN) as TraderSort[]).map((sort) => [
       sort,
-      db.prepare<[Record<string, number>], TraderRow>(
+      db.prepare<[Record<string, number | string>], TraderRow>(
         `SELECT wallet, b + s AS volumeUsd, b AS buyVolumeUsd, s AS sellVolumeUsd, s - b AS netUsd, nb + ns AS trades, nb AS buys, ns AS sells
          FROM (SELECT wallet, sum(vb) AS b, sum(vs) AS s, sum(nb) AS nb, sum(ns) AS ns FROM (${walletUnion}) GROUP BY wallet)
          ORDER BY ${SORT_COLUMN[sort]} DESC, wallet LIMIT @limit`,
       ),
     ]),
-  ) as Record<TraderSort, Database.Statement<[Record<string, number>], TraderRow>>;
+  ) as Record<TraderSort, Database.Statement<[Record<string, number | string>], TraderRow>>;
   const marketStats = db
-    .prepare<[Record<string, number>], [string, number, number]>(`SELECT market, sum(v), sum(n) FROM (${marketUnion}) GROUP BY market`)
+    .prepare<[Record<string, number | string>], [string, number, number]>(`SELECT market, sum(v), sum(n) FROM (${marketUnion}) GROUP BY market`)
     .raw();
   const marketLast = db.prepare<[number], [string, number]>('SELECT market, price_usd FROM market_last WHERE token_id = ?').raw();
   const walletsSince = db
@@ -117,9 +127,13 @@ export function createRankingRepo(db: Db) {
     .raw();
 
   return {
-    /** The top `limit` wallets of the window (now - seconds, now], by `sort` descending, ties by wallet. */
-    topTraders(tokenId: number, now: number, seconds: number, sort: TraderSort, limit: number): TraderRow[] {
-      return traders[sort].all({ tokenId, limit, ...coverParams(WALLET_ROLLUP_SECONDS, now - seconds + 1, now + 1) });
+    /**
+     * The top `limit` wallets of the window (now - seconds, now], by `sort` descending, ties by
+     * wallet; `lastTradeAt` is the token's newest trade time.
+     */
+    topTraders(tokenId: number, now: number, seconds: number, lastTradeAt: number | null, sort: TraderSort, limit: number): TraderRow[] {
+      const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, WALLET_ROLLUP_SECONDS);
+      return traders[sort].all({ tokenId, limit, ...coverParams(WALLET_ROLLUP_SECONDS, segments) });
     },
 
     /**
@@ -132,10 +146,11 @@ export function createRankingRepo(db: Db) {
       return stmt.get(tokenId, now - seconds + 1, now) ?? 0;
     },
 
-    /** Volume and trade count per market address in (now - seconds, now]. */
-    marketStats(tokenId: number, now: number, seconds: number): Map<string, MarketStats> {
+    /** Volume and trade count per market address in (now - seconds, now]; `lastTradeAt` as for topTraders. */
+    marketStats(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): Map<string, MarketStats> {
       const out = new Map<string, MarketStats>();
-      const rows = marketStats.all({ tokenId, ...coverParams(MARKET_ROLLUP_SECONDS, now - seconds + 1, now + 1) });
+      const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS);
+      const rows = marketStats.all({ tokenId, ...coverParams(MARKET_ROLLUP_SECONDS, segments) });
       for (const [market, v, n] of rows) out.set(market, { volumeUsd: v, trades: n });
       return out;
     },

@@ -1,5 +1,5 @@
 /**
- * Writes the read views of migration 003 (per-wallet and per-market rollups, each wallet's and
+ * Writes the read views of migrations 003 and 006 (per-wallet and per-market rollups, each wallet's and
  * market's last trade) in the ingest transaction, as an IngestHook, so the ranked lists and the
  * unique-wallet counts never scan a window's raw trades. Backfilled trades fold in like any
  * other: sums are additive and "last" compares trade order (blockTime, id).
@@ -15,8 +15,35 @@ import type { IngestHook, InsertedTrade } from '../services/ingest.js';
 export const WALLET_ROLLUP_SECONDS = [86400, 21600, 3600, 60] as const;
 export const MARKET_ROLLUP_SECONDS = [3600, 60] as const;
 
-type WalletDelta = { tokenId: number; res: number; t: number; wallet: string; vb: number; vs: number; nb: number; ns: number };
-type MarketDelta = { tokenId: number; res: number; t: number; market: string; v: number; n: number };
+/** Sums of one wallet's (or market's) trades in one bucket of one width. */
+type Sums = { res: number; t: number; vb: number; vs: number; nb: number; ns: number };
+/** A batch's trades of one wallet (or market) of one token, by bucket * 8 + width index. */
+type Fold = { tokenId: number; key: string; buckets: Map<number, Sums>; last: InsertedTrade };
+
+/**
+ * Adds `tr` to `folds` under its token and `key`, at each width of `levels`. One key string per
+ * trade; buckets are numbers (a bucket start is a multiple of its width, so bucket * 8 + width
+ * index is unique).
+ */
+function fold(folds: Map<string, Fold>, levels: readonly number[], tr: InsertedTrade, key: string): void {
+  const k = `${tr.tokenId}|${key}`;
+  let f = folds.get(k);
+  if (f === undefined) folds.set(k, (f = { tokenId: tr.tokenId, key, buckets: new Map(), last: tr }));
+  else if (tr.blockTime > f.last.blockTime || (tr.blockTime === f.last.blockTime && tr.id > f.last.id)) f.last = tr;
+  for (let i = 0; i < levels.length; i++) {
+    const res = levels[i]!;
+    const t = Math.floor(tr.blockTime / res) * res;
+    let d = f.buckets.get(t * 8 + i);
+    if (d === undefined) f.buckets.set(t * 8 + i, (d = { res, t, vb: 0, vs: 0, nb: 0, ns: 0 }));
+    if (tr.isBuy) {
+      d.vb += tr.volumeUsd;
+      d.nb++;
+    } else {
+      d.vs += tr.volumeUsd;
+      d.ns++;
+    }
+  }
+}
 
 /** The hook that keeps the read views; add it to src/services/ingest-hooks.ts. */
 export function readViewsHook(db: Db): IngestHook {
@@ -39,45 +66,20 @@ export function readViewsHook(db: Db): IngestHook {
   return ({ trades }) => {
     if (trades.length === 0) return;
     // Fold the batch first, so a busy wallet costs one upsert per bucket, not one per trade.
-    const wallets = new Map<string, WalletDelta>();
-    const markets = new Map<string, MarketDelta>();
-    const walletLast = new Map<string, { tokenId: number; wallet: string; time: number }>();
-    const marketLast = new Map<string, InsertedTrade>();
+    const wallets = new Map<string, Fold>();
+    const markets = new Map<string, Fold>();
     for (const tr of trades) {
-      const buy = tr.isBuy;
-      for (const res of WALLET_ROLLUP_SECONDS) {
-        const t = Math.floor(tr.blockTime / res) * res;
-        const key = `${tr.tokenId}|${res}|${t}|${tr.wallet}`;
-        let d = wallets.get(key);
-        if (d === undefined) wallets.set(key, (d = { tokenId: tr.tokenId, res, t, wallet: tr.wallet, vb: 0, vs: 0, nb: 0, ns: 0 }));
-        if (buy) {
-          d.vb += tr.volumeUsd;
-          d.nb++;
-        } else {
-          d.vs += tr.volumeUsd;
-          d.ns++;
-        }
-      }
-      for (const res of MARKET_ROLLUP_SECONDS) {
-        const t = Math.floor(tr.blockTime / res) * res;
-        const key = `${tr.tokenId}|${res}|${t}|${tr.market}`;
-        let d = markets.get(key);
-        if (d === undefined) markets.set(key, (d = { tokenId: tr.tokenId, res, t, market: tr.market, v: 0, n: 0 }));
-        d.v += tr.volumeUsd;
-        d.n++;
-      }
-      const wk = `${tr.tokenId}|${tr.wallet}`;
-      const wl = walletLast.get(wk);
-      if (wl === undefined) walletLast.set(wk, { tokenId: tr.tokenId, wallet: tr.wallet, time: tr.blockTime });
-      else if (tr.blockTime > wl.time) wl.time = tr.blockTime;
-      const mk = `${tr.tokenId}|${tr.market}`;
-      const ml = marketLast.get(mk);
-      if (ml === undefined || tr.blockTime > ml.blockTime || (tr.blockTime === ml.blockTime && tr.id > ml.id)) marketLast.set(mk, tr);
+      fold(wallets, WALLET_ROLLUP_SECONDS, tr, tr.wallet);
+      fold(markets, MARKET_ROLLUP_SECONDS, tr, tr.market);
     }
-    for (const d of wallets.values()) upsertWallet.run(d.tokenId, d.res, d.t, d.wallet, d.vb, d.vs, d.nb, d.ns);
-    for (const d of walletLast.values()) upsertWalletLast.run(d.tokenId, d.wallet, d.time);
-    for (const d of markets.values()) upsertMarket.run(d.tokenId, d.res, d.t, d.market, d.v, d.n);
-    for (const tr of marketLast.values()) upsertMarketLast.run(tr.tokenId, tr.market, tr.blockTime, tr.id, tr.priceUsd);
+    for (const f of wallets.values()) {
+      for (const d of f.buckets.values()) upsertWallet.run(f.tokenId, d.res, d.t, f.key, d.vb, d.vs, d.nb, d.ns);
+      upsertWalletLast.run(f.tokenId, f.key, f.last.blockTime);
+    }
+    for (const f of markets.values()) {
+      for (const d of f.buckets.values()) upsertMarket.run(f.tokenId, d.res, d.t, f.key, d.vb + d.vs, d.nb + d.ns);
+      upsertMarketLast.run(f.tokenId, f.key, f.last.blockTime, f.last.id, f.last.priceUsd);
+    }
   };
 }
 

@@ -8,7 +8,7 @@ import type { Db } from './db.js';
 import { normalizeAddress } from '../domain/address.js';
 import type { UdfToken } from '../domain/udf.js';
 
-export type SymbolRow = UdfToken & { id: number; liquidityUsd: number };
+export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null };
 
 /** A resolved name: the token and the exchange to show for it. */
 export type Resolved = { token: SymbolRow; exchange: string };
@@ -21,7 +21,7 @@ export type SearchQuery = {
   limit: number;
 };
 
-const COLUMNS = `t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd,
+const COLUMNS = `t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd, t.last_trade_at AS lastTradeAt,
   coalesce((SELECT sum(m.liquidity_usd) FROM markets m WHERE m.token_id = t.id), 0) AS liquidityUsd,
   coalesce((SELECT m.dex FROM markets m WHERE m.token_id = t.id ORDER BY m.liquidity_usd DESC, m.address LIMIT 1), '') AS topDex`;
 
@@ -66,6 +66,7 @@ export function createSymbolsRepo(db: Db) {
     priceUsd: r.priceUsd,
     topDex: r.topDex,
     liquidityUsd: r.liquidityUsd,
+    lastTradeAt: r.lastTradeAt,
   });
 
   /** A token on `dex` (null = any) named by address or symbol. */

@@ -23,7 +23,7 @@ export type WindowStats = {
 /** Rollup widths used to cover windows, widest first. */
 const LEVELS = [86400, 3600, 60] as const;
 
-type Segment = { level: number | null; from: number; to: number };
+export type Segment = { level: number | null; from: number; to: number };
 
 /** Splits [from, to) into rollup-aligned segments, in time order. */
 export function coverSegments(from: number, to: number, levels: readonly number[] = LEVELS): Segment[] {
@@ -34,6 +34,19 @@ export function coverSegments(from: number, to: number, levels: readonly number[
   const last = Math.floor(to / level) * level;
   if (first >= last) return coverSegments(from, to, finer);
   return [...coverSegments(from, first, finer), { level, from: first, to: last }, ...coverSegments(last, to, finer)];
+}
+
+/**
+ * The segments to read for a token's trades with from <= blockTime < to, given the token's newest
+ * trade time. Windows end now and a token has no trades after now, so the end usually lies past
+ * the last trade; it then moves on to the next boundary of the widest level. That adds only
+ * empty buckets, and the newest trades (the busiest part of a live token) are read from the
+ * rollups instead of from raw trades and narrow buckets.
+ */
+export function windowSegments(from: number, to: number, lastTradeAt: number | null, levels: readonly number[] = LEVELS): Segment[] {
+  const widest = levels[0];
+  const pastLastTrade = lastTradeAt === null || lastTradeAt < to;
+  return coverSegments(from, pastLastTrade && widest !== undefined ? Math.ceil(to / widest) * widest : to, levels);
 }
 
 type Agg = { v: number | null; vb: number | null; n: number; nb: number | null; h: number | null; l: number | null };
@@ -70,10 +83,10 @@ export function createWindowRepo(db: Db) {
     )
     .pluck();
 
-  /** Statistics of the trades with from <= blockTime < to. */
-  function between(tokenId: number, from: number, to: number): WindowStats {
+  /** Statistics of the trades with from <= blockTime < to; `lastTradeAt` is the token's newest trade time. */
+  function between(tokenId: number, from: number, to: number, lastTradeAt: number | null): WindowStats {
     const s: WindowStats = { volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0, open: null, close: null, high: null, low: null };
-    for (const seg of coverSegments(from, to)) {
+    for (const seg of windowSegments(from, to, lastTradeAt)) {
       const a = seg.level === null ? rawAgg.get(tokenId, seg.from, seg.to)! : rollupAgg.get(tokenId, seg.level, seg.from, seg.to)!;
       if (a.n === 0) continue;
       const open = seg.level === null ? rawOpen.get(tokenId, seg.from, seg.to) : rollupOpen.get(tokenId, seg.level, seg.from, seg.to);
@@ -94,8 +107,9 @@ export function createWindowRepo(db: Db) {
 
   return {
     between,
-    /** Statistics of the window (now - seconds, now]. */
-    window: (tokenId: number, now: number, seconds: number): WindowStats => between(tokenId, now - seconds + 1, now + 1),
+    /** Statistics of the window (now - seconds, now] of a token whose newest trade is at `lastTradeAt`. */
+    window: (tokenId: number, now: number, seconds: number, lastTradeAt: number | null): WindowStats =>
+      between(tokenId, now - seconds + 1, now + 1, lastTradeAt),
     /** The price of the last trade at or before `t` (the base price of a window), or null. */
     priceAt: (tokenId: number, t: number): number | null => priceAt.get(tokenId, t) ?? null,
   };

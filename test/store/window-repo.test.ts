@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { coverSegments, createWindowRepo } from '../../src/store/window-repo.js';
+import { coverSegments, createWindowRepo, windowSegments } from '../../src/store/window-repo.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 
@@ -25,7 +25,45 @@ describe('coverSegments', () => {
   });
 });
 
+describe('windowSegments', () => {
+  const LEVELS = [86400, 3600, 60];
+  it('reads [from, to) as it is while the token has a trade at or after `to`', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 3_000_000 }), fc.integer({ min: 0, max: 100 }), (from, len, after) => {
+        expect(windowSegments(from, from + len, from + len + after, LEVELS)).toEqual(coverSegments(from, from + len, LEVELS));
+      }),
+    );
+  });
+
+  it('ends past the last trade on the next boundary of the widest level, the newest trades in a rollup', () => {
+    const from = 1_700_000_000 - 86400 + 1;
+    const to = 1_700_000_001;
+    const segs = windowSegments(from, to, 1_700_000_000, LEVELS);
+    expect(segs[0]!.from).toBe(from);
+    expect(segs.at(-1)!.to).toBe(Math.ceil(to / 86400) * 86400);
+    // the second before `to` lies in a rollup bucket, not in raw trades
+    expect(segs.find((s) => s.from <= to - 1 && to - 1 < s.to)!.level).not.toBeNull();
+    expect(windowSegments(from, to, null, LEVELS).at(-1)!.to).toBe(Math.ceil(to / 86400) * 86400);
+  });
+});
+
 describe('window statistics', () => {
+  it('leave out a trade one second after now, and take one at now', () => {
+    const t = makeTestApp();
+    try {
+      const now = 1_700_000_000 + 1234;
+      const token = aToken();
+      t.ingest([token, aTrade(token.address, { blockTime: now, volumeUsd: 5 }), aTrade(token.address, { blockTime: now + 1, volumeUsd: 7 })]);
+      const id = t.store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(token.address) as number;
+      const repo = createWindowRepo(t.store.db);
+      expect(repo.window(id, now, 3600, now + 1)).toMatchObject({ trades: 1, volumeUsd: 5 });
+      expect(repo.window(id, now + 1, 3600, now + 1)).toMatchObject({ trades: 2, volumeUsd: 12 });
+    } finally {
+      t.close();
+    }
+  });
+
+
   it('equal a naive computation over the raw trades, backfill included', () => {
     fc.assert(
       fc.property(
@@ -53,7 +91,8 @@ describe('window statistics', () => {
             if (half > 0) t.ingest(trades.slice(0, half));
             const id = t.store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(token.address) as number;
             const now = base + nowOffset;
-            const got = createWindowRepo(t.store.db).window(id, now, w);
+            const lastTradeAt = t.store.db.prepare('SELECT last_trade_at FROM tokens WHERE id = ?').pluck().get(id) as number | null;
+            const got = createWindowRepo(t.store.db).window(id, now, w, lastTradeAt);
             const all = t.store.db
               .prepare('SELECT block_time AS bt, id, price_usd AS p, volume_usd AS v, is_buy AS b FROM trades ORDER BY block_time, id')
               .all() as { bt: number; p: number; v: number; b: number }[];

@@ -44,7 +44,7 @@ describe('migration 003 (read views)', () => {
     expect(ranking.uniqueWallets(1, NOW, 3600, NOW)).toBe(new Set(inWindow(all, NOW, 3600).map((x) => x.wallet)).size);
     const prices = ranking.marketPrices(1);
     for (const m of markets) expect(prices.get(m)).toBe(all.filter((x) => x.market === m).at(-1)!.price);
-    const stats = ranking.marketStats(1, NOW, 86400);
+    const stats = ranking.marketStats(1, NOW, 86400, NOW);
     for (const m of markets) expect(stats.get(m)?.trades ?? 0).toBe(inWindow(all, NOW, 86400).filter((x) => x.market === m).length);
   });
 });

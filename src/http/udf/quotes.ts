@@ -38,7 +38,7 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
         const found = symbols.resolve(n);
         if (found === null) return { s: 'error', n, errmsg: 'unknown symbol', v: {} };
         const { token, exchange } = found;
-        const w = windows.window(token.id, now, DAY);
+        const w = windows.window(token.id, now, DAY, token.lastTradeAt);
         const values = quoteValues(token, exchange, {
           last: windows.priceAt(token.id, now),
           base: windows.priceAt(token.id, now - DAY),

@@ -39,7 +39,7 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
       `win:${window}:${now}`,
       () => {
         if (token.lastTradeAt === null) return { priceChangePct: null, ...NO_TRADES };
-        const s = windows.window(token.id, now, seconds);
+        const s = windows.window(token.id, now, seconds, token.lastTradeAt);
         return {
           priceChangePct: priceChangePct(token.priceUsd, windows.priceAt(token.id, now - seconds)),
           volumeUsd: s.volumeUsd,
@@ -92,12 +92,12 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
     );
   }
 
-  function topTraders(tokenId: number, window: WindowKey, sort: TraderSort, limit: number, now: number): (TraderRow & { rank: number })[] {
+  function topTraders(token: TokenRef, window: WindowKey, sort: TraderSort, limit: number, now: number): (TraderRow & { rank: number })[] {
     const size = cache.enabled ? MAX_LIST : limit;
     const all = cache.through(
-      { token: tokenId },
+      { token: token.id },
       `traders:${window}:${sort}:${now}`,
-      () => ranking.topTraders(tokenId, now, WINDOW_SECONDS[window], sort, size).map((r, i) => ({ rank: i + 1, ...r })),
+      () => ranking.topTraders(token.id, now, WINDOW_SECONDS[window], token.lastTradeAt, sort, size).map((r, i) => ({ rank: i + 1, ...r })),
       TIMED_TTL,
     );
     return all.length > limit ? all.slice(0, limit) : all;
@@ -120,15 +120,15 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
     return all.holders.length > limit ? { totalHolders: all.totalHolders, holders: all.holders.slice(0, limit) } : all;
   }
 
-  function markets(tokenId: number, limit: number, now: number) {
+  function markets(token: TokenRef, limit: number, now: number) {
     const size = cache.enabled ? MAX_LIST : limit;
     const all = cache.through(
-      { token: tokenId },
+      { token: token.id },
       `markets:${now}`,
       () => {
-        const stats = ranking.marketStats(tokenId, now, WINDOW_SECONDS['24h']);
-        const prices = ranking.marketPrices(tokenId);
-        return ranking.markets(tokenId, size).map((m) => ({
+        const stats = ranking.marketStats(token.id, now, WINDOW_SECONDS['24h'], token.lastTradeAt);
+        const prices = ranking.marketPrices(token.id);
+        return ranking.markets(token.id, size).map((m) => ({
           address: m.address,
           dex: m.dex,
           quoteAddress: m.quoteAddress,

@@ -42,7 +42,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
     (ctx, q) => {
       const token = pathToken(ctx, tokens);
       const window = q.window ?? '24h';
-      return { window, traders: views.topTraders(token.id, window, q.sort ?? 'volume', q.limit ?? 100, now()) };
+      return { window, traders: views.topTraders(token, window, q.sort ?? 'volume', q.limit ?? 100, now()) };
     },
   );
 
@@ -67,7 +67,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       tag: 'tokens',
       query: z.object({ limit: intParam(1, MAX_LIST).optional() }),
     },
-    (ctx, q) => ({ markets: views.markets(pathToken(ctx, tokens).id, q.limit ?? MAX_LIST, now()) }),
+    (ctx, q) => ({ markets: views.markets(pathToken(ctx, tokens), q.limit ?? MAX_LIST, now()) }),
   );
 
   return api;
