@@ -49,34 +49,25 @@ export function windowSegments(from: number, to: number, lastTradeAt: number | n
   return coverSegments(from, pastLastTrade && widest !== undefined ? Math.ceil(to / widest) * widest : to, levels);
 }
 
-type Agg = { v: number | null; vb: number | null; n: number; nb: number | null; h: number | null; l: number | null };
+/** One segment's figures; open and close are its first and last prices in trade order. */
+type Agg = { v: number | null; vb: number | null; n: number; nb: number | null; h: number | null; l: number | null; o: number | null; c: number | null };
 
 export function createWindowRepo(db: Db) {
-  const rollupAgg = db.prepare<[number, number, number, number], Agg>(
-    `SELECT sum(v) AS v, sum(vb) AS vb, coalesce(sum(n), 0) AS n, sum(nb) AS nb, max(h) AS h, min(l) AS l
-     FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ?`,
+  // One statement per segment (aggregates, open and close together): a window has a handful of
+  // segments and discovery reads one window per traded token, so statements count.
+  const rollupAgg = db.prepare<[{ tokenId: number; res: number; from: number; to: number }], Agg>(
+    `SELECT sum(v) AS v, sum(vb) AS vb, coalesce(sum(n), 0) AS n, sum(nb) AS nb, max(h) AS h, min(l) AS l,
+            (SELECT o FROM candles WHERE token_id = @tokenId AND res = @res AND t >= @from AND t < @to ORDER BY t LIMIT 1) AS o,
+            (SELECT c FROM candles WHERE token_id = @tokenId AND res = @res AND t >= @from AND t < @to ORDER BY t DESC LIMIT 1) AS c
+     FROM candles WHERE token_id = @tokenId AND res = @res AND t >= @from AND t < @to`,
   );
-  const rollupOpen = db
-    .prepare<[number, number, number, number], number>('SELECT o FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t LIMIT 1')
-    .pluck();
-  const rollupClose = db
-    .prepare<[number, number, number, number], number>('SELECT c FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC LIMIT 1')
-    .pluck();
-  const rawAgg = db.prepare<[number, number, number], Agg>(
+  const rawAgg = db.prepare<[{ tokenId: number; from: number; to: number }], Agg>(
     `SELECT sum(volume_usd) AS v, sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END) AS vb, count(*) AS n,
-            sum(is_buy) AS nb, max(price_usd) AS h, min(price_usd) AS l
-     FROM trades WHERE token_id = ? AND block_time >= ? AND block_time < ?`,
+            sum(is_buy) AS nb, max(price_usd) AS h, min(price_usd) AS l,
+            (SELECT price_usd FROM trades WHERE token_id = @tokenId AND block_time >= @from AND block_time < @to ORDER BY block_time, id LIMIT 1) AS o,
+            (SELECT price_usd FROM trades WHERE token_id = @tokenId AND block_time >= @from AND block_time < @to ORDER BY block_time DESC, id DESC LIMIT 1) AS c
+     FROM trades WHERE token_id = @tokenId AND block_time >= @from AND block_time < @to`,
   );
-  const rawOpen = db
-    .prepare<[number, number, number], number>(
-      'SELECT price_usd FROM trades WHERE token_id = ? AND block_time >= ? AND block_time < ? ORDER BY block_time, id LIMIT 1',
-    )
-    .pluck();
-  const rawClose = db
-    .prepare<[number, number, number], number>(
-      'SELECT price_usd FROM trades WHERE token_id = ? AND block_time >= ? AND block_time < ? ORDER BY block_time DESC, id DESC LIMIT 1',
-    )
-    .pluck();
   const priceAt = db
     .prepare<[number, number], number>(
       'SELECT price_usd FROM trades WHERE token_id = ? AND block_time <= ? ORDER BY block_time DESC, id DESC LIMIT 1',
@@ -87,16 +78,15 @@ export function createWindowRepo(db: Db) {
   function between(tokenId: number, from: number, to: number, lastTradeAt: number | null): WindowStats {
     const s: WindowStats = { volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0, open: null, close: null, high: null, low: null };
     for (const seg of windowSegments(from, to, lastTradeAt)) {
-      const a = seg.level === null ? rawAgg.get(tokenId, seg.from, seg.to)! : rollupAgg.get(tokenId, seg.level, seg.from, seg.to)!;
+      const { from, to } = seg;
+      const a = seg.level === null ? rawAgg.get({ tokenId, from, to })! : rollupAgg.get({ tokenId, res: seg.level, from, to })!;
       if (a.n === 0) continue;
-      const open = seg.level === null ? rawOpen.get(tokenId, seg.from, seg.to) : rollupOpen.get(tokenId, seg.level, seg.from, seg.to);
-      const close = seg.level === null ? rawClose.get(tokenId, seg.from, seg.to) : rollupClose.get(tokenId, seg.level, seg.from, seg.to);
       s.volumeUsd += a.v ?? 0;
       s.buyVolumeUsd += a.vb ?? 0;
       s.trades += a.n;
       s.buys += a.nb ?? 0;
-      if (s.open === null) s.open = open ?? null;
-      s.close = close ?? s.close;
+      if (s.open === null) s.open = a.o;
+      s.close = a.c ?? s.close;
       if (a.h !== null && (s.high === null || a.h > s.high)) s.high = a.h;
       if (a.l !== null && (s.low === null || a.l < s.low)) s.low = a.l;
     }
