@@ -8,8 +8,8 @@ export const SECONDS_MULTIPLIERS = ['1', '5', '15', '30'] as const;
 export const INTRADAY_MULTIPLIERS = ['1', '5', '15', '30', '60', '240'] as const;
 /** Volumes are USD amounts: cents are the finest step worth showing. */
 export const VOLUME_PRECISION = 2;
-/** The largest price scale exponent: 10^15 is still an exact integer in a double. */
-const MAX_SCALE_EXPONENT = 15;
+/** The largest price scale exponent: 10^308 is the largest power of ten a double holds. */
+const MAX_SCALE_EXPONENT = 308;
 
 /** The one symbol type the datafeed lists. */
 export const SYMBOL_TYPE = 'crypto';
@@ -25,7 +25,7 @@ export function decimalExponent(x: number): number {
 
 /**
  * 10^max(2, 3 - floor(log10 price)): four significant digits, at least cents. A token without a
- * price gets 100. The exponent is capped at 15 so the scale stays an exact integer.
+ * price gets 100. Only a price below 1e-305 would need more than a double holds (capped there).
  */
 export function pricescale(price: number | null): number {
   if (price === null || !(price > 0) || !Number.isFinite(price)) return 100;

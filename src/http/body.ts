@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { ApiError } from '../errors.js';
 import type { AppContext } from './types.js';
 
-const DEFAULT_LIMIT = 1024 * 1024;
+/** The contract's limit for every request body (DESIGN.md section 4: 413 over 10 MB). */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body', message, param === undefined ? {} : { param });
@@ -31,8 +32,7 @@ async function readText(ctx: AppContext, limit: number): Promise<string> {
   } catch (err) {
     const e = err as { type?: string };
     if (e.type === 'entity.too.large') {
-      const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${Math.ceil(limit / 1024)} KB`;
-      throw new ApiError(413, 'payload_too_large', `the request body is larger than ${size}`);
+      throw new ApiError(413, 'payload_too_large', `the request body is larger than ${limit / (1024 * 1024)} MB`);
     }
     throw bad('the request body could not be read');
   }
@@ -60,8 +60,8 @@ function describe(issue: z.core.$ZodIssue, input: unknown): ApiError {
  * an integer from 0 to 86400"): the field's name is put in front. Use z.strictObject to refuse
  * unknown fields (a misspelt option should not be silently ignored).
  */
-export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S, opts: { limitBytes?: number } = {}): Promise<z.output<S>> {
-  const text = await readText(ctx, opts.limitBytes ?? DEFAULT_LIMIT);
+export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S): Promise<z.output<S>> {
+  const text = await readText(ctx, MAX_BODY_BYTES);
   let value: unknown = {};
   if (text.trim() !== '') {
     try {

@@ -107,7 +107,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       assertSameOrigin(ctx);
-      const body = await readJsonBody(ctx, signInBody, { limitBytes: 8 * 1024 });
+      const body = await readJsonBody(ctx, signInBody);
       const email = body.email.trim().toLowerCase();
       // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
       const buckets = [`ip:${clientIp(ctx).address}`, `account:${email}`];
@@ -164,7 +164,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     { method: 'post', path: '/dashboard/api/keys', summary: 'Create a read key; the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, createKeyBody, { limitBytes: 8 * 1024 });
+      const body = await readJsonBody(ctx, createKeyBody);
       const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
       ctx.status = 201;
       return { key: made.key, secret: made.secret };
@@ -175,7 +175,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     { method: 'post', path: '/dashboard/api/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'session', tag: 'dashboard', body: rotateBody },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, rotateBody, { limitBytes: 8 * 1024 });
+      const body = await readJsonBody(ctx, rotateBody);
       const made = accounts.rotateKey(tenant.id, String(ctx.params.id), body.graceSeconds ?? 0);
       ctx.status = 201;
       return made;
@@ -196,7 +196,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     { method: 'post', path: '/dashboard/api/subscriptions', summary: 'Register a token, optionally with a webhook URL', access: 'session', tag: 'dashboard', body: registerBody },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, registerBody, { limitBytes: 16 * 1024 });
+      const body = await readJsonBody(ctx, registerBody);
       const r = await subscriptions.register(tenant.id, body.address, body.webhookUrl);
       ctx.status = r.created ? 201 : 200;
       return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };

@@ -29,9 +29,19 @@ export const enumParam = <const T extends readonly [string, ...string[]]>(values
 export const addressParam = () =>
   z.string().refine((v) => normalizeAddress(v) !== null, { message: 'must be a well-formed address' }).transform((v) => normalizeAddress(v)!);
 
-/** A string of bounded length. */
+/** The characters of `v` (code points: an emoji is one character, not two UTF-16 units), counting no further than `limit`. */
+function characters(v: string, limit: number): number {
+  let n = 0;
+  for (const _ of v) if (++n > limit) break;
+  return n;
+}
+
+/** A string of `min` to `max` characters. */
 export const textParam = (min: number, max: number) =>
-  z.string().refine((v) => v.length >= min && v.length <= max, { message: `must have ${min} to ${max} characters` });
+  z.string().refine((v) => {
+    const n = characters(v, max);
+    return n >= min && n <= max;
+  }, { message: `must have ${min} to ${max} characters` });
 
 export type QueryShape = Record<string, z.ZodType<unknown, string>>;
 export type QuerySchema = z.ZodObject<{ [k: string]: z.ZodType }>;

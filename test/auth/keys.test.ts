@@ -126,13 +126,15 @@ describe('POST /v1/keys', () => {
     expect(vendor.status).toBe(201);
   });
 
-  it('answers a body over 1 MB with 413 payload_too_large', async () => {
+  it('answers a body over 10 MB with 413 payload_too_large, and reads one just under it', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey();
-    const res = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json')
-      .send(JSON.stringify({ name: 'x'.repeat(1024 * 1024) }));
-    expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('payload_too_large');
+    const padded = (bytes: number) => '{"name":"k"}' + ' '.repeat(bytes - 12);
+    const over = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(10 * 1024 * 1024 + 1));
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('payload_too_large');
+    const under = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(2 * 1024 * 1024));
+    expect(under.status).toBe(201);
   });
 
   it('caps active keys by plan with 409 key_limit_reached; a revoked key frees a place', async () => {

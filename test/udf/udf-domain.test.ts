@@ -33,14 +33,16 @@ describe('pricescale', () => {
     expect(pricescale(65_000)).toBe(100);
   });
 
-  it('uses 100 without a price and caps the scale at 10^15', () => {
+  it('uses 100 without a price, follows the rule for tiny prices, and stays finite for subnormal ones', () => {
     expect(pricescale(null)).toBe(100);
-    expect(pricescale(1e-20)).toBe(1e15);
+    expect(pricescale(1e-13)).toBe(1e16);
+    expect(pricescale(1e-20)).toBe(1e23);
+    expect(pricescale(5e-324)).toBe(1e308);
   });
 
-  it('always keeps at least four significant digits of the price, within the cap', () => {
+  it('always keeps at least four significant digits of the price', () => {
     fc.assert(
-      fc.property(fc.double({ min: 1e-12, max: 1e12, noNaN: true }), (price) => {
+      fc.property(fc.double({ min: 1e-300, max: 1e12, noNaN: true }), (price) => {
         const scale = pricescale(price);
         expect(Number.isInteger(Math.log10(scale))).toBe(true);
         expect(price * scale).toBeGreaterThanOrEqual(1000 * (1 - 1e-12));

@@ -142,9 +142,11 @@ describe('GET /v1/search', () => {
     },
   );
 
-  it('accepts a 64-character query', async () => {
+  it('accepts a 64-character query, counting characters rather than UTF-16 units', async () => {
     t = makeTestApp();
     expect((await t.http.get(`/v1/search?q=${'x'.repeat(64)}`)).status).toBe(200);
+    expect((await t.http.get(`/v1/search?q=${encodeURIComponent('😀'.repeat(64))}`)).status).toBe(200);
+    expect((await t.http.get(`/v1/search?q=${encodeURIComponent('😀'.repeat(65))}`)).status).toBe(400);
   });
 });
 

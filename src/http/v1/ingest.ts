@@ -11,10 +11,11 @@ import { ingestRecord } from '../../domain/records.js';
 import { ApiError, invalidBody, type ErrorDetail } from '../../errors.js';
 import { requireKey } from '../auth.js';
 import { ApiRouter } from '../route.js';
+import { MAX_BODY_BYTES } from '../body.js';
 import { IngestRejected, parseNdjson, type LineError } from '../../services/ingest.js';
 import type { AppContext, AppDeps } from '../types.js';
 
-export const MAX_INGEST_BYTES = 10 * 1024 * 1024;
+export const MAX_INGEST_BYTES = MAX_BODY_BYTES;
 
 const tooLarge = () => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
 const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
