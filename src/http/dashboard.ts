@@ -10,7 +10,7 @@
  * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
  */
 import { z } from 'zod';
-import { ApiError, forbidden } from '../errors.js';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
 import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
@@ -41,8 +41,11 @@ const registerBody = bodyObject({
     .transform((v) => v as string | null).optional(),
 });
 
-/** 401 for the dashboard: a cookie session, so no WWW-Authenticate challenge for a key. */
-const signedOut = (message = 'sign in first') => new ApiError(401, 'unauthorized', message);
+/**
+ * 401 for the dashboard. It signs in with a cookie, but every 401 carries the contract's challenge
+ * (DESIGN.md section 7; HTTP requires one), and a Bearer challenge opens no browser dialog.
+ */
+const signedOut = (message = 'sign in first') => unauthorized(message);
 
 type Signed = { session: Session; token: string; tenant: Tenant; plan: Plan };
 
@@ -111,16 +114,16 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       const email = body.email.trim().toLowerCase();
       // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
       const buckets = [`ip:${clientIp(ctx).address}`, `account:${email}`];
-      const wait = throttle.retryAfter(buckets);
-      if (wait > 0) {
-        throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+      // Counted as failed before the (slow) password check, so concurrent guesses count too.
+      const attempt = throttle.begin(buckets, `account:${email}`);
+      if (attempt.wait > 0) {
+        throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${attempt.wait} s`, {
+          headers: { 'Retry-After': String(attempt.wait) },
+        });
       }
       const tenant = await accounts.checkPassword(email, body.password);
-      if (!tenant) {
-        throttle.fail(buckets);
-        throw signedOut('wrong email or password');
-      }
-      throttle.clear(`account:${email}`);
+      if (!tenant) throw signedOut('wrong email or password');
+      attempt.succeeded();
       const previous = ctx.cookies.get(SESSION_COOKIE);
       if (previous) sessions.destroy(previous);
       const made = sessions.create(tenant.id);

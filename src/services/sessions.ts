@@ -110,36 +110,44 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
     recent: db.prepare('SELECT at FROM sign_in_failures WHERE bucket = ? AND at > ? ORDER BY at DESC LIMIT ?').pluck(),
     add: db.prepare('INSERT INTO sign_in_failures (bucket, at) VALUES (?, ?)'),
     clear: db.prepare('DELETE FROM sign_in_failures WHERE bucket = ?'),
+    remove: db.prepare('DELETE FROM sign_in_failures WHERE rowid = ?'),
     prune: db.prepare('DELETE FROM sign_in_failures WHERE at <= ?'),
   };
 
+  /** Seconds until every bucket has fewer than `max` failures within the window (0: now). */
+  function waitFor(buckets: readonly string[], t: number): number {
+    let wait = 0;
+    for (const bucket of buckets) {
+      const times = s.recent.all(bucket, t - window, max) as number[];
+      if (times.length >= max) wait = Math.max(wait, times[max - 1]! + window - t);
+    }
+    return wait;
+  }
+
   return {
     /**
-     * Seconds until a sign-in may be tried again when any bucket has had `maxFailures` failures
-     * within the window; 0 when the attempt may go ahead.
+     * Starts a sign-in attempt. When a bucket has had `maxFailures` failures within the window,
+     * answers the seconds to wait. Otherwise counts the attempt as a failure in every bucket at
+     * once, before the password is checked, so attempts in flight together cannot all pass the
+     * check; `succeeded()` takes it back and forgets the account's earlier failures.
      */
-    retryAfter(buckets: readonly string[]): number {
-      const t = now();
-      let wait = 0;
-      for (const bucket of buckets) {
-        const times = s.recent.all(bucket, t - window, max) as number[];
-        if (times.length >= max) wait = Math.max(wait, times[max - 1]! + window - t);
-      }
-      return wait;
-    },
-
-    /** Records one failed sign-in against each bucket. */
-    fail(buckets: readonly string[]): void {
-      const t = now();
-      db.transaction(() => {
+    begin(buckets: readonly string[], account: string): { wait: number; succeeded(): void } {
+      return db.transaction(() => {
+        const t = now();
+        const wait = waitFor(buckets, t);
+        if (wait > 0) return { wait, succeeded: () => {} };
         s.prune.run(t - window);
-        for (const bucket of buckets) s.add.run(bucket, t);
+        const ids = buckets.map((bucket) => s.add.run(bucket, t).lastInsertRowid);
+        return {
+          wait: 0,
+          succeeded: () => {
+            db.transaction(() => {
+              for (const id of ids) s.remove.run(id);
+              s.clear.run(account);
+            })();
+          },
+        };
       })();
-    },
-
-    /** Forgets a bucket's failures (an account's, after a successful sign-in). */
-    clear(bucket: string): void {
-      s.clear.run(bucket);
     },
   };
 }

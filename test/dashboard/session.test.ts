@@ -24,6 +24,7 @@ describe('GET /dashboard/api/session', () => {
     const none = await t.http.get(SESSION);
     expect(none.status).toBe(401);
     expect(none.body.error).toMatchObject({ code: 'unauthorized', message: 'sign in first' });
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="api"');
     for (const value of ['A'.repeat(43), 'garbage', "' OR 1=1 --", 'x'.repeat(5000)]) {
       const res = await t.http.get(SESSION).set('Cookie', `svc_session=${encodeURIComponent(value)}`);
       expect(res.status).toBe(401);

@@ -59,7 +59,7 @@ describe('POST /dashboard/api/sign-in', () => {
     expect(res.status).toBe(200);
   });
 
-  it('answers a wrong password and an unknown email with the same 401, without a session or a Bearer challenge', async () => {
+  it('answers a wrong password and an unknown email with the same 401, without a session, with the contract challenge', async () => {
     t = makeTestApp();
     const { email } = aTenantWithPassword(t);
     const wrong = await t.http.post(SIGN_IN).send({ email, password: 'not the password' });
@@ -68,7 +68,7 @@ describe('POST /dashboard/api/sign-in', () => {
       expect(res.status).toBe(401);
       expect(res.body.error).toMatchObject({ code: 'unauthorized', message: 'wrong email or password' });
       expect(sessionSetCookie(res)).toBeUndefined();
-      expect(res.headers['www-authenticate']).toBeUndefined();
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
     }
     expect(t.store.db.prepare('SELECT count(*) FROM dashboard_sessions').pluck().get()).toBe(0);
   });
@@ -130,6 +130,26 @@ describe('POST /dashboard/api/sign-in', () => {
 
 describe('sign-in throttling: at most 10 failures per 15 min per IP and per account', () => {
   const from = (ip: string) => ({ 'X-Forwarded-For': ip });
+
+  it('counts sign-ins sent at the same time: of 30 concurrent wrong guesses only 10 reach the password check', async () => {
+    t = makeTestApp();
+    const { email } = aTenantWithPassword(t);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => t.http.post(SIGN_IN).send({ email, password: `guess ${i}` })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    expect(t.store.db.prepare("SELECT count(*) FROM sign_in_failures WHERE bucket = ?").pluck().get(`account:${email}`)).toBe(10);
+  });
+
+  it('takes back the attempt of a successful sign-in and forgets the account failures before it', async () => {
+    t = makeTestApp();
+    const { email } = aTenantWithPassword(t);
+    for (let i = 0; i < 3; i++) expect((await t.http.post(SIGN_IN).send({ email, password: `wrong ${i}` })).status).toBe(401);
+    expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(200);
+    const count = (bucket: string) => t.store.db.prepare('SELECT count(*) FROM sign_in_failures WHERE bucket LIKE ?').pluck().get(bucket);
+    expect(count(`account:${email}`)).toBe(0);
+    expect(count('ip:%')).toBe(3);
+  });
 
   it('answers 429 with Retry-After after 10 failures, even for the right password, until the window has passed', async () => {
     t = makeTestApp();
