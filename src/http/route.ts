@@ -1,10 +1,12 @@
 /**
  * ApiRouter: a @koa/router Router whose routes declare their inputs as zod schemas. Handlers get
  * the parsed query; the declarations are kept so /openapi.json describes exactly what is checked.
+ * A keyed route checks the key (and its scope) before the query.
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
 import { parseQuery, type QuerySchema } from './validate.js';
+import { requireKey } from './auth.js';
 import type { AppContext, AppState } from './types.js';
 
 export type Access = 'public' | 'keyed' | 'session' | 'internal';
@@ -35,6 +37,8 @@ export class ApiRouter {
     this.specs.push(spec as RouteSpec);
     this.router[spec.method](spec.path, async (ctx) => {
       ctx.state.route = spec.path;
+      // The key first: a caller without one gets 401 (403 without the scope), whatever the query.
+      if (spec.access === 'keyed') requireKey(ctx, spec.scope);
       const query = spec.query ? parseQuery(spec.query, ctx.query) : {};
       const result = await handler(ctx as AppContext, query as never);
       if (result !== undefined) ctx.body = result;

@@ -98,6 +98,17 @@ describe('the 401 matrix', () => {
     expectUnauthorized(await t.http.post('/v1/keys/key_x/rotate').send({}), '/v1/keys/key_x/rotate');
   });
 
+  it('checks the key before the query: no key is 401 and a key without the scope 403, even with a bad query', async () => {
+    t = makeTestApp();
+    const ingestOnly = t.makeKey({ scopes: ['ingest'] });
+    for (const query of ['?limit=abc', '?limit=1&limit=2', '?cursor=forged']) {
+      expectUnauthorized(await t.http.get(`/v1/events${query}`), `/v1/events${query}`);
+      const res = await t.http.get(`/v1/events${query}`).set('x-api-key', ingestOnly.secret);
+      expect(res.status, query).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+  });
+
   it('never answers a valid key with 401, on any route class or channel', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey();
