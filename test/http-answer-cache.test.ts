@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers/make-test-app.js';
-import { aToken, aTrade } from './helpers/builders.js';
+import { aMarket, aToken, aTrade } from './helpers/builders.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -59,5 +59,23 @@ describe('cached answers', () => {
     const again = await history(a.address).set('If-None-Match', first.headers.etag!);
     expect(again.status).toBe(304);
     expect(again.headers['ratelimit-limit']).toBeTruthy();
+  });
+
+  it("show a market's new dex on another token's trades at once, and a moved market off its old token", async () => {
+    t = makeTestApp();
+    const [a, b] = [aToken(), aToken()];
+    const pool = aMarket(a.address, { dex: 'raydium' });
+    // b trades in a's pool (b is its quote side): b's trades show the pool's dex
+    t.ingest([a, b, pool, aTrade(b.address, { blockTime: T0, market: pool.address })]);
+    const dexOf = async () => (await t.http.get(`/v1/token/${b.address}/trades`)).body.trades[0].dex;
+    expect(await dexOf()).toBe('raydium');
+    t.ingest([{ ...pool, dex: 'orca' }]);
+    expect(await dexOf()).toBe('orca');
+
+    const overview = async (address: string) => (await t.http.get(`/v1/token/${address}/overview`)).body.markets;
+    expect(await overview(a.address)).toBe(1);
+    t.ingest([{ ...pool, token: b.address, dex: 'orca' }]);
+    expect(await overview(a.address)).toBe(0);
+    expect(await overview(b.address)).toBe(1);
   });
 });

@@ -74,6 +74,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     ON CONFLICT (address) DO UPDATE SET
       token_id = excluded.token_id, quote_address = excluded.quote_address, quote_symbol = excluded.quote_symbol,
       dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
+  const marketBefore = db.prepare<[string], { tokenId: number; dex: string }>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
   const insertTrade = db.prepare(`
     INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -129,6 +130,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       return id;
     };
     const touched = new Set<number>();
+    let dexChanged = false;
     const trades: InsertedTrade[] = [];
     let accepted = 0;
     let duplicates = 0;
@@ -144,6 +146,11 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
         }
         case 'market': {
           const id = idOf(r.token);
+          const before = marketBefore.get(r.address);
+          // Trades of any token may name this market and show its dex: a new market or a new dex
+          // changes them all. A market moved to another token changes the old token's lists too.
+          if (before === undefined || before.dex !== r.dex) dexChanged = true;
+          else if (before.tokenId !== id) touched.add(before.tokenId);
           upsertMarket.run({ ...r, tokenId: id });
           touched.add(id);
           accepted++;
@@ -185,11 +192,11 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     }
     for (const id of touched) touchToken.run(now, id);
     for (const hook of hooks) hook({ trades, touchedTokens: touched, now });
-    pendingChange = touched;
+    pendingChange = dexChanged ? 'all' : touched;
     return { accepted, duplicates };
   });
 
-  let pendingChange: Set<number> | null = null;
+  let pendingChange: Set<number> | 'all' | null = null;
 
   function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
     const isBuy = r.side === 'buy';
@@ -206,7 +213,8 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     pendingChange = null;
     const result = writeTx(records, opts.demo === true);
     // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
-    if (pendingChange !== null && (pendingChange as Set<number>).size > 0) deps.store.notifyChange({ tokens: pendingChange });
+    const change = pendingChange as Set<number> | 'all' | null;
+    if (change === 'all' || (change !== null && change.size > 0)) deps.store.notifyChange({ tokens: change });
     pendingChange = null;
     return result;
   }
