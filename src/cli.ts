@@ -101,12 +101,12 @@ async function ingestFile(services: Services, path: string, label: string, io: I
   let count = 0;
   for await (const item of numberedLines(path)) {
     count++;
-    if ('error' in item) validator.errors.push(item);
+    if ('error' in item) validator.reject(item.line, item.error);
     else validator.check(item.line, item.value);
   }
-  if (validator.errors.length > 0) {
-    for (const e of validator.errors.slice(0, 100)) io.stderr(`${label}: line ${e.line}: ${e.error}\n`);
-    throw new CommandError(`${label}: ${validator.errors.length} invalid record(s); nothing of it was written`);
+  if (validator.invalid > 0) {
+    for (const e of validator.errors) io.stderr(`${label}: line ${e.line}: ${e.error}\n`);
+    throw new CommandError(`${label}: ${validator.invalid} invalid record(s); nothing of it was written`);
   }
   // Second pass: every record is known valid; tokens the file defines are written before use.
   const again = services.ingest.validator();
@@ -268,7 +268,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await run(argv, io, withStore);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`error: ${err.message}\n${USAGE}\n`);
+      io.stderr(`error: ${err.message} (cli --help lists the commands)\n`);
       return 2;
     }
     if (err instanceof CommandError || err instanceof AccountError || err instanceof ConfigError || err instanceof SchemaTooNewError) {

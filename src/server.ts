@@ -20,6 +20,16 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 export type Running = { server: Server; store: Store; config: Config; stop(): Promise<void> };
 
+/** The store at DATABASE_PATH; a path that cannot be opened is a configuration error naming it. */
+function openConfiguredStore(path: string): Store {
+  try {
+    return openStore(path);
+  } catch (err) {
+    if (err instanceof SchemaTooNewError) throw err;
+    throw new ConfigError(`DATABASE_PATH ${path} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /**
  * Starts the service; resolves once it listens. `opts.extend` may append middleware to the app
  * before it listens (the benchmark adds its baseline route this way).
@@ -31,7 +41,7 @@ export async function start(
 ): Promise<Running> {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
-  const store = openStore(config.databasePath);
+  const store = openConfiguredStore(config.databasePath);
   const services = createServices({ store, clock, config });
 
   const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
@@ -51,7 +61,7 @@ export async function start(
   const connections = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
   });
   const address = server.address();
   logger.info({ address }, 'listening');

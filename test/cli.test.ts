@@ -114,6 +114,18 @@ describe('cli', () => {
     expect(count('SELECT count(*) FROM tokens')).toBe(0);
   });
 
+  it('counts every bad record of a file with more than the 100 it lists', async () => {
+    const file = join(dir, 'many-bad.ndjson');
+    const unknown = aToken().address;
+    writeFileSync(file, Array.from({ length: 150 }, (_, i) => JSON.stringify(aTrade(unknown, { signature: `bad${i}` }))).join('\n') + '\n{oops\n');
+    const r = await cli(['ingest', file]);
+    expect(r.code).toBe(1);
+    const lines = r.err.trim().split('\n');
+    expect(lines.filter((l) => /: line \d+: unknown token/.test(l))).toHaveLength(100);
+    expect(lines).toContain(`${file}: line 101: too many errors; the rest are not listed`);
+    expect(lines.at(-1)).toBe(`error: ${file}: 151 invalid record(s); nothing of it was written`);
+  });
+
   it('writes a large file in several transactions with progress', async () => {
     const tok = aToken();
     const file = join(dir, 'big.ndjson');
@@ -128,6 +140,9 @@ describe('cli', () => {
     expect(r.code).toBe(0);
     expect(r.json()).toMatchObject({ tokens: 3, seed: 5, until: 1_700_000_000, days: 2 });
     expect(count('SELECT count(*) FROM trades')).toBe(r.json().trades);
+    // again on the same store: every trade is already there, so none is loaded
+    const again = await cli(['demo', '--tokens', '3', '--days', '2', '--seed', '5', '--until', '1700000000', '--json']);
+    expect(again.json()).toMatchObject({ tokens: 3, trades: 0 });
   });
 
   it.each([
@@ -145,7 +160,7 @@ describe('cli', () => {
   ])('exits %j with status %i and one clear line on stderr', async (args, code) => {
     const r = await cli(args as string[]);
     expect(r.code).toBe(code);
-    expect(r.err.split('\n')[0]).toMatch(/^error: /);
+    expect(r.err).toMatch(/^error: [^\n]+\n$/);
   });
 
   it('runs as a real process through npm run cli with output on stdout only', () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { start } from '../src/server.js';
 
@@ -30,14 +31,39 @@ describe('server', () => {
     await running.stop();
   });
 
-  it('refuses a bad variable with one line naming it and exit status 1', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, PORT: 'eighty', DATABASE_PATH: join(dir, 'x.db') } });
+  /** Runs the server with `env` and gives its exit status and stderr. */
+  async function failedStart(env: Record<string, string>): Promise<{ code: unknown; err: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, DEMO_DATA: 'off', DEMO_FEED: 'off', ...env } });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise((r) => child.on('exit', r));
+    return { code, err: err.trim() };
+  }
+
+  it('refuses a bad variable with one line naming it and exit status 1', async () => {
+    const { code, err } = await failedStart({ PORT: 'eighty', DATABASE_PATH: join(dir, 'x.db') });
     expect(code).toBe(1);
-    expect(err.trim()).toMatch(/^error: invalid PORT/);
-    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toMatch(/^error: invalid PORT/);
+    expect(err.split('\n')).toHaveLength(1);
+  });
+
+  it('names DATABASE_PATH when the store cannot be opened, and HOST and PORT when it cannot listen', async () => {
+    const notAFile = await failedStart({ PORT: '0', DATABASE_PATH: dir });
+    expect(notAFile.code).toBe(1);
+    expect(notAFile.err).toMatch(new RegExp(`^error: DATABASE_PATH ${dir} cannot be opened: `));
+    expect(notAFile.err.split('\n')).toHaveLength(1);
+
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const busy = await failedStart({ PORT: port, HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'b.db') });
+      expect(busy.code).toBe(1);
+      expect(busy.err).toMatch(new RegExp(`^error: cannot listen on HOST 127.0.0.1, PORT ${port}: .*EADDRINUSE`));
+      expect(busy.err.split('\n')).toHaveLength(1);
+    } finally {
+      taken.close();
+    }
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -16,7 +16,12 @@ const address = z.string().transform((v, ctx) => {
   return a;
 });
 const time = z.number('must be a number').int('must be a whole number of seconds').min(0, 'must be 0 or more').max(MAX_TIME, 'must be before the year 10000');
-const nonNegative = z.number('must be a number').finite('must be finite').min(0, 'must be 0 or more');
+/**
+ * The largest amount, price or supply a record may carry: far beyond any real one, and small
+ * enough that sums of volumes and price x supply stay finite numbers in every answer.
+ */
+export const MAX_AMOUNT = 1e100;
+const nonNegative = z.number('must be a number').finite('must be finite').min(0, 'must be 0 or more').max(MAX_AMOUNT, 'must be at most 1e100');
 const text = (max: number) => z.string('must be a string').min(1, 'must not be empty').max(max, `must have at most ${max} characters`).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
 
 export const tokenRecord = z.object({
@@ -50,7 +55,7 @@ export const tradeRecord = z.object({
   index: z.number('must be a number').int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000, 'must be at most 1000000'),
   blockTime: time,
   side: z.enum(['buy', 'sell'], 'must be buy or sell'),
-  priceUsd: z.number('must be a number').finite('must be finite').positive('must be more than 0'),
+  priceUsd: z.number('must be a number').finite('must be finite').positive('must be more than 0').max(MAX_AMOUNT, 'must be at most 1e100'),
   amount: nonNegative,
   quoteAmount: nonNegative,
   volumeUsd: nonNegative,

@@ -25,9 +25,10 @@ export function loadDemo(
   const counts = { tokens: 0, markets: 0, holders: 0, trades: 0 };
   let chunk: NumberedRecord[] = [];
   let line = 0;
+  let duplicates = 0;
   const flush = () => {
     if (chunk.length === 0) return;
-    deps.ingest.write(chunk, { demo: true });
+    duplicates += deps.ingest.write(chunk, { demo: true }).duplicates;
     chunk = [];
     onProgress?.(line);
   };
@@ -39,7 +40,8 @@ export function loadDemo(
   }
   flush();
   createMetaRepo(deps.store.db).set('demo', JSON.stringify({ seed: opts.seed, until: opts.until, days: opts.days, tokens: opts.tokens }));
-  return { ...counts, seed: opts.seed, until: opts.until, days: opts.days };
+  // Only trades can be duplicates (the other records are upserts): count what was loaded.
+  return { ...counts, trades: counts.trades - duplicates, seed: opts.seed, until: opts.until, days: opts.days };
 }
 
 /** True while the store holds tokens and every one of them is a demo token. */

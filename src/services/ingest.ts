@@ -37,7 +37,12 @@ export type IngestHook = (batch: { trades: readonly InsertedTrade[]; touchedToke
 export type Validator = {
   /** Validates one raw record at `line`; returns it, or records the error and returns null. */
   check(line: number, value: unknown): IngestRecord | null;
+  /** Records a line refused before validation (not JSON). */
+  reject(line: number, error: string): void;
+  /** The first MAX_ERRORS errors, then a line saying the rest are not listed. */
   readonly errors: LineError[];
+  /** How many lines were refused in all. */
+  readonly invalid: number;
 };
 
 export type Ingest = {
@@ -101,8 +106,18 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       }
       return k;
     };
+    let invalid = 0;
+    const reject = (line: number, error: string) => {
+      invalid++;
+      if (errors.length < MAX_ERRORS) errors.push({ line, error });
+      else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
+    };
     return {
       errors,
+      get invalid() {
+        return invalid;
+      },
+      reject,
       check(line, value) {
         const parsed = parseRecord(value);
         let error: string | null = null;
@@ -110,8 +125,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
         else if (parsed.record.type === 'token') defined.add(parsed.record.address);
         else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
         if (error === null) return parsed.ok ? parsed.record : null;
-        if (errors.length < MAX_ERRORS) errors.push({ line, error });
-        else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
+        reject(line, error);
         return null;
       },
     };

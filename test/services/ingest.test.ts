@@ -81,6 +81,25 @@ describe('ingest', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it('refuses amounts, prices and supplies over 1e100, so sums and market caps stay finite numbers', () => {
+    t = makeTestApp();
+    const tok = aToken();
+    t.ingest([tok]);
+    const refusal = (records: unknown[]) => {
+      try {
+        t.ingest(records as never);
+      } catch (e) {
+        return (e as IngestRejected).errors.map((x) => x.error);
+      }
+      return [];
+    };
+    expect(refusal([aTrade(tok.address, { volumeUsd: 1.7e308 })])).toEqual(['volumeUsd must be at most 1e100']);
+    expect(refusal([aTrade(tok.address, { priceUsd: 1e101 })])).toEqual(['priceUsd must be at most 1e100']);
+    expect(refusal([aToken({ totalSupply: 1e300 })])).toEqual(['totalSupply must be at most 1e100']);
+    expect(refusal([aTrade(tok.address, { volumeUsd: 1e100, priceUsd: 1e100 }), aTrade(tok.address, { volumeUsd: 1e100 })])).toEqual([]);
+    expect(count('trades')).toBe(2);
+  });
+
   it('accepts a token defined earlier in the same batch but not one defined later', () => {
     t = makeTestApp();
     const a = aToken();
