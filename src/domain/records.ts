@@ -20,7 +20,7 @@ const time = z.number('must be a number').int('must be a whole number of seconds
  * The largest amount, price or supply a record may carry: far beyond any real one, and small
  * enough that sums of volumes and price x supply stay finite numbers in every answer.
  */
-export const MAX_AMOUNT = 1e100;
+const MAX_AMOUNT = 1e100;
 const nonNegative = z.number('must be a number').finite('must be finite').min(0, 'must be 0 or more').max(MAX_AMOUNT, 'must be at most 1e100');
 const text = (max: number) => z.string('must be a string').min(1, 'must not be empty').max(max, `must have at most ${max} characters`).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
 
