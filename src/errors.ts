@@ -63,6 +63,9 @@ export const tokenNotFound = (address: string): ApiError =>
 export const unauthorized = (message = 'a valid API key is required'): ApiError =>
   new ApiError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
 
+/** 413 for a request body over MAX_BODY_BYTES (src/http/body.ts), the contract's 10 MB. */
+export const payloadTooLarge = (): ApiError => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
+
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 
 export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError =>
@@ -82,9 +85,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown; message?: unknown };
   const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
-  if (status === 413 || e?.type === 'entity.too.large') {
-    return new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
-  }
+  if (status === 413 || e?.type === 'entity.too.large') return payloadTooLarge();
   if (status === 415) return new ApiError(415, 'unsupported_media_type', 'unsupported content type');
   if (status === 404) return new ApiError(404, 'not_found', 'no such route');
   if (status >= 400 && status < 500 && e?.expose === true && typeof e.message === 'string') {

@@ -6,7 +6,7 @@
  */
 import getRawBody from 'raw-body';
 import { z } from 'zod';
-import { ApiError } from '../errors.js';
+import { ApiError, payloadTooLarge } from '../errors.js';
 import type { AppContext } from './types.js';
 
 /** The contract's limit for every request body (DESIGN.md section 4: 413 over 10 MB). */
@@ -16,7 +16,7 @@ const unsupported = (message: string) => new ApiError(415, 'unsupported_media_ty
 const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body', message, param === undefined ? {} : { param });
 
 /** Reads the body as UTF-8 text: '' when the request has none. */
-async function readText(ctx: AppContext, limit: number): Promise<string> {
+async function readText(ctx: AppContext): Promise<string> {
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
   const type = ctx.request.is('application/json', '+json');
@@ -28,12 +28,10 @@ async function readText(ctx: AppContext, limit: number): Promise<string> {
   let text: string;
   try {
     const length = ctx.get('content-length');
-    text = await getRawBody(ctx.req, { limit, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
+    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
   } catch (err) {
     const e = err as { type?: string };
-    if (e.type === 'entity.too.large') {
-      throw new ApiError(413, 'payload_too_large', `the request body is larger than ${limit / (1024 * 1024)} MB`);
-    }
+    if (e.type === 'entity.too.large') throw payloadTooLarge();
     throw bad('the request body could not be read');
   }
   // Without a Content-Type only an empty body is acceptable.
@@ -61,7 +59,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): ApiError {
  * unknown fields (a misspelt option should not be silently ignored).
  */
 export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S): Promise<z.output<S>> {
-  const text = await readText(ctx, MAX_BODY_BYTES);
+  const text = await readText(ctx);
   let value: unknown = {};
   if (text.trim() !== '') {
     try {

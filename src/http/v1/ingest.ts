@@ -8,14 +8,13 @@
 import { z } from 'zod';
 import getRawBody from 'raw-body';
 import { ingestRecord } from '../../domain/records.js';
-import { ApiError, invalidBody, type ErrorDetail } from '../../errors.js';
+import { ApiError, invalidBody, payloadTooLarge, type ErrorDetail } from '../../errors.js';
 import { requireKey } from '../auth.js';
 import { ApiRouter } from '../route.js';
 import { MAX_BODY_BYTES } from '../body.js';
 import { IngestRejected, parseNdjson, type LineError } from '../../services/ingest.js';
 import type { AppContext, AppDeps } from '../types.js';
 
-const tooLarge = () => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
 const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -37,13 +36,13 @@ async function readBody(ctx: AppContext): Promise<string> {
   const declared = ctx.get('content-length');
   if (declared !== '') {
     if (!/^[0-9]+$/.test(declared)) throw invalidBody('Content-Length is not a valid length');
-    if (declared.length > 16 || Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+    if (declared.length > 16 || Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge();
   }
   let raw: Buffer;
   try {
     raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, ...(declared !== '' ? { length: declared } : {}) });
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw tooLarge();
+    if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge();
     throw invalidBody('the request body could not be read');
   }
   try {
