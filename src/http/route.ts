@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
-import { parseQuery, type QuerySchema } from './validate.js';
+import { parseQuery, rejectUnknownParams, type QuerySchema } from './validate.js';
 import { requireKey } from './auth.js';
 import type { AppContext, AppState } from './types.js';
 
@@ -35,10 +35,14 @@ export class ApiRouter {
   /** Adds a route; the handler's result, when not undefined, becomes the JSON body. */
   add<Q extends QuerySchema | undefined>(spec: RouteSpec<Q>, handler: Handler<Q extends QuerySchema ? z.output<Q> : Record<string, never>>): this {
     this.specs.push(spec as RouteSpec);
+    // /v1 refuses parameters it does not know; /udf ignores them (adapters add their own).
+    const strict = spec.path.startsWith('/v1/');
+    const known = spec.query ? Object.keys(spec.query.shape) : [];
     this.router[spec.method](spec.path, async (ctx) => {
       ctx.state.route = spec.path;
       // The key first: a caller without one gets 401 (403 without the scope), whatever the query.
       if (spec.access === 'keyed') requireKey(ctx, spec.scope);
+      if (strict) rejectUnknownParams(known, ctx.query);
       const query = spec.query ? parseQuery(spec.query, ctx.query) : {};
       const result = await handler(ctx as AppContext, query as never);
       if (result !== undefined) ctx.body = result;

@@ -47,8 +47,18 @@ export type QueryShape = Record<string, z.ZodType<unknown, string>>;
 export type QuerySchema = z.ZodObject<{ [k: string]: z.ZodType }>;
 
 /**
+ * Refuses a query parameter that `known` does not list: on /v1 a misspelt `from` must never
+ * silently answer other data (README, Conventions). /udf stays lenient and never calls this.
+ */
+export function rejectUnknownParams(known: readonly string[], query: Record<string, unknown>): void {
+  for (const name of Object.keys(query)) {
+    if (!known.includes(name)) throw invalidParameter(name, `${name} is not a parameter of this route`);
+  }
+}
+
+/**
  * Validates `query` against `schema` (a z.object of the parameters; wrap optional ones in
- * `.optional()`). Unknown parameters are ignored.
+ * `.optional()`). Unknown parameters are ignored here; see rejectUnknownParams.
  */
 export function parseQuery<S extends QuerySchema>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
   const picked: Record<string, string> = {};
