@@ -28,6 +28,7 @@ import { healthRouter } from './http/health.js';
 import { udfRouter } from './http/udf/index.js';
 import { tokensRouter } from './http/v1/tokens.js';
 import { marketRouter } from './http/v1/market.js';
+import { pricesRouter } from './http/v1/prices.js';
 import { accountRouter } from './http/v1/account.js';
 import { subscriptionsRouter } from './http/v1/subscriptions.js';
 import { ingestRouter } from './http/v1/ingest.js';
@@ -68,6 +69,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     udfRouter(deps),
     tokensRouter(deps),
     marketRouter(deps),
+    pricesRouter(deps),
     accountRouter(deps),
     subscriptionsRouter(deps),
     ingestRouter(deps),

@@ -11,8 +11,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Where a walk stands: the last trade returned, and the highest id the walk may return. */
 export type TradeCursor = { blockTime: number; id: number; bound: number };
 
-/** The query a cursor is bound to. */
-export type CursorScope = { token: string; side: 'buy' | 'sell' | null; wallet: string | null };
+/** The query a cursor is bound to (not its limit): token, filters and time range. */
+export type CursorScope = {
+  token: string;
+  side: 'buy' | 'sell' | null;
+  wallet: string | null;
+  after?: number | null;
+  before?: number | null;
+};
 
 const VERSION = 1;
 const INT_BYTES = 6; // 48 bits: enough for unix seconds and trade ids
@@ -26,8 +32,10 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 function mac(secret: Buffer, scope: CursorScope, payload: Buffer): Buffer {
   // A domain tag keeps cursors of other kinds signed with the same secret from being replayed here;
   // NUL separators keep the fields apart (addresses never contain NUL).
+  // A range is signed only when there is one, so cursors issued before ranges existed stay valid.
+  const range = scope.after == null && scope.before == null ? '' : `range\0${scope.after ?? ''}\0${scope.before ?? ''}\0`;
   return createHmac('sha256', secret)
-    .update(`trades-cursor\0${scope.token}\0${scope.side ?? ''}\0${scope.wallet ?? ''}\0`)
+    .update(`trades-cursor\0${scope.token}\0${scope.side ?? ''}\0${scope.wallet ?? ''}\0${range}`)
     .update(payload)
     .digest()
     .subarray(0, MAC_BYTES);

@@ -45,7 +45,14 @@ export function toTradeJson(r: TradeRowLike): TradeJson {
   };
 }
 
-export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null };
+/** A trade's price and where it stands in trade order: the answer of GET /v1/prices/at. */
+export type PricePoint = { priceUsd: number; blockTime: number; tradeId: number };
+
+/**
+ * Which trades a page may return: a side, a wallet, and a time range `after <= blockTime < before`
+ * (null: unbounded).
+ */
+export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null; after?: number | null; before?: number | null };
 
 /** A keyset position: only trades strictly before it in trade order are returned. */
 export type TradePosition = { blockTime: number; id: number };
@@ -56,7 +63,7 @@ const TOP: TradePosition = { blockTime: 2 ** 48 - 1, id: 0 };
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
   t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
 
-type PageParams = { tokenId: number; blockTime: number; id: number; bound: number; limit: number; isBuy: number; wallet: string };
+type PageParams = { tokenId: number; blockTime: number; id: number; after: number; bound: number; limit: number; isBuy: number; wallet: string };
 
 export function createTradesRepo(db: Db) {
   // One statement per filter, each a seek on the index that leads with its equality columns and
@@ -64,7 +71,7 @@ export function createTradesRepo(db: Db) {
   const page = (index: string, extra: string) =>
     db.prepare<[PageParams], TradeRowLike>(
       `SELECT ${COLUMNS} FROM trades t INDEXED BY ${index} LEFT JOIN markets m ON m.address = t.market
-       WHERE t.token_id = @tokenId ${extra} AND (t.block_time, t.id) < (@blockTime, @id) AND t.id <= @bound
+       WHERE t.token_id = @tokenId ${extra} AND (t.block_time, t.id) < (@blockTime, @id) AND t.block_time >= @after AND t.id <= @bound
        ORDER BY t.block_time DESC, t.id DESC LIMIT @limit`,
     );
   const all = page('trades_token_time', '');
@@ -72,6 +79,10 @@ export function createTradesRepo(db: Db) {
   const byWallet = page('trades_token_wallet_time', 'AND t.wallet = @wallet');
   const byWalletSide = page('trades_token_wallet_time', 'AND t.wallet = @wallet AND t.is_buy = @isBuy');
   const maxId = db.prepare<[], number | null>('SELECT max(id) FROM trades').pluck();
+  const lastAt = db.prepare<[number, number], PricePoint>(
+    `SELECT price_usd AS priceUsd, block_time AS blockTime, id AS tradeId FROM trades INDEXED BY trades_token_time
+     WHERE token_id = ? AND block_time <= ? ORDER BY block_time DESC, id DESC LIMIT 1`,
+  );
   const dex = db.prepare<[string], string>('SELECT dex FROM markets WHERE address = ?').pluck();
 
   return {
@@ -83,11 +94,14 @@ export function createTradesRepo(db: Db) {
      * (from the newest when null) and with id <= `bound`.
      */
     page(tokenId: number, filter: TradeFilter, after: TradePosition | null, bound: number, limit: number): TradeRowLike[] {
-      const pos = after ?? TOP;
+      // `before` is a position too: every trade with blockTime < before comes before (before, 0),
+      // since ids start at 1. A cursor's position already lies inside the range.
+      const pos = after ?? (filter.before != null ? { blockTime: filter.before, id: 0 } : TOP);
       const params: PageParams = {
         tokenId,
         blockTime: pos.blockTime,
         id: pos.id,
+        after: filter.after ?? 0,
         bound,
         limit,
         isBuy: filter.side === 'buy' ? 1 : 0,
@@ -96,6 +110,9 @@ export function createTradesRepo(db: Db) {
       const stmt = filter.wallet !== null ? (filter.side !== null ? byWalletSide : byWallet) : filter.side !== null ? bySide : all;
       return stmt.all(params);
     },
+
+    /** The last trade of the token at or before `time` in trade order (one index seek), or null. */
+    lastAtOrBefore: (tokenId: number, time: number): PricePoint | null => lastAt.get(tokenId, time) ?? null,
 
     /** The dex of the market with this address, or null when the market is unknown. */
     dexOf: (market: string): string | null => dex.get(market) ?? null,

@@ -121,16 +121,25 @@ describe('GET /v1/token/:address/holders', () => {
     expect(res.body).toEqual({
       totalHolders: 3,
       holders: [
-        { rank: 1, owner: owners[2], amount: 500, percent: 25 },
-        { rank: 2, owner: owners[1], amount: 50, percent: 2.5 },
-        { rank: 3, owner: owners[0], amount: 50, percent: 2.5 },
+        { rank: 1, owner: owners[2], amount: 500, percent: 25, valueUsd: null },
+        { rank: 2, owner: owners[1], amount: 50, percent: 2.5, valueUsd: null },
+        { rank: 3, owner: owners[0], amount: 50, percent: 2.5, valueUsd: null },
       ],
     });
     const one = await t.http.get(`/v1/token/${tok.address}/holders?limit=1`);
-    expect(one.body).toEqual({ totalHolders: 3, holders: [{ rank: 1, owner: owners[2], amount: 500, percent: 25 }] });
+    expect(one.body).toEqual({ totalHolders: 3, holders: [{ rank: 1, owner: owners[2], amount: 500, percent: 25, valueUsd: null }] });
     // an amount of 0 removes the holder
     t.ingest([aHolder(tok.address, { owner: owners[2], amount: 0 })]);
     expect((await t.http.get(`/v1/token/${tok.address}/holders`)).body.totalHolders).toBe(2);
+  });
+
+  it('values each holding at the last trade price, and follows the next trade', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    t.ingest([tok, aHolder(tok.address, { amount: 400 }), aTrade(tok.address, { blockTime: 1_699_999_000, priceUsd: 0.25 })]);
+    expect((await t.http.get(`/v1/token/${tok.address}/holders`)).body.holders[0].valueUsd).toBe(100);
+    t.ingest([aTrade(tok.address, { blockTime: 1_699_999_100, priceUsd: 0.5 })]);
+    expect((await t.http.get(`/v1/token/${tok.address}/holders`)).body.holders[0].valueUsd).toBe(200);
   });
 
   it('gives null percent when the total supply is null or 0', async () => {

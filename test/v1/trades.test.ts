@@ -266,10 +266,10 @@ describe('GET /v1/token/:address/trades', () => {
     const pages = sqls.filter((s) => s.includes('ORDER BY t.block_time DESC, t.id DESC'));
     expect(pages).toHaveLength(4);
     for (const sql of pages) {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ tokenId: 1, blockTime: 5, id: 5, bound: 9, limit: 10, isBuy: 1, wallet: 'w' }) as { detail: string }[])
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ tokenId: 1, blockTime: 5, id: 5, after: 0, bound: 9, limit: 10, isBuy: 1, wallet: 'w' }) as { detail: string }[])
         .map((r) => r.detail)
         .join(' | ');
-      expect(plan).toMatch(/SEARCH t USING INDEX trades_token_(time|side_time|wallet_time) \(token_id=\? AND (is_buy=\? AND |wallet=\? AND )?block_time<\?\)/);
+      expect(plan).toMatch(/SEARCH t USING INDEX trades_token_(time|side_time|wallet_time) \(token_id=\? AND (is_buy=\? AND |wallet=\? AND )?block_time>\? AND block_time<\?\)/);
       expect(plan).not.toMatch(/TEMP B-TREE|SCAN t/);
     }
   });

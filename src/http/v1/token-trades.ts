@@ -27,7 +27,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
     {
       method: 'get',
       path: '/v1/token/:address/trades',
-      summary: 'Trades of a token, newest first, by cursor',
+      summary: 'Trades of a token, newest first, by cursor; optionally only after <= blockTime < before',
       access: 'public',
       tag: 'tokens',
       query: z.object({
@@ -35,12 +35,15 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         cursor: z.string().optional(),
         side: enumParam(['buy', 'sell'] as const).optional(),
         wallet: addressParam().optional(),
+        after: intParam(0, MAX_TIME).optional(),
+        before: intParam(0, MAX_TIME).optional(),
       }),
     },
     (ctx, q) => {
       const token = pathToken(ctx, tokens);
       const limit = q.limit ?? 100;
-      const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null };
+      if (q.after !== undefined && q.before !== undefined && q.after >= q.before) throw invalidParameter('after', 'after must be less than before');
+      const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null, after: q.after ?? null, before: q.before ?? null };
       let after: TradePosition | null = null;
       let bound = 0;
       if (q.cursor !== undefined) {
@@ -52,7 +55,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       // A page depends only on the token's trades and the query, so it is cached until the token
       // changes. A cached first page keeps the snapshot bound it was made with: no trade of this
       // token has come since (that would have dropped it), so the walk it starts is still exact.
-      const key = `trades|${limit}|${q.side ?? ''}|${q.wallet ?? ''}|${q.cursor ?? ''}`;
+      const key = `trades|${limit}|${q.side ?? ''}|${q.wallet ?? ''}|${q.after ?? ''}|${q.before ?? ''}|${q.cursor ?? ''}`;
       return deps.cache.json({ token: token.id }, key, () => {
         // The snapshot: trades stored later (newer or backfilled) have larger ids and stay out of this walk.
         const snapshot = after === null ? trades.maxId() : bound;

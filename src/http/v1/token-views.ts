@@ -114,6 +114,8 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
           owner: h.owner,
           amount: h.amount,
           percent: supply === null ? null : (h.amount / supply) * 100,
+          // At the token's last price (null without trades); a trade drops this cached answer.
+          valueUsd: token.priceUsd === null ? null : h.amount * token.priceUsd,
         })),
       };
     });

@@ -1,0 +1,42 @@
+/**
+ * GET /v1/prices/at (README, Discovery, search, prices): the price of up to 100 tokens at a past
+ * time, each the last trade at or before it in trade order. One index seek per token; not cached,
+ * since a backfilled trade can change any past answer.
+ */
+import { z } from 'zod';
+import { ApiRouter } from '../route.js';
+import type { AppDeps } from '../types.js';
+import { intParam } from '../validate.js';
+import { createTokensRepo } from '../../store/tokens-repo.js';
+import { createTradesRepo, type PricePoint } from '../../store/trades-repo.js';
+import { addressListParam, MAX_TIME } from './params.js';
+
+const MAX_PRICES = 100;
+
+export function pricesRouter(deps: AppDeps): ApiRouter {
+  const api = new ApiRouter();
+  const tokens = createTokensRepo(deps.store.db);
+  const trades = createTradesRepo(deps.store.db);
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/prices/at',
+      summary: 'Price of up to 100 tokens at a time: the last trade at or before it',
+      access: 'public',
+      tag: 'market',
+      // The newest second ingest accepts (9999-12-31T23:59:59Z).
+      query: z.object({ addresses: addressListParam(MAX_PRICES), time: intParam(0, MAX_TIME - 1) }),
+    },
+    (_ctx, q) => {
+      const prices: Record<string, PricePoint | null> = {};
+      for (const { asked, address } of q.addresses) {
+        const token = tokens.byAddress(address);
+        prices[asked] = token === undefined ? null : trades.lastAtOrBefore(token.id, q.time);
+      }
+      return { time: q.time, prices };
+    },
+  );
+
+  return api;
+}
