@@ -77,13 +77,13 @@ export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema:
 export const bodyInt = (min: number, max: number) =>
   z.unknown().refine((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, {
     message: `must be an integer from ${min} to ${max}`,
-  }).transform((v) => v as number);
+  }).transform((v) => v as number).meta({ type: 'integer', minimum: min, maximum: max });
 
 /** A JSON body field: a string of min..max characters. */
 export const bodyString = (min: number, max: number) =>
   z.unknown().refine((v) => typeof v === 'string' && v.length >= min && v.length <= max, {
     message: `must be a string of ${min} to ${max} characters`,
-  }).transform((v) => v as string);
+  }).transform((v) => v as string).meta({ type: 'string', minLength: min, maxLength: max });
 
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>

@@ -1,16 +1,16 @@
 /**
- * The OpenAPI 3.1 document of every /v1 and /udf route, built from the same route specs (and zod
- * schemas) that validate requests, so the document cannot drift from what is checked. Query
- * schemas are strings refined by predicates ("must be an integer from 1 to 1000"); z.toJSONSchema
- * sees only `type: string` in them, so the predicates are read back from the schemas and turned
- * into a description plus pattern / enum / length keywords where they map onto one.
+ * The OpenAPI 3.1 document of every /v1 and /udf route, built from the same route specs that
+ * validate requests and type answers: parameters, bodies and 2xx answers are zod's own
+ * z.toJSONSchema output of the route's schemas (the query helpers of validate.ts carry their
+ * pattern, enum, lengths, defaults and descriptions), so the document cannot drift from what is
+ * checked and answered (README, Operations).
  */
 import { z } from 'zod';
+import { apiErrorSchema, udfErrorSchema } from './error-schemas.js';
 import type { RouteSpec } from './route.js';
+import { ADDRESS_DESCRIPTION, ADDRESS_PATTERN } from './validate.js';
 
 type JsonSchema = Record<string, unknown>;
-type ZodAny = z.core.$ZodType;
-
 /** Routes the document describes: the public API, not pages, operations or the dashboard. */
 export const documented = (spec: RouteSpec): boolean => spec.path.startsWith('/v1/') || spec.path.startsWith('/udf/');
 
@@ -20,126 +20,63 @@ export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_][A
 /** The names of a koa-style path's parameters, in order. */
 export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 
-const DECIMAL_PATTERN = '^(0|[1-9][0-9]*)$';
-
-type Def = { type: string; innerType?: ZodAny; in?: ZodAny; checks?: ZodAny[]; shape?: Record<string, ZodAny> };
-const defOf = (s: ZodAny): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-
-/** Wrappers that do not change what a value must look like on the way in. */
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
-
-function unwrap(schema: ZodAny): ZodAny {
-  let cur = schema;
-  for (let i = 0; i < 20; i++) {
-    const def = defOf(cur);
-    if (WRAPPERS.has(def.type) && def.innerType) cur = def.innerType;
-    else if (def.type === 'pipe' && def.in) cur = def.in;
-    else break;
-  }
-  return cur;
-}
-
-/** The messages of the custom checks (refine) on a schema: the predicates a value must meet. */
-export function predicates(schema: ZodAny): string[] {
-  const out: string[] = [];
-  let cur: ZodAny | undefined = schema;
-  for (let i = 0; cur !== undefined && i < 20; i++) {
-    const def = defOf(cur);
-    for (const check of def.checks ?? []) {
-      const cdef = defOf(check) as Def & { check?: string; error?: (issue: unknown) => unknown };
-      if (cdef.check !== 'custom' || typeof cdef.error !== 'function') continue;
-      try {
-        const m = cdef.error({ code: 'custom', input: undefined });
-        const text = typeof m === 'string' ? m : typeof (m as { message?: unknown })?.message === 'string' ? (m as { message: string }).message : null;
-        if (text !== null && !out.includes(text)) out.push(text);
-      } catch {
-        // a dynamic message that needs the real issue: nothing to show
-      }
-    }
-    cur = WRAPPERS.has(def.type) ? def.innerType : def.type === 'pipe' ? def.in : undefined;
-  }
-  return out;
-}
-
-function toJson(schema: ZodAny): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+/** zod's JSON Schema of `schema`, as the request carries it (`input`) or the answer is (`output`). */
+function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete json.$schema;
   return json;
 }
 
-/** Adds what the predicates say to a field's JSON Schema. `where` decides how numbers travel. */
-function annotate(json: JsonSchema, schema: ZodAny, where: 'query' | 'body'): JsonSchema {
-  const said = predicates(schema);
-  if (said.length === 0) return json;
-  const out: JsonSchema = { ...json };
-  for (const p of said) {
-    let m: RegExpMatchArray | null;
-    if ((m = p.match(/^must be an integer from (\d+) to (\d+)$/))) {
-      if (where === 'query') Object.assign(out, { type: 'string', pattern: DECIMAL_PATTERN });
-      else Object.assign(out, { type: 'integer', minimum: Number(m[1]), maximum: Number(m[2]) });
-    } else if ((m = p.match(/^must be one of (.+)$/))) {
-      Object.assign(out, { type: 'string', enum: m[1]!.split(', ') });
-    } else if ((m = p.match(/^must (?:have|be a string of) (\d+) to (\d+) characters$/))) {
-      Object.assign(out, { type: 'string', minLength: Number(m[1]), maxLength: Number(m[2]) });
-    }
-  }
-  if (out.description === undefined) {
-    const text = said.join('; ');
-    out.description = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-  }
-  return out;
-}
-
-/** The JSON Schema of a body, with each top-level field annotated. */
-function bodySchema(schema: ZodAny): JsonSchema {
-  const json = annotate(toJson(schema), schema, 'body');
-  const shape = defOf(unwrap(schema)).shape;
-  const props = json.properties as Record<string, JsonSchema> | undefined;
-  if (shape && props) for (const [name, field] of Object.entries(shape)) if (props[name]) props[name] = annotate(props[name]!, field, 'body');
-  return json;
-}
-
-const isOptional = (schema: ZodAny): boolean => (schema as unknown as { _zod: { optin?: string } })._zod.optin === 'optional';
-
 type Parameter = { name: string; in: 'query' | 'path'; required: boolean; description?: string; schema: JsonSchema };
+
+const PATH_PARAMS: Record<string, { description: string; schema: JsonSchema }> = {
+  address: { description: ADDRESS_DESCRIPTION, schema: { type: 'string', pattern: ADDRESS_PATTERN } },
+  id: { description: 'Key id', schema: { type: 'string' } },
+};
 
 function parameters(spec: RouteSpec): Parameter[] {
   const params: Parameter[] = pathParams(spec.path).map((name) => ({
     name,
     in: 'path',
     required: true,
-    ...(name === 'address' ? { description: 'A token address: base58 (32-44 characters) or 0x + 40 hex.' } : {}),
-    schema: { type: 'string' },
+    ...(PATH_PARAMS[name] ?? { schema: { type: 'string' } }),
   }));
-  const shape = spec.query ? (spec.query.shape as Record<string, ZodAny>) : {};
-  for (const [name, field] of Object.entries(shape)) {
-    const schema = annotate(toJson(field), field, 'query');
-    const { description, ...rest } = schema;
-    params.push({
-      name,
-      in: 'query',
-      required: !isOptional(field),
-      ...(typeof description === 'string' ? { description: `${name}: ${description}` } : {}),
-      schema: rest,
-    });
+  if (!spec.query) return params;
+  // The query object's own schema says which parameters are required.
+  const json = toJson(spec.query, 'input');
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  for (const [name, field] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
+    const { description, ...schema } = field;
+    params.push({ name, in: 'query', required: required.has(name), ...(typeof description === 'string' ? { description } : {}), schema });
   }
   return params;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
+/** The 2xx answers of a route: its response schema and example under each success status. */
+function successes(spec: RouteSpec): Record<string, unknown> {
+  const type = spec.responseType ?? 'application/json';
+  const content = spec.response
+    ? { [type]: { schema: toJson(spec.response, 'output'), ...(spec.example !== undefined ? { example: spec.example } : {}) } }
+    : undefined;
+  const out: Record<string, unknown> = {};
+  for (const status of spec.statuses ?? [200]) {
+    out[String(status)] = {
+      description: status === 201 ? 'Created' : 'OK',
+      headers: rateLimitHeaderRefs(),
+      ...(content ? { content } : {}),
+    };
+  }
+  if (spec.method === 'get') out['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
+  return out;
+}
+
 function operation(spec: RouteSpec) {
   const udf = spec.path.startsWith('/udf/');
   const params = parameters(spec);
   const keyed = spec.access === 'keyed';
-  const schemes = [{ apiKey: [] }, { bearer: [] }, ...(udf ? [{ queryKey: [] }] : [])];
-  const responses: Record<string, unknown> = {};
-  if (spec.method === 'get') {
-    responses['200'] = { description: 'OK', headers: rateLimitHeaderRefs(), content: { 'application/json': { schema: {} } } };
-    responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
-  } else {
-    responses['2XX'] = { description: 'OK (201 when something was created)', headers: rateLimitHeaderRefs(), content: { 'application/json': { schema: {} } } };
-  }
+  const responses = successes(spec);
   const err = udf ? 'Udf' : '';
   if (params.some((p) => p.in === 'query') || pathParams(spec.path).length > 0 || spec.body) responses['400'] = ref(`BadRequest${err}`);
   responses['401'] = ref(`Unauthorized${err}`);
@@ -155,13 +92,16 @@ function operation(spec: RouteSpec) {
     operationId: operationId(spec),
     summary: spec.summary,
     tags: [spec.tag],
-    security: keyed ? schemes : [{}, ...schemes],
+    // Public routes need no key (no padlock in /docs); a key, when sent, only picks the rate-limit bucket.
+    security: keyed ? [{ apiKey: [] }, { bearer: [] }] : [],
     parameters: params,
     responses,
   };
-  if (keyed && spec.scope) op.description = `Needs a key with scope \`${spec.scope}\`.`;
+  op.description = keyed
+    ? `Needs a key${spec.scope ? ` with scope \`${spec.scope}\`` : ''}.`
+    : `Public: no key needed. A key, when sent (x-api-key, Authorization: Bearer${udf ? ', or ?key=' : ''}), counts the request against its tenant's rate limit.`;
   if (spec.body) {
-    const json = bodySchema(spec.body);
+    const json = toJson(spec.body, 'input');
     const content: Record<string, unknown> = {};
     for (const type of spec.bodyMediaTypes ?? ['application/json']) {
       content[type] =
@@ -203,43 +143,18 @@ function components() {
   responses.PayloadTooLarge = errorResponse('The body is too large', false);
   responses.UnsupportedMediaType = errorResponse('The body has an unsupported content type or encoding', false);
 
-  const error = {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'message', 'requestId'],
-        properties: {
-          code: { type: 'string', examples: ['invalid_parameter'] },
-          message: { type: 'string', examples: ['limit must be an integer from 1 to 1000'] },
-          param: { type: 'string', description: 'The parameter at fault, when there is one' },
-          details: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, error: { type: 'string' } } } },
-          requestId: { type: 'string' },
-        },
-      },
-    },
-  };
   return {
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
       bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer svc_live_...' },
-      queryKey: { type: 'apiKey', in: 'query', name: 'key', description: 'Accepted on /udf/* only' },
-    },
+          },
     headers: {
       'RateLimit-Limit': { description: 'Requests allowed per window', schema: { type: 'integer' } },
       'RateLimit-Remaining': { description: 'Whole requests left', schema: { type: 'integer', minimum: 0 } },
       'RateLimit-Reset': { description: 'Seconds until the bucket is full again', schema: { type: 'integer', minimum: 0 } },
       'RateLimit-Policy': { description: 'limit;w=window seconds', schema: { type: 'string', examples: ['300;w=60'] } },
     },
-    schemas: {
-      Error: error,
-      UdfError: {
-        type: 'object',
-        required: ['s', 'errmsg', 'error'],
-        properties: { s: { const: 'error' }, errmsg: { type: 'string' }, error: error.properties.error },
-      },
-    },
+    schemas: { Error: toJson(apiErrorSchema, 'output'), UdfError: toJson(udfErrorSchema, 'output') },
     responses,
   };
 }

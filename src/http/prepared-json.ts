@@ -4,11 +4,14 @@
  */
 import { createHash } from 'node:crypto';
 
-export class PreparedJson {
+/** `T` is the type of the serialised value, so a handler's cached answer is typed like a fresh one. */
+export class PreparedJson<T = unknown> {
   readonly json: string;
   readonly etag: string;
+  /** Type only (never set): what `json` holds. */
+  declare readonly value?: T;
 
-  constructor(value: unknown) {
+  constructor(value: T) {
     this.json = JSON.stringify(value);
     this.etag = createHash('sha1').update(this.json).digest('base64url');
   }

@@ -24,7 +24,7 @@ export type ResponseCache = {
    * Like `through`, for a whole JSON answer: cached serialised with its ETag (PreparedJson), for
    * routes whose answer depends only on the store and the query.
    */
-  json(scope: CacheScope, key: string, compute: () => unknown, ttlSeconds?: number): PreparedJson;
+  json<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds?: number): PreparedJson<T>;
   /** Number of live entries (for tests and metrics). */
   size(): number;
 };

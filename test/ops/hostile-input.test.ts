@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { predicates } from '../../src/http/openapi.js';
+import { intRange as schemaIntRange } from '../../src/http/validate.js';
 import { storeChecksum } from './support.js';
 import { ask, expectNoViolations, hostileWorld, rawExchange, violation, type Route, type World } from './hostile-support.js';
 
@@ -46,14 +46,11 @@ function goodValues(): Record<string, string> {
 /** The names a route's query is known to read: its spec's, and the pages' own. */
 const namesOf = (r: Route): string[] => (r.queryNames.length > 0 ? r.queryNames : r.path === '/' || r.path === '/embed/chart' ? ['symbol', 'resolution', 'theme'] : []);
 
-/** The range of an integer parameter (from its schema's predicate), or null for other kinds. */
+/** The range of an integer parameter (from its schema's JSON Schema), or null for other kinds. */
 const intRange = (r: Route, name: string): [bigint, bigint] | null => {
   const field = r.spec?.query?.shape[name];
-  for (const p of field ? predicates(field) : []) {
-    const m = p.match(/^must be an integer from (\d+) to (\d+)$/);
-    if (m) return [BigInt(m[1]!), BigInt(m[2]!)];
-  }
-  return null;
+  const range = field ? schemaIntRange(field) : null;
+  return range ? [BigInt(range[0]), BigInt(range[1])] : null;
 };
 
 /** Whether the contract makes `value` a 400 for an integer parameter of range `range`. */

@@ -130,14 +130,14 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('says which routes need a key, and offers ?key= on /udf only', () => {
+  it('lists the key schemes on keyed routes only: public routes have no security requirement (no padlock in /docs)', () => {
     for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path))) {
       const op = doc.paths[openApiPath(spec.path)]![spec.method]!;
-      const anonymous = op.security.some((s) => Object.keys(s).length === 0);
-      expect(anonymous, `${spec.path}`).toBe(spec.access !== 'keyed');
-      expect(op.security.some((s) => 'queryKey' in s)).toBe(spec.path.startsWith('/udf/'));
+      if (spec.access === 'keyed') expect(op.security, spec.path).toEqual([{ apiKey: [] }, { bearer: [] }]);
+      else expect(op.security, spec.path).toEqual([]);
       expect(Object.keys(op.responses)).toContain('429');
     }
+    expect(Object.keys(doc.components.securitySchemes!).sort()).toEqual(['apiKey', 'bearer']);
   });
 
   it('answers with an ETag and 304 on If-None-Match, like other GET JSON', async () => {

@@ -11,6 +11,7 @@ import type { ApiRouter } from '../route.js';
 import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
 import { MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
 import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+import { udfHistory, udfHistoryExample } from './schemas.js';
 
 /** 10000-01-01T00:00:00Z: every representable trade time is before it. */
 export const MAX_TIME_PARAM = 253402300800;
@@ -38,6 +39,8 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         countback: intParam(0, MAX_BARS).optional(),
         ...adapterParams,
       }),
+      response: udfHistory,
+      example: udfHistoryExample,
     },
     (_ctx, q) => {
       const res = parseResolution(q.resolution)!;

@@ -8,6 +8,7 @@ import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { quoteValues } from '../../domain/udf.js';
 import type { UdfDeps } from './params.js';
+import { udfQuotes, udfQuotesExample } from './schemas.js';
 
 export const MAX_QUOTE_NAMES = 100;
 const DAY = 86400;
@@ -31,6 +32,8 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
           .transform((v) => v.split(','))
           .refine((names) => names.length <= MAX_QUOTE_NAMES, { message: `must list at most ${MAX_QUOTE_NAMES} names` }),
       }),
+      response: udfQuotes,
+      example: udfQuotesExample,
     },
     (_ctx, q) => {
       const now = nowSeconds(clock);
@@ -49,7 +52,7 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
         });
         return { s: 'ok', n, v: values };
       });
-      return { s: 'ok', d };
+      return { s: 'ok' as const, d };
     },
   );
 }

@@ -5,6 +5,7 @@ import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { SYMBOL_TYPE, searchItem, symbolInfo, udfConfig } from '../../domain/udf.js';
 import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+import * as S from './schemas.js';
 
 export const SEARCH_LIMIT_DEFAULT = 30;
 export const SEARCH_LIMIT_MAX = 100;
@@ -13,7 +14,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
   const { symbols, clock } = deps;
 
   router.add(
-    { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf' },
+    { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf', response: S.udfConfig, example: S.udfConfigExample },
     () => udfConfig(symbols.exchanges()),
   );
 
@@ -25,6 +26,8 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       access: 'public',
       tag: 'udf',
       query: z.object({ symbol: symbolParam(), ...adapterParams }),
+      response: S.udfSymbol,
+      example: S.udfSymbolExample,
     },
     (_ctx, q) => {
       const { token, exchange } = resolveOr404(symbols, q.symbol);
@@ -43,8 +46,10 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
         query: textParam(1, 100).optional(),
         type: textParam(1, 32).optional(),
         exchange: textParam(1, 64).optional(),
-        limit: intParam(1, SEARCH_LIMIT_MAX).optional(),
+        limit: intParam(1, SEARCH_LIMIT_MAX).prefault(String(SEARCH_LIMIT_DEFAULT)),
       }),
+      response: S.udfSearch,
+      example: S.udfSearchExample,
     },
     (_ctx, q) => {
       // Every token is of the one listed type; any other type matches nothing.
@@ -55,12 +60,11 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
   );
 
   router.add(
-    { method: 'get', path: '/udf/time', summary: 'Server time: a bare integer of unix seconds', access: 'public', tag: 'udf' },
+    { method: 'get', path: '/udf/time', summary: 'Server time: a bare integer of unix seconds', access: 'public', tag: 'udf', response: S.udfTime, example: S.udfTimeExample, responseType: 'text/plain' },
     (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'text/plain';
-      ctx.body = String(nowSeconds(clock));
-      return undefined;
+      return String(nowSeconds(clock));
     },
   );
 }

@@ -9,11 +9,12 @@ import { bodyInt, bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
+import * as S from './schemas/account.js';
 
 const keyName = z.unknown().refine(
   (v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)),
   { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
-).transform((v) => v as string | null);
+).transform((v) => v as string | null).meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
 
 const createBody = bodyObject({ name: keyName.optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
@@ -24,7 +25,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
   const accounts = deps.services.accounts;
   const api = new ApiRouter();
 
-  api.add({ method: 'get', path: '/v1/me', summary: 'The calling key, its tenant, plan and rate-limit state', access: 'keyed', tag: 'account' }, (ctx) => {
+  api.add({ method: 'get', path: '/v1/me', summary: 'The calling key, its tenant, plan and rate-limit state', access: 'keyed', tag: 'account', response: S.me, example: S.meExample }, (ctx) => {
     const { key, tenant, plan } = requireKey(ctx);
     privateAnswer(ctx);
     const rl = ctx.state.rateLimit;
@@ -38,13 +39,13 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     };
   });
 
-  api.add({ method: 'get', path: '/v1/keys', summary: "The tenant's keys (never their secrets)", access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
+  api.add({ method: 'get', path: '/v1/keys', summary: "The tenant's keys (never their secrets)", access: 'keyed', tag: 'account', scope: 'read', response: S.keyList, example: S.keyListExample }, (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
     privateAnswer(ctx);
     return { keys: accounts.listKeys(tenant.id) };
   });
 
-  api.add({ method: 'post', path: '/v1/keys', summary: 'Create a read key; the secret is shown once', access: 'keyed', tag: 'account', scope: 'read', body: createBody }, async (ctx) => {
+  api.add({ method: 'post', path: '/v1/keys', summary: 'Create a read key; the secret is shown once', access: 'keyed', tag: 'account', scope: 'read', body: createBody, response: S.keyCreated, example: S.keyCreatedExample, statuses: [201] }, async (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
     const body = await readJsonBody(ctx, createBody);
     privateAnswer(ctx);
@@ -53,7 +54,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     return { key: made.key, secret: made.secret };
   });
 
-  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
+  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read', response: S.keyRevoked, example: S.keyRevokedExample }, (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
     const id = String(ctx.params.id);
     privateAnswer(ctx);
@@ -61,7 +62,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'read', body: rotateBody },
+    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'read', body: rotateBody, response: S.keyRotated, example: S.keyRotatedExample, statuses: [201] },
     async (ctx) => {
       const caller = requireKey(ctx, 'read');
       const id = String(ctx.params.id);

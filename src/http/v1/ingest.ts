@@ -14,6 +14,7 @@ import { ApiRouter } from '../route.js';
 import { MAX_BODY_BYTES } from '../body.js';
 import { IngestRejected, parseNdjson, type LineError } from '../../services/ingest.js';
 import type { AppContext, AppDeps } from '../types.js';
+import { ingested, ingestedExample } from './schemas/subscriptions.js';
 
 const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -77,6 +78,7 @@ export function ingestRouter(deps: AppDeps): ApiRouter {
   api.add({
     method: 'post', path: '/v1/ingest', access: 'keyed', tag: 'ingest', scope: 'ingest',
     body: z.array(ingestRecord).max(1_000_000), bodyMediaTypes: ['application/x-ndjson', 'application/json'],
+    response: ingested, example: ingestedExample,
     summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
   }, async (ctx) => {
     requireKey(ctx, 'ingest');

@@ -11,6 +11,7 @@ import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
 import { MAX_DISCOVERY, type DiscoveryKind } from './discovery-views.js';
 import { addressListParam } from './params.js';
 import { viewsFor } from './views.js';
+import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
@@ -18,7 +19,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
   const { discovery } = viewsFor(deps);
   const now = () => nowSeconds(deps.clock);
-  const limit = intParam(1, MAX_DISCOVERY).optional();
+  const limit = intParam(1, MAX_DISCOVERY).prefault('20');
 
   const lists: [DiscoveryKind, string][] = [
     ['trending', 'Tokens by volume in the window'],
@@ -34,10 +35,12 @@ export function marketRouter(deps: AppDeps): ApiRouter {
         access: 'public',
         tag: 'market',
         query: z.object({
-          window: enumParam(DISCOVERY_WINDOWS).optional(),
+          window: enumParam(DISCOVERY_WINDOWS).prefault('24h'),
           limit,
-          minLiquidityUsd: intParam(0, 1_000_000_000_000_000).optional(),
+          minLiquidityUsd: intParam(0, 1_000_000_000_000_000).prefault('0'),
         }),
+        response: S.rankedTokens,
+        example: S.rankedTokensExample,
       },
       (_ctx, q) => {
         const window = q.window ?? '24h';
@@ -47,7 +50,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
   }
 
   api.add(
-    { method: 'get', path: '/v1/market/new', summary: 'Newest tokens by creation time (figures of the last 24 h)', access: 'public', tag: 'market', query: z.object({ limit }) },
+    { method: 'get', path: '/v1/market/new', summary: 'Newest tokens by creation time (figures of the last 24 h)', access: 'public', tag: 'market', query: z.object({ limit }), response: S.rankedTokens, example: S.newTokensExample },
     (_ctx, q) => ({ window: null, tokens: discovery.newest(q.limit ?? 20, now()) }),
   );
 
@@ -59,6 +62,8 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       access: 'public',
       tag: 'market',
       query: z.object({ q: textParam(1, 64), limit }),
+      response: S.searchResults,
+      example: S.searchResultsExample,
     },
     (_ctx, q) => ({ results: discovery.search(q.q, q.limit ?? 20, now()) }),
   );
@@ -71,6 +76,8 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       access: 'public',
       tag: 'market',
       query: z.object({ addresses: addressListParam(MAX_PRICES) }),
+      response: S.prices,
+      example: S.pricesExample,
     },
     (_ctx, q) => ({ prices: discovery.prices(q.addresses, now()) }),
   );

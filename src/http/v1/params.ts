@@ -1,6 +1,7 @@
 /**
  * Query parameters shared by the /v1 read routes, built on src/http/validate.ts so their errors
- * read like every other one ("limit must be an integer from 1 to 1000").
+ * read like every other one ("limit must be an integer from 1 to 1000") and their JSON Schema
+ * (enum, pattern, description) comes with them.
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../../domain/address.js';
@@ -13,12 +14,15 @@ import type { TokenRow, TokensRepo } from '../../store/tokens-repo.js';
 /** Latest time accepted in from / to: just after the last second ingest accepts (9999-12-31), as /udf/history. */
 export const MAX_TIME = 253402300800;
 
-/** A chart resolution in the UDF spelling (`D`, `W`, `M` as aliases). */
+/** Every spelling of a resolution the routes accept: the UDF list plus `D`, `W`, `M`. */
+export const RESOLUTION_SPELLINGS = [...SUPPORTED_RESOLUTIONS, 'D', 'W', 'M'] as const;
+
+/** A chart resolution in the UDF spelling (`D`, `W`, `M` as aliases of `1D`, `1W`, `1M`). */
 export const resolutionParam = () =>
   z
-    .string()
-    .refine((v) => parseResolution(v) !== null, { message: `must be one of ${SUPPORTED_RESOLUTIONS.join(', ')}` })
-    .transform((v) => parseResolution(v) as Resolution);
+    .enum(RESOLUTION_SPELLINGS, { message: `must be one of ${SUPPORTED_RESOLUTIONS.join(', ')}` })
+    .transform((v) => parseResolution(v) as Resolution)
+    .meta({ description: 'A resolution: seconds (1S..30S), minutes (1..240), 1D, 1W, 1M; D, W, M are aliases of 1D, 1W, 1M' });
 
 /** A comma-separated list of 1..max addresses, each normalised; keeps the spelling asked. */
 export const addressListParam = (max: number) =>
@@ -39,6 +43,10 @@ export const addressListParam = (max: number) =>
       out.push({ asked, address });
     }
     return out;
+  })
+  .meta({
+    description: `Comma-separated addresses, at most ${max}; each answer is keyed by the address exactly as asked`,
+    pattern: `^[^,]+(,[^,]+){0,${max - 1}}$`,
   });
 
 export const invalidCursor = (): ApiError =>

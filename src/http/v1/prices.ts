@@ -10,6 +10,7 @@ import { intParam } from '../validate.js';
 import { createTokensRepo } from '../../store/tokens-repo.js';
 import { createTradesRepo, type PricePoint } from '../../store/trades-repo.js';
 import { addressListParam, MAX_TIME } from './params.js';
+import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
@@ -27,6 +28,8 @@ export function pricesRouter(deps: AppDeps): ApiRouter {
       tag: 'market',
       // The newest second ingest accepts (9999-12-31T23:59:59Z).
       query: z.object({ addresses: addressListParam(MAX_PRICES), time: intParam(0, MAX_TIME - 1) }),
+      response: S.pricesAt,
+      example: S.pricesAtExample,
     },
     (_ctx, q) => {
       const prices: Record<string, PricePoint | null> = {};

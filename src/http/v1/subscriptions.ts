@@ -13,17 +13,18 @@ import { ApiRouter } from '../route.js';
 import { intParam, pathAddress } from '../validate.js';
 import { createEvents, EventCursorError } from '../../services/events.js';
 import type { AppContext, AppDeps } from '../types.js';
+import * as S from './schemas/subscriptions.js';
 
 const registerBody = bodyObject({
   address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
-    .transform((v) => v as string),
+    .transform((v) => v as string).meta({ type: 'string', description: 'The token address' }),
   webhookUrl: z.unknown().refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
-    .transform((v) => v as string | null).optional(),
+    .transform((v) => v as string | null).meta({ type: ['string', 'null'], description: 'An http or https URL to POST events to; null removes the webhook' }).optional(),
 });
 
 const eventsQuery = z.object({
   cursor: z.string().optional(),
-  limit: intParam(1, 1000).optional(),
+  limit: intParam(1, 1000).prefault('100'),
 });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
@@ -35,6 +36,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
 
   api.add({
     method: 'post', path: '/v1/tokens/register', access: 'keyed', tag: 'subscriptions', scope: 'read', body: registerBody,
+    response: S.registered, example: S.registeredExample, statuses: [200, 201],
     summary: 'Register a token (idempotent); a webhook secret is returned the first time the tenant sets a webhook',
   }, async (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
@@ -45,7 +47,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
   });
 
-  api.add({ method: 'get', path: '/v1/tokens/registered', summary: "The tenant's registered tokens", access: 'keyed', tag: 'subscriptions', scope: 'read' }, (ctx) => {
+  api.add({ method: 'get', path: '/v1/tokens/registered', summary: "The tenant's registered tokens", access: 'keyed', tag: 'subscriptions', scope: 'read', response: S.subscriptionList, example: S.subscriptionListExample }, (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
     privateAnswer(ctx);
     return { subscriptions: subscriptions().list(tenant.id) };
@@ -53,6 +55,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
 
   api.add({
     method: 'delete', path: '/v1/tokens/registered/:address', access: 'keyed', tag: 'subscriptions', scope: 'read',
+    response: S.subscriptionRemoved, example: S.subscriptionRemovedExample,
     summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
   }, (ctx) => {
     const { tenant } = requireKey(ctx, 'read');
@@ -63,6 +66,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
 
   api.add({
     method: 'get', path: '/v1/events', access: 'keyed', tag: 'subscriptions', scope: 'read', query: eventsQuery,
+    response: S.eventsPage, example: S.eventsPageExample,
     summary: "The tenant's events, oldest first, resumable with nextCursor (7 days are kept)",
   }, (ctx, query) => {
     const { tenant } = requireKey(ctx, 'read');

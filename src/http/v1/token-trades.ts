@@ -15,6 +15,7 @@ import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/t
 import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
 import { invalidCursor, MAX_TIME, pathToken, resolutionParam } from './params.js';
 import { viewsFor } from './views.js';
+import * as S from './schemas/tokens.js';
 
 export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
   const db = deps.store.db;
@@ -31,13 +32,15 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       access: 'public',
       tag: 'tokens',
       query: z.object({
-        limit: intParam(1, 1000).optional(),
-        cursor: z.string().optional(),
+        limit: intParam(1, 1000).prefault('100'),
+        cursor: z.string().optional().describe('nextCursor of the previous page'),
         side: enumParam(['buy', 'sell'] as const).optional(),
         wallet: addressParam().optional(),
         after: intParam(0, MAX_TIME).optional(),
         before: intParam(0, MAX_TIME).optional(),
       }),
+      response: S.tokenTrades,
+      example: S.tokenTradesExample,
     },
     (ctx, q) => {
       const token = pathToken(ctx, tokens);
@@ -87,6 +90,8 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         to: intParam(0, MAX_TIME).optional(),
         countback: intParam(0, MAX_BARS).optional(),
       }),
+      response: S.tokenCandles,
+      example: S.tokenCandlesExample,
     },
     (ctx, q) => {
       const token = pathToken(ctx, tokens);

@@ -63,7 +63,8 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
       `overview:${now}`,
       () => {
         const markets = ranking.marketSummary(token.id);
-        const w: Record<string, WindowFigures & { uniqueWallets: number }> = {};
+        // Filled below for every key, so typed as the full record the response schema wants.
+        const w = {} as Record<(typeof OVERVIEW_WINDOWS)[number], WindowFigures & { uniqueWallets: number }>;
         for (const key of OVERVIEW_WINDOWS) {
           w[key] = { ...figures(token, key, now), uniqueWallets: ranking.uniqueWallets(token.id, now, WINDOW_SECONDS[key], token.lastTradeAt) };
         }

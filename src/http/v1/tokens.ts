@@ -13,6 +13,7 @@ import { pathToken } from './params.js';
 import { addTradeRoutes } from './token-trades.js';
 import { MAX_LIST } from './token-views.js';
 import { viewsFor } from './views.js';
+import * as S from './schemas/tokens.js';
 
 export function tokensRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
@@ -20,7 +21,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
   const now = () => nowSeconds(deps.clock);
 
   api.add(
-    { method: 'get', path: '/v1/token/:address/overview', summary: 'Token overview with 5m, 1h, 6h and 24h windows', access: 'public', tag: 'tokens' },
+    { method: 'get', path: '/v1/token/:address/overview', summary: 'Token overview with 5m, 1h, 6h and 24h windows', access: 'public', tag: 'tokens', response: S.tokenOverview, example: S.tokenOverviewExample },
     (ctx) => views.overview(pathToken(ctx, tokens), now()),
   );
 
@@ -34,10 +35,12 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       access: 'public',
       tag: 'tokens',
       query: z.object({
-        window: enumParam(TRADER_WINDOWS).optional(),
-        sort: enumParam(['volume', 'trades', 'net'] as const).optional(),
-        limit: intParam(1, MAX_LIST).optional(),
+        window: enumParam(TRADER_WINDOWS).prefault('24h'),
+        sort: enumParam(['volume', 'trades', 'net'] as const).prefault('volume'),
+        limit: intParam(1, MAX_LIST).prefault('100'),
       }),
+      response: S.topTraders,
+      example: S.topTradersExample,
     },
     (ctx, q) => {
       const token = pathToken(ctx, tokens);
@@ -53,7 +56,9 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Largest holders, with their percent of the total supply',
       access: 'public',
       tag: 'tokens',
-      query: z.object({ limit: intParam(1, MAX_LIST).optional() }),
+      query: z.object({ limit: intParam(1, MAX_LIST).prefault('100') }),
+      response: S.tokenHolders,
+      example: S.tokenHoldersExample,
     },
     (ctx, q) => views.holders(pathToken(ctx, tokens), q.limit ?? 100),
   );
@@ -65,7 +70,9 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Markets of a token, most liquid first, with 24 h volume and trades',
       access: 'public',
       tag: 'tokens',
-      query: z.object({ limit: intParam(1, MAX_LIST).optional() }),
+      query: z.object({ limit: intParam(1, MAX_LIST).prefault(String(MAX_LIST)) }),
+      response: S.tokenMarkets,
+      example: S.tokenMarketsExample,
     },
     (ctx, q) => ({ markets: views.markets(pathToken(ctx, tokens), q.limit ?? MAX_LIST, now()) }),
   );
