@@ -11,6 +11,7 @@ import type { RouteSpec } from './route.js';
 import { ADDRESS_DESCRIPTION, ADDRESS_PATTERN } from './validate.js';
 
 type JsonSchema = Record<string, unknown>;
+
 /** Routes the document describes: the public API, not pages, operations or the dashboard. */
 export const documented = (spec: RouteSpec): boolean => spec.path.startsWith('/v1/') || spec.path.startsWith('/udf/');
 
@@ -147,7 +148,7 @@ function components() {
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
       bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer svc_live_...' },
-          },
+    },
     headers: {
       'RateLimit-Limit': { description: 'Requests allowed per window', schema: { type: 'integer' } },
       'RateLimit-Remaining': { description: 'Whole requests left', schema: { type: 'integer', minimum: 0 } },
@@ -175,7 +176,8 @@ export function buildOpenApi(specs: readonly RouteSpec[], info: { version: strin
       version: info.version,
       description:
         'Market data of the tokens in the store: a TradingView UDF datafeed under /udf and a JSON API under /v1. ' +
-        'Errors use one envelope; every answer carries RateLimit-* headers and X-Request-Id.',
+        'Errors use one envelope; every answer carries RateLimit-* headers and X-Request-Id. ' +
+        'Public routes need no key; on /udf a key may also come as ?key= (the TradingView adapter cannot send headers).',
     },
     servers: [{ url: '/' }],
     tags: [...tags].sort().map((name) => ({ name })),
