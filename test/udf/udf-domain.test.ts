@@ -33,8 +33,9 @@ describe('pricescale', () => {
     expect(pricescale(65_000)).toBe(100);
   });
 
-  it('uses 100 without a price, follows the rule for tiny prices, and stays finite for subnormal ones', () => {
-    expect(pricescale(null)).toBe(100);
+  it('uses 10^10 without a price, follows the rule for tiny prices, and stays finite for subnormal ones', () => {
+    expect(pricescale(null)).toBe(1e10);
+    expect(pricescale(0)).toBe(1e10);
     expect(pricescale(1e-13)).toBe(1e16);
     expect(pricescale(1e-20)).toBe(1e23);
     expect(pricescale(5e-324)).toBe(1e308);
