@@ -119,6 +119,36 @@ export function splitSearchQuery(query: string, exchange: string | null): { text
   return { text, exchange: named };
 }
 
+/** Characters between the words of a name: what SQLite's unicode61 tokenizer separates on. */
+const WORD_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+/** A query searched in names: letters, digits and blanks only, so `%`, `_` and `:` stay literal. */
+const NAME_QUERY = /^[\p{L}\p{N}\s]+$/u;
+
+/** The lower-cased words of a name. */
+export const nameWords = (name: string): string[] => name.toLowerCase().split(WORD_SEPARATORS).filter((w) => w !== '');
+
+/** The words a search query looks for in names, or null when names are not searched for it. */
+export const queryWords = (query: string): string[] | null => {
+  if (!NAME_QUERY.test(query)) return null;
+  const words = nameWords(query);
+  return words.length === 0 ? null : words;
+};
+
+/**
+ * True when `words` occur in a row in the name, the last one as a word prefix ("super b" finds
+ * "Super Bonk", "bonk" finds "Bonk AI" and "Super Bonk").
+ */
+export function nameHasPhrase(name: string, words: readonly string[]): boolean {
+  const have = nameWords(name);
+  const last = words.length - 1;
+  for (let i = 0; i + last < have.length; i++) {
+    let j = 0;
+    while (j < last && have[i + j] === words[j]) j++;
+    if (j === last && have[i + last]!.startsWith(words[last]!)) return true;
+  }
+  return false;
+}
+
 /** One item of GET /udf/search. */
 export function searchItem(token: UdfToken, exchange: string) {
   return {

@@ -10,7 +10,7 @@
  */
 import type { Db } from './db.js';
 import { normalizeAddress } from '../domain/address.js';
-import type { UdfToken } from '../domain/udf.js';
+import { nameHasPhrase, queryWords, type UdfToken } from '../domain/udf.js';
 
 export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null };
 
@@ -25,19 +25,24 @@ export type SearchQuery = {
   limit: number;
 };
 
+/**
+ * A query with at least this many matches is answered by walking tokens in liquidity order (it
+ * meets `limit` matches after about limit x tokens / matches rows); one with fewer by sorting its
+ * matches. Either way a search reads at most a few thousand index rows at 200,000 tokens.
+ */
+const DENSE_MATCHES = 2000;
+/** Rows a walk by liquidity may read before the sorted path takes over (matches all sit low). */
+const WALK_BUDGET = 3000;
 /** Characters an address may have in any letter case (base58 upper-cased holds I and O). */
 const ADDRESS_LIKE = /^(0x[0-9a-fA-F]{40}|[0-9A-Za-z]{32,44})$/;
 /** Shorter queries would match addresses by chance; symbols and names serve them. */
 const MIN_ADDRESS_PREFIX = 4;
-/** A query searched in names: letters, digits and blanks (FTS5 splits words on anything else). */
-const NAME_QUERY = /^[\p{L}\p{N}\s]+$/u;
 
 /** Escapes LIKE's wildcards so `%` and `_` match themselves (used with ESCAPE '\'). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** An FTS5 query for the words of `text`, the last one a prefix ("super b" -> `"super b"*`). */
-export const namePrefixMatch = (text: string): string | null =>
-  NAME_QUERY.test(text) && text.trim() !== '' ? `"${text.trim().split(/\s+/u).join(' ')}"*` : null;
+/** The FTS5 query for words in a row, the last one a prefix (["super", "b"] -> `"super b"*`). */
+const ftsPrefixPhrase = (words: readonly string[]): string => `"${words.join(' ')}"*`;
 
 const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd, t.last_trade_at AS lastTradeAt,
   l.liquidity_usd AS liquidityUsd,
@@ -71,6 +76,17 @@ export const SYMBOLS_SQL = {
     WHERE t.address LIKE @prefix ESCAPE '\\' ${ORDER}`,
   names: `SELECT ${HIT} FROM udf_names n JOIN udf_listing l ON l.token_id = n.rowid AND l.dex = @dex
     WHERE udf_names MATCH @match ${ORDER}`,
+  // Dense queries ("b" matches a third of all names): count up to a cap, then walk by liquidity.
+  symbolPrefixCount: `SELECT count(*) FROM (SELECT 1 FROM udf_listing INDEXED BY udf_listing_symbol
+    WHERE dex = @dex AND symbol LIKE @prefix ESCAPE '\\' LIMIT @cap)`,
+  // The first @budget tokens by liquidity, filtered: a co-routine that stops at `limit` hits.
+  symbolPrefixWalk: `SELECT * FROM (SELECT ${HIT}, l.symbol FROM udf_listing l INDEXED BY udf_listing_rank
+      WHERE l.dex = @dex ORDER BY l.liquidity_usd DESC, l.address LIMIT @budget)
+    WHERE symbol LIKE @prefix ESCAPE '\\' AND symbol <> @q LIMIT @limit`,
+  namesCount: 'SELECT count(*) FROM (SELECT 1 FROM udf_names WHERE udf_names MATCH @match LIMIT @cap)',
+  // Read row by row until `limit` names match (checked in JS by the same word rule as udf_names).
+  namesWalk: `SELECT ${HIT}, t.name FROM udf_listing l INDEXED BY udf_listing_rank CROSS JOIN tokens t ON t.id = l.token_id
+    WHERE l.dex = @dex ORDER BY l.liquidity_usd DESC, l.address`,
   // A skip scan over udf_listing_rank: one index seek per distinct dex, however many tokens.
   dexes: `WITH RECURSIVE d(dex) AS (
       SELECT (SELECT min(dex) FROM udf_listing WHERE dex > '')
@@ -79,7 +95,11 @@ export const SYMBOLS_SQL = {
     SELECT dex FROM d WHERE dex IS NOT NULL`,
 } as const;
 
-export function createSymbolsRepo(db: Db, chain: string) {
+/** Thresholds of the search paths; tests lower them to drive every path on a small store. */
+export type SearchTuning = { denseMatches: number; walkBudget: number };
+
+export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = { denseMatches: DENSE_MATCHES, walkBudget: WALK_BUDGET }) {
+  const { denseMatches, walkBudget } = tuning;
   const tokenById = db.prepare<[number], SymbolRow>(SYMBOLS_SQL.tokenById);
   const idByAddress = db.prepare<[string], number>(SYMBOLS_SQL.idByAddress).pluck();
   const idsByAddressNocase = db.prepare<[string], number>(SYMBOLS_SQL.idsByAddressNocase).pluck();
@@ -92,6 +112,24 @@ export function createSymbolsRepo(db: Db, chain: string) {
   const addressPrefix = db.prepare<HitParams & { prefix: string }, Hit>(SYMBOLS_SQL.addressPrefix);
   const names = db.prepare<HitParams & { match: string }, Hit>(SYMBOLS_SQL.names);
   const dexes = db.prepare<[], string>(SYMBOLS_SQL.dexes).pluck();
+  const symbolPrefixCount = db.prepare<{ dex: string; prefix: string; cap: number }, number>(SYMBOLS_SQL.symbolPrefixCount).pluck();
+  const symbolPrefixWalk = db.prepare<HitParams & { prefix: string; budget: number }, Hit>(SYMBOLS_SQL.symbolPrefixWalk);
+  const namesCount = db.prepare<{ match: string; cap: number }, number>(SYMBOLS_SQL.namesCount).pluck();
+  const namesWalk = db.prepare<{ dex: string }, Hit & { name: string }>(SYMBOLS_SQL.namesWalk);
+
+  /** The best `limit` tokens whose names hold `words`, or null when WALK_BUDGET rows hold fewer. */
+  function walkNames(p: HitParams, words: string[]): Hit[] | null {
+    const hits: Hit[] = [];
+    const last = words.at(-1)!;
+    let read = 0;
+    for (const row of namesWalk.iterate({ dex: p.dex })) {
+      if (++read > walkBudget) return null;
+      if (!row.name.toLowerCase().includes(last) || !nameHasPhrase(row.name, words)) continue;
+      hits.push(row);
+      if (hits.length >= p.limit) return hits;
+    }
+    return hits;
+  }
 
   const token = (id: number): SymbolRow => {
     const row = tokenById.get(id)!;
@@ -151,11 +189,27 @@ export function createSymbolsRepo(db: Db, chain: string) {
       if (p.q === '') classes.push(top.all(p));
       else {
         const prefix = `${escapeLike(p.q)}%`;
-        const match = namePrefixMatch(p.q);
         classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
-        classes.push(symbolPrefix.all({ ...p, prefix }));
+        const dense = (count: number): boolean => count >= denseMatches;
+        const symbolHits = (): Hit[] => {
+          if (dense(symbolPrefixCount.get({ dex: p.dex, prefix, cap: denseMatches })!)) {
+            const hits = symbolPrefixWalk.all({ ...p, prefix, budget: walkBudget });
+            if (hits.length >= p.limit) return hits;
+          }
+          return symbolPrefix.all({ ...p, prefix });
+        };
+        classes.push(symbolHits());
+        const nameHits = (words: string[]): Hit[] => {
+          const match = ftsPrefixPhrase(words);
+          if (dense(namesCount.get({ match, cap: denseMatches })!)) {
+            const hits = walkNames(p, words);
+            if (hits !== null) return hits;
+          }
+          return names.all({ ...p, match });
+        };
+        const words = queryWords(p.q);
         classes.push([
-          ...(match === null ? [] : names.all({ ...p, match })),
+          ...(words === null ? [] : nameHits(words)),
           ...(p.q.length >= MIN_ADDRESS_PREFIX ? addressPrefix.all({ ...p, prefix }) : []),
         ]);
       }

@@ -1,6 +1,6 @@
 /**
  * /udf/history: the contract's rules one by one (README, UDF datafeed, and the candle rules of
- * section 3), and every way a parameter can be wrong.
+ * README, Data and ingest), and every way a parameter can be wrong.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';

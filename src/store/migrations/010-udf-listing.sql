@@ -4,7 +4,9 @@
 --
 -- udf_listing: one row per token under dex '' (all exchanges), plus one per dex the token has a
 -- market on, each carrying the token's liquidity (the sum over all its markets), symbol and
--- address. Search walks (dex, symbol) or (dex, liquidity) in index order and stops at its limit.
+-- address. Search reads (dex, symbol) ranges, or walks (dex, liquidity) in order when a query
+-- matches so many tokens that the walk meets `limit` of them within a few rows (symbol covered,
+-- so the walk never leaves the index).
 -- Triggers keep it exact whoever writes tokens or markets (ingest, CLI, demo loader).
 CREATE TABLE udf_listing (
   token_id      INTEGER NOT NULL,
@@ -14,7 +16,7 @@ CREATE TABLE udf_listing (
   symbol        TEXT NOT NULL COLLATE NOCASE,
   PRIMARY KEY (token_id, dex)
 ) WITHOUT ROWID;
-CREATE INDEX udf_listing_rank ON udf_listing(dex, liquidity_usd DESC, address);
+CREATE INDEX udf_listing_rank ON udf_listing(dex, liquidity_usd DESC, address, symbol);
 CREATE INDEX udf_listing_symbol ON udf_listing(dex, symbol, liquidity_usd DESC, address);
 
 -- The Charting Library upper-cases a pasted address; base58 addresses are case-sensitive, so the
@@ -22,7 +24,10 @@ CREATE INDEX udf_listing_symbol ON udf_listing(dex, symbol, liquidity_usd DESC, 
 CREATE INDEX tokens_address_nocase ON tokens(address COLLATE NOCASE);
 
 -- Word prefixes of token names ("bonk" finds "Super Bonk"), read through FTS5's prefix index.
-CREATE VIRTUAL TABLE udf_names USING fts5(name, content='tokens', content_rowid='id', prefix='1 2 3');
+-- Words are runs of letters, digits and private-use characters, case-folded, diacritics kept:
+-- the rule src/domain/udf.ts applies when it checks names itself.
+CREATE VIRTUAL TABLE udf_names USING fts5(name, content='tokens', content_rowid='id', prefix='1 2 3',
+  tokenize="unicode61 remove_diacritics 0");
 
 INSERT INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
 SELECT t.id, '', coalesce((SELECT sum(m.liquidity_usd) FROM markets m WHERE m.token_id = t.id), 0), t.address, t.symbol
