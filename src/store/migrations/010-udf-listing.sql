@@ -7,7 +7,9 @@
 -- address. Search reads (dex, symbol) ranges, or walks (dex, liquidity) in order when a query
 -- matches so many tokens that the walk meets `limit` of them within a few rows (symbol covered,
 -- so the walk never leaves the index).
--- Triggers keep it exact whoever writes tokens or markets (ingest, CLI, demo loader).
+-- Triggers keep it exact whoever writes tokens or markets (ingest, CLI, demo loader). They test
+-- for an existing row instead of INSERT OR IGNORE: an upsert firing a trigger imposes its own
+-- conflict policy on the trigger's statements.
 CREATE TABLE udf_listing (
   token_id      INTEGER NOT NULL,
   dex           TEXT NOT NULL COLLATE NOCASE,
@@ -32,10 +34,10 @@ CREATE VIRTUAL TABLE udf_names USING fts5(name, content='tokens', content_rowid=
 INSERT INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
 SELECT t.id, '', coalesce((SELECT sum(m.liquidity_usd) FROM markets m WHERE m.token_id = t.id), 0), t.address, t.symbol
 FROM tokens t;
-INSERT OR IGNORE INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
-SELECT m.token_id, m.dex, l.liquidity_usd, l.address, l.symbol
+INSERT INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
+SELECT m.token_id, min(m.dex), l.liquidity_usd, l.address, l.symbol
 FROM markets m JOIN udf_listing l ON l.token_id = m.token_id AND l.dex = ''
-ORDER BY m.token_id, m.dex COLLATE BINARY;
+GROUP BY m.token_id, m.dex COLLATE NOCASE;
 INSERT INTO udf_names (udf_names) VALUES ('rebuild');
 
 CREATE TRIGGER udf_tokens_insert AFTER INSERT ON tokens BEGIN
@@ -59,8 +61,9 @@ CREATE TRIGGER udf_tokens_delete AFTER DELETE ON tokens BEGIN
 END;
 
 CREATE TRIGGER udf_markets_insert AFTER INSERT ON markets BEGIN
-  INSERT OR IGNORE INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
-  SELECT token_id, new.dex, 0, address, symbol FROM udf_listing WHERE token_id = new.token_id AND dex = '';
+  INSERT INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
+  SELECT token_id, new.dex, 0, address, symbol FROM udf_listing WHERE token_id = new.token_id AND dex = ''
+    AND NOT EXISTS (SELECT 1 FROM udf_listing WHERE token_id = new.token_id AND dex = new.dex);
   UPDATE udf_listing SET liquidity_usd = (SELECT coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = new.token_id)
   WHERE token_id = new.token_id;
 END;
@@ -68,8 +71,9 @@ END;
 CREATE TRIGGER udf_markets_update AFTER UPDATE OF token_id, dex, liquidity_usd ON markets BEGIN
   DELETE FROM udf_listing WHERE token_id = old.token_id AND dex = old.dex AND dex <> ''
     AND NOT EXISTS (SELECT 1 FROM markets WHERE token_id = old.token_id AND dex = old.dex COLLATE NOCASE);
-  INSERT OR IGNORE INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
-  SELECT token_id, new.dex, 0, address, symbol FROM udf_listing WHERE token_id = new.token_id AND dex = '';
+  INSERT INTO udf_listing (token_id, dex, liquidity_usd, address, symbol)
+  SELECT token_id, new.dex, 0, address, symbol FROM udf_listing WHERE token_id = new.token_id AND dex = ''
+    AND NOT EXISTS (SELECT 1 FROM udf_listing WHERE token_id = new.token_id AND dex = new.dex);
   UPDATE udf_listing SET liquidity_usd = (SELECT coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = old.token_id)
   WHERE token_id = old.token_id AND old.token_id <> new.token_id;
   UPDATE udf_listing SET liquidity_usd = (SELECT coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = new.token_id)
