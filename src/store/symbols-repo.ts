@@ -4,9 +4,11 @@
  * liquid wins) or by `EXCHANGE:SYMBOL`, a ranked search, and the list of exchanges (one per dex).
  * A token's liquidity is the sum of its markets' liquidity_usd; ties go to the smaller address.
  *
- * Every statement reads through an index of udf_listing, tokens or udf_names (migration 010) and
- * stops at its limit, so no request reads every token: the cost grows with the matches a query
- * has, never with the size of the store.
+ * Every statement reads through an index of udf_listing, tokens or udf_names (migration 010), so
+ * no request scans every token (README, UDF datafeed: cost). A search sorts the matches of a
+ * query that has few; one that has many walks tokens by liquidity until it has `limit` of them,
+ * within a row budget; only when that budget runs out (the many matches all sit at low
+ * liquidity) does it sort them.
  */
 import type { Db } from './db.js';
 import { normalizeAddress } from '../domain/address.js';
