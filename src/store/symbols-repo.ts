@@ -119,7 +119,26 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
   const namesCount = db.prepare<{ match: string; cap: number }, number>(SYMBOLS_SQL.namesCount).pluck();
   const namesWalk = db.prepare<{ dex: string }, Hit & { name: string }>(SYMBOLS_SQL.namesWalk);
 
-  /** The best `limit` tokens whose names hold `words`, or null when WALK_BUDGET rows hold fewer. */
+  /** The best `limit` tokens whose symbol starts with the query but is not it. */
+  function symbolPrefixHits(p: HitParams, prefix: string): Hit[] {
+    if (symbolPrefixCount.get({ dex: p.dex, prefix, cap: denseMatches })! >= denseMatches) {
+      const hits = symbolPrefixWalk.all({ ...p, prefix, budget: walkBudget });
+      if (hits.length >= p.limit) return hits;
+    }
+    return symbolPrefix.all({ ...p, prefix });
+  }
+
+  /** The best `limit` tokens whose names hold `words` in a row, the last as a word prefix. */
+  function nameHits(p: HitParams, words: string[]): Hit[] {
+    const match = ftsPrefixPhrase(words);
+    if (namesCount.get({ match, cap: denseMatches })! >= denseMatches) {
+      const hits = walkNames(p, words);
+      if (hits !== null) return hits;
+    }
+    return names.all({ ...p, match });
+  }
+
+  /** The best `limit` tokens whose names hold `words`, or null when the row budget holds fewer. */
   function walkNames(p: HitParams, words: string[]): Hit[] | null {
     const hits: Hit[] = [];
     const last = words.at(-1)!;
@@ -191,27 +210,11 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
       if (p.q === '') classes.push(top.all(p));
       else {
         const prefix = `${escapeLike(p.q)}%`;
-        classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
-        const dense = (count: number): boolean => count >= denseMatches;
-        const symbolHits = (): Hit[] => {
-          if (dense(symbolPrefixCount.get({ dex: p.dex, prefix, cap: denseMatches })!)) {
-            const hits = symbolPrefixWalk.all({ ...p, prefix, budget: walkBudget });
-            if (hits.length >= p.limit) return hits;
-          }
-          return symbolPrefix.all({ ...p, prefix });
-        };
-        classes.push(symbolHits());
-        const nameHits = (words: string[]): Hit[] => {
-          const match = ftsPrefixPhrase(words);
-          if (dense(namesCount.get({ match, cap: denseMatches })!)) {
-            const hits = walkNames(p, words);
-            if (hits !== null) return hits;
-          }
-          return names.all({ ...p, match });
-        };
         const words = queryWords(p.q);
+        classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
+        classes.push(symbolPrefixHits(p, prefix));
         classes.push([
-          ...(words === null ? [] : nameHits(words)),
+          ...(words === null ? [] : nameHits(p, words)),
           ...(p.q.length >= MIN_ADDRESS_PREFIX ? addressPrefix.all({ ...p, prefix }) : []),
         ]);
       }
