@@ -1,6 +1,7 @@
 /**
- * The shapes of the TradingView UDF datafeed (DESIGN.md section 10), as pure functions: the
- * configuration, symbol info, search items and quote values, and the price scale rule.
+ * The shapes of the TradingView UDF datafeed (README, UDF datafeed), as pure functions: the
+ * configuration, symbol info, search items and quote values, the price scale rule, and how a
+ * search query names an exchange.
  */
 import { SUPPORTED_RESOLUTIONS } from './resolution.js';
 
@@ -24,11 +25,18 @@ export function decimalExponent(x: number): number {
 }
 
 /**
+ * A token without a price: its first price is unknown, and the Charting Library keeps the scale
+ * it resolved with until reload, so 100 would show a first trade at $0.00123 as 0.00.
+ */
+export const UNPRICED_SCALE = 1e10;
+
+/**
  * 10^max(2, 3 - floor(log10 price)): four significant digits, at least cents. A token without a
- * price gets 100. Only a price below 1e-305 would need more than a double holds (capped there).
+ * price gets UNPRICED_SCALE. Only a price below 1e-305 would need more than a double holds
+ * (capped there).
  */
 export function pricescale(price: number | null): number {
-  if (price === null || !(price > 0) || !Number.isFinite(price)) return 100;
+  if (price === null || !(price > 0) || !Number.isFinite(price)) return UNPRICED_SCALE;
   const exponent = Math.min(MAX_SCALE_EXPONENT, Math.max(2, 3 - decimalExponent(price)));
   return Number(`1e${exponent}`);
 }
@@ -39,7 +47,7 @@ export type UdfToken = {
   symbol: string;
   name: string;
   priceUsd: number | null;
-  /** The dex of the token's most liquid market, '' without markets. */
+  /** The dex of the token's most liquid market; the chain name without markets (never ''). */
   topDex: string;
 };
 
@@ -93,8 +101,53 @@ export function symbolInfo(token: UdfToken, exchange: string) {
   };
 }
 
-/** `EXCHANGE:SYMBOL`, or the bare symbol for a token without markets. */
-export const fullName = (exchange: string, symbol: string): string => (exchange === '' ? symbol : `${exchange}:${symbol}`);
+/** `EXCHANGE:SYMBOL`; the exchange is never empty (the chain name for a token without markets). */
+export const fullName = (exchange: string, symbol: string): string => `${exchange}:${symbol}`;
+
+/**
+ * A search query as the search dialog sends it: `ORCA:GIGA` (what a user types, upper-cased)
+ * searches GIGA on that exchange, as /udf/symbols reads the same text; an `exchange` parameter,
+ * when also given, must name the same exchange (else null: nothing matches).
+ */
+export function splitSearchQuery(query: string, exchange: string | null): { text: string; exchange: string | null } | null {
+  const colon = query.indexOf(':');
+  if (colon < 0) return { text: query, exchange };
+  const named = query.slice(0, colon).trim();
+  const text = query.slice(colon + 1).trim();
+  if (named === '') return { text, exchange };
+  if (exchange !== null && exchange.toLowerCase() !== named.toLowerCase()) return null;
+  return { text, exchange: named };
+}
+
+/** Characters between the words of a name: what SQLite's unicode61 tokenizer separates on. */
+const WORD_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+/** A query searched in names: letters, digits and blanks only, so `%`, `_` and `:` stay literal. */
+const NAME_QUERY = /^[\p{L}\p{N}\s]+$/u;
+
+/** The lower-cased words of a name. */
+export const nameWords = (name: string): string[] => name.toLowerCase().split(WORD_SEPARATORS).filter((w) => w !== '');
+
+/** The words a search query looks for in names, or null when names are not searched for it. */
+export const queryWords = (query: string): string[] | null => {
+  if (!NAME_QUERY.test(query)) return null;
+  const words = nameWords(query);
+  return words.length === 0 ? null : words;
+};
+
+/**
+ * True when `words` occur in a row in the name, the last one as a word prefix ("super b" finds
+ * "Super Bonk", "bonk" finds "Bonk AI" and "Super Bonk").
+ */
+export function nameHasPhrase(name: string, words: readonly string[]): boolean {
+  const have = nameWords(name);
+  const last = words.length - 1;
+  for (let i = 0; i + last < have.length; i++) {
+    let j = 0;
+    while (j < last && have[i + j] === words[j]) j++;
+    if (j === last && have[i + last]!.startsWith(words[last]!)) return true;
+  }
+  return false;
+}
 
 /** One item of GET /udf/search. */
 export function searchItem(token: UdfToken, exchange: string) {

@@ -1,4 +1,4 @@
-/** /udf/config, /udf/symbols, /udf/search and /udf/time (DESIGN.md section 10). */
+/** /udf/config, /udf/symbols, /udf/search and /udf/time (README, UDF datafeed). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken } from '../helpers/builders.js';
@@ -126,10 +126,10 @@ describe('/udf/symbols', () => {
     }
   });
 
-  it('sets pricescale from the last trade price: four significant digits, at least cents', async () => {
+  it('sets pricescale from the last trade price: four significant digits, at least cents; 10^10 without trades', async () => {
     t = makeTestApp();
     const cases: [number | null, number][] = [
-      [null, 100],
+      [null, 10_000_000_000],
       [1234.5, 100],
       [12.5, 100],
       [1, 1000],
@@ -145,12 +145,12 @@ describe('/udf/symbols', () => {
     }
   });
 
-  it('shows an empty exchange for a token without markets', async () => {
+  it('shows the chain as the exchange of a token without markets', async () => {
     t = makeTestApp();
     const tok = aToken({ symbol: 'LONE' });
     t.ingest([tok]);
     const res = await t.http.get('/udf/symbols').query({ symbol: 'LONE' });
-    expect(res.body).toMatchObject({ ticker: tok.address, exchange: '', listed_exchange: '' });
+    expect(res.body).toMatchObject({ ticker: tok.address, exchange: 'solana', listed_exchange: 'solana' });
   });
 });
 

@@ -1,7 +1,7 @@
 /** Pure UDF shaping: the price scale rule and its exponent arithmetic. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decimalExponent, pricescale, quoteValues, symbolInfo } from '../../src/domain/udf.js';
+import { decimalExponent, nameHasPhrase, nameWords, pricescale, queryWords, quoteValues, splitSearchQuery, symbolInfo } from '../../src/domain/udf.js';
 
 describe('decimalExponent', () => {
   it('is floor(log10 x) exactly, at powers of ten and just below them', () => {
@@ -33,8 +33,9 @@ describe('pricescale', () => {
     expect(pricescale(65_000)).toBe(100);
   });
 
-  it('uses 100 without a price, follows the rule for tiny prices, and stays finite for subnormal ones', () => {
-    expect(pricescale(null)).toBe(100);
+  it('uses 10^10 without a price, follows the rule for tiny prices, and stays finite for subnormal ones', () => {
+    expect(pricescale(null)).toBe(1e10);
+    expect(pricescale(0)).toBe(1e10);
     expect(pricescale(1e-13)).toBe(1e16);
     expect(pricescale(1e-20)).toBe(1e23);
     expect(pricescale(5e-324)).toBe(1e308);
@@ -62,5 +63,44 @@ describe('symbol shapes', () => {
     const f = { last: 3, base: 2, volume: 1, open: 2, high: 3, low: 2 };
     expect(quoteValues(token, 'orca', f)).toMatchObject({ ch: 1, chp: 50, prev_close_price: 2 });
     expect(quoteValues(token, 'orca', { ...f, base: null })).toMatchObject({ ch: null, chp: null, prev_close_price: null });
+  });
+});
+
+describe('search query rules', () => {
+  it('reads EXCHANGE:TEXT as TEXT on that exchange, as /udf/symbols reads it', () => {
+    expect(splitSearchQuery('ORCA:GIGA', null)).toEqual({ text: 'GIGA', exchange: 'ORCA' });
+    expect(splitSearchQuery('orca: giga ', null)).toEqual({ text: 'giga', exchange: 'orca' });
+    expect(splitSearchQuery(':GIGA', null)).toEqual({ text: 'GIGA', exchange: null });
+    expect(splitSearchQuery(':GIGA', 'raydium')).toEqual({ text: 'GIGA', exchange: 'raydium' });
+    expect(splitSearchQuery('ORCA:', null)).toEqual({ text: '', exchange: 'ORCA' });
+    expect(splitSearchQuery('GIGA', 'orca')).toEqual({ text: 'GIGA', exchange: 'orca' });
+    expect(splitSearchQuery('ORCA:GIGA', 'orca')).toEqual({ text: 'GIGA', exchange: 'ORCA' });
+    expect(splitSearchQuery('ORCA:GIGA', 'raydium')).toBeNull();
+  });
+
+  it('splits names into lower-cased words on anything but letters and digits', () => {
+    expect(nameWords('Super Bonk-AI (v2)')).toEqual(['super', 'bonk', 'ai', 'v2']);
+    expect(nameWords('dogwifhat')).toEqual(['dogwifhat']);
+    expect(nameWords('  ')).toEqual([]);
+    expect(nameWords('Émile Ünïcode')).toEqual(['émile', 'ünïcode']);
+  });
+
+  it('searches names only for queries of letters, digits and blanks', () => {
+    expect(queryWords('super B')).toEqual(['super', 'b']);
+    expect(queryWords('100')).toEqual(['100']);
+    expect(queryWords('100%')).toBeNull();
+    expect(queryWords('A_')).toBeNull();
+    expect(queryWords('   ')).toBeNull();
+  });
+
+  it('finds the words in a row, the last as a word prefix', () => {
+    expect(nameHasPhrase('Super Bonk', ['bonk'])).toBe(true);
+    expect(nameHasPhrase('Super Bonk', ['super', 'b'])).toBe(true);
+    expect(nameHasPhrase('Super Bonk', ['super'])).toBe(true);
+    expect(nameHasPhrase('Super Bonk', ['onk'])).toBe(false);
+    expect(nameHasPhrase('Super Bonk', ['bonk', 'super'])).toBe(false);
+    expect(nameHasPhrase('Super Great Bonk', ['super', 'bonk'])).toBe(false);
+    expect(nameHasPhrase('Super', ['super', 'b'])).toBe(false);
+    expect(nameHasPhrase('Super Super Bonk', ['super', 'bo'])).toBe(true);
   });
 });

@@ -1,6 +1,8 @@
 /**
- * UDF /history (DESIGN.md section 10): bars ascending with every t in [from, to). With countback
- * (1..5000) `from` is ignored and the countback newest bars before `to` come back; without it
+ * UDF /history (README, UDF datafeed): bars ascending with every t in [from, to). With a positive
+ * countback `from` is ignored and the countback newest bars before `to` come back, at most 5000:
+ * the Charting Library asks for more when a user jumps far back (setVisibleRange, Go to date) and
+ * a 400 there breaks the series until reload, so a larger countback is served as 5000. Without it
  * (absent or 0) the range mode needs from < to. At most 5000 bars, the newest kept. An empty
  * answer points at the newest older bar (nextTime), or has no nextTime at the start of history.
  */
@@ -28,7 +30,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/history',
-      summary: 'UDF bars: ascending, every t in [from, to); countback overrides from; at most 5000, newest kept',
+      summary: 'UDF bars: ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -36,7 +38,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         resolution: enumParam(RESOLUTIONS),
         from: intParam(0, MAX_TIME_PARAM).optional(),
         to: intParam(0, MAX_TIME_PARAM),
-        countback: intParam(0, MAX_BARS).optional(),
+        countback: intParam(0, Number.MAX_SAFE_INTEGER).optional(),
         ...adapterParams,
       }),
       response: udfHistory,
@@ -46,7 +48,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
       const res = parseResolution(q.resolution)!;
       let query: BarQuery;
       if (q.countback !== undefined && q.countback > 0) {
-        query = { mode: 'countback', to: q.to, countback: q.countback };
+        query = { mode: 'countback', to: q.to, countback: Math.min(q.countback, MAX_BARS) };
       } else {
         if (q.from === undefined) throw invalidParameter('from', 'from is required without countback');
         if (q.from >= q.to) throw invalidParameter('from', 'from must be less than to');

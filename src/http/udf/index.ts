@@ -1,5 +1,5 @@
 /**
- * TradingView UDF datafeed (DESIGN.md section 10): what the stock udf-compatible-datafeed adapter
+ * TradingView UDF datafeed (README, UDF datafeed): what the stock udf-compatible-datafeed adapter
  * calls, so it charts any token in the store with no glue code. Errors keep both the UDF form and
  * the API envelope (the error handler adds `s`/`errmsg` under /udf/).
  */
@@ -17,7 +17,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
   const db = deps.store.db;
   const ctx: UdfDeps = {
     clock: deps.clock,
-    symbols: createSymbolsRepo(db),
+    symbols: createSymbolsRepo(db, deps.config.chain),
     candles: createCandlesRepo(db),
     windows: createWindowRepo(db),
     cache: deps.cache,

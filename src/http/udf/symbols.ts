@@ -1,9 +1,9 @@
-/** UDF /config, /symbols, /search and /time (DESIGN.md section 10). */
+/** UDF /config, /symbols, /search and /time (README, UDF datafeed). */
 import { z } from 'zod';
 import { intParam, textParam } from '../validate.js';
 import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
-import { SYMBOL_TYPE, searchItem, symbolInfo, udfConfig } from '../../domain/udf.js';
+import { SYMBOL_TYPE, searchItem, splitSearchQuery, symbolInfo, udfConfig } from '../../domain/udf.js';
 import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
 import * as S from './schemas.js';
 
@@ -11,11 +11,12 @@ export const SEARCH_LIMIT_DEFAULT = 30;
 export const SEARCH_LIMIT_MAX = 100;
 
 export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, clock } = deps;
+  const { symbols, clock, cache } = deps;
 
   router.add(
     { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf', response: S.udfConfig, example: S.udfConfigExample },
-    () => udfConfig(symbols.exchanges()),
+    // Every chart load asks for it: kept until any token changes (the exchange list is read by index anyway).
+    () => cache.json('tokens', 'udf-config', () => udfConfig(symbols.exchanges())),
   );
 
   router.add(
@@ -39,7 +40,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/search',
-      summary: 'UDF symbol search by symbol prefix, name or address; an empty query lists the most liquid tokens',
+      summary: 'UDF symbol search by symbol prefix, name word prefix or address; EXCHANGE:TEXT searches one exchange; an empty query lists the most liquid tokens',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -54,7 +55,9 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     (_ctx, q) => {
       // Every token is of the one listed type; any other type matches nothing.
       if (q.type !== undefined && q.type !== SYMBOL_TYPE) return [];
-      const found = symbols.search({ query: q.query ?? '', exchange: q.exchange ?? null, limit: q.limit ?? SEARCH_LIMIT_DEFAULT });
+      const split = splitSearchQuery(q.query ?? '', q.exchange ?? null);
+      if (split === null) return [];
+      const found = symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit ?? SEARCH_LIMIT_DEFAULT });
       return found.map(({ token, exchange }) => searchItem(token, exchange));
     },
   );

@@ -1,0 +1,24 @@
+// Lint rules (run by `npm run lint`, part of `npm test`): typescript-eslint's recommended set on
+// the sources, tests and benchmark, plus the few rules the house style leans on.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'bench/.data/', '.tmp/', 'src/web/assets/vendor/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // Validation refuses control characters on purpose, by matching them.
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['src/web/**/*.js', 'src/sdk/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, LightweightCharts: 'readonly' } },
+  },
+);
