@@ -63,10 +63,13 @@ function characters(v: string, limit: number): number {
 export const textParam = (min: number, max: number) =>
   z
     .string()
-    .refine((v) => {
-      const n = characters(v, max);
-      return n >= min && n <= max;
-    }, { message: `must have ${min} to ${max} characters` })
+    .refine(
+      (v) => {
+        const n = characters(v, max);
+        return n >= min && n <= max;
+      },
+      { message: `must have ${min} to ${max} characters` },
+    )
     .meta({ minLength: min, maxLength: max });
 
 export type QueryShape = Record<string, z.ZodType<unknown, string>>;

@@ -121,10 +121,19 @@ const bars: number[] = h.t;
 export { price, missing, bars };
 `;
     const errors = typeErrors({ 'wrong.ts': wrong });
-    expect(errors.some((e) => /wrong\.ts:4 Type 'number \| null' is not assignable to type 'string'/.test(e)), errors.join('\n')).toBe(true);
-    expect(errors.some((e) => /wrong\.ts:5 .*'nope' does not exist/.test(e)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((e) => /wrong\.ts:4 Type 'number \| null' is not assignable to type 'string'/.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
+    expect(
+      errors.some((e) => /wrong\.ts:5 .*'nope' does not exist/.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
     // h.t exists only on the s: "ok" branch: the union must be narrowed first.
-    expect(errors.some((e) => /wrong\.ts:8 /.test(e)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((e) => /wrong\.ts:8 /.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
   }, 60_000);
 
   it('runs the program against a live server: each call answers what its type says', async () => {

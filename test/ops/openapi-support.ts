@@ -29,7 +29,13 @@ export function contractWorld(): ContractWorld {
   const b = aToken({ symbol: 'QUIET', name: 'Quiet Token', totalSupply: null, circulatingSupply: null, logoUri: null });
   const m = aMarket(a.address);
   const trades = Array.from({ length: 40 }, (_, i) =>
-    aTrade(a.address, { market: m.address, blockTime: now - 40 * 3600 + i * 3600, priceUsd: 1 + i / 20, side: i % 3 === 0 ? 'sell' : 'buy', volumeUsd: 10 + i }),
+    aTrade(a.address, {
+      market: m.address,
+      blockTime: now - 40 * 3600 + i * 3600,
+      priceUsd: 1 + i / 20,
+      side: i % 3 === 0 ? 'sell' : 'buy',
+      volumeUsd: 10 + i,
+    }),
   );
   t.ingest([a, b, m, ...trades, aHolder(a.address), aHolder(a.address, { amount: 250 }), aHolder(b.address)]);
   const tenantId = t.services.accounts.createTenant({ name: 'Contract', plan: 'pro' }).id;

@@ -130,7 +130,10 @@ export const udfHistoryExample: z.output<typeof udfHistory> = {
   v: [51234.5, 20311],
 };
 
-export const udfTime = z.string().regex(/^(0|[1-9][0-9]*)$/).describe('Server time: a bare integer of unix seconds (text/plain)');
+export const udfTime = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .describe('Server time: a bare integer of unix seconds (text/plain)');
 export const udfTimeExample = '1763856000';
 
 const nullableNumber = (what: string) => z.number().nullable().describe(`${what}, null when unknown`);
@@ -174,7 +177,19 @@ export const udfQuotesExample: z.output<typeof udfQuotes> = {
     {
       s: 'ok',
       n: 'BONK',
-      v: { lp: 0.0000213, ch: 0.0000008, chp: 3.9, volume: 8300000, open_price: 0.0000205, high_price: 0.0000219, low_price: 0.0000201, prev_close_price: 0.0000205, short_name: 'BONK', exchange: 'raydium', description: 'Bonk' },
+      v: {
+        lp: 0.0000213,
+        ch: 0.0000008,
+        chp: 3.9,
+        volume: 8300000,
+        open_price: 0.0000205,
+        high_price: 0.0000219,
+        low_price: 0.0000201,
+        prev_close_price: 0.0000205,
+        short_name: 'BONK',
+        exchange: 'raydium',
+        description: 'Bonk',
+      },
     },
     { s: 'error', n: 'NOPE', errmsg: 'unknown symbol', v: {} },
   ],

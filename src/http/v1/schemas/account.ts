@@ -66,7 +66,15 @@ export const me = z
   .describe('The calling key, its tenant, plan and rate-limit state');
 export const meExample: z.output<typeof me> = {
   tenant: { id: 'ten_8d2c41', name: 'Acme', plan: 'free', createdAt: 1763000000 },
-  key: { id: keyExample.id, name: keyExample.name, prefix: keyExample.prefix, scopes: ['read', 'manage'], createdAt: 1763800000, lastUsedAt: 1763855000, expiresAt: null },
+  key: {
+    id: keyExample.id,
+    name: keyExample.name,
+    prefix: keyExample.prefix,
+    scopes: ['read', 'manage'],
+    createdAt: 1763800000,
+    lastUsedAt: 1763855000,
+    expiresAt: null,
+  },
   plan: { name: 'free', requestsPerMinute: 300, maxKeys: 3, maxSubscriptions: 10 },
   rateLimit: { limit: 300, remaining: 299, resetSeconds: 1 },
 };

@@ -30,13 +30,37 @@ export const rankedTokens = z
 export const rankedTokensExample: z.output<typeof rankedTokens> = {
   window: '24h',
   tokens: [
-    { rank: 1, address: EX.token, symbol: 'BONK', name: 'Bonk', priceUsd: 0.0000213, priceChangePct: 4.2, volumeUsd: 8300000, trades: 51234, liquidityUsd: 5400000, marketCapUsd: 1380000000, createdAt: 1700000000 },
+    {
+      rank: 1,
+      address: EX.token,
+      symbol: 'BONK',
+      name: 'Bonk',
+      priceUsd: 0.0000213,
+      priceChangePct: 4.2,
+      volumeUsd: 8300000,
+      trades: 51234,
+      liquidityUsd: 5400000,
+      marketCapUsd: 1380000000,
+      createdAt: 1700000000,
+    },
   ],
 };
 export const newTokensExample: z.output<typeof rankedTokens> = {
   window: null,
   tokens: [
-    { rank: 1, address: EX.token2, symbol: 'WIF', name: 'dogwifhat', priceUsd: null, priceChangePct: null, volumeUsd: 0, trades: 0, liquidityUsd: 0, marketCapUsd: null, createdAt: 1763855000 },
+    {
+      rank: 1,
+      address: EX.token2,
+      symbol: 'WIF',
+      name: 'dogwifhat',
+      priceUsd: null,
+      priceChangePct: null,
+      volumeUsd: 0,
+      trades: 0,
+      liquidityUsd: 0,
+      marketCapUsd: null,
+      createdAt: 1763855000,
+    },
   ],
 };
 

@@ -14,7 +14,12 @@ const subscription = z
     createdAt: unixTime('Registration time'),
   })
   .describe('A registered token (S)');
-const subscriptionExample: z.output<typeof subscription> = { id: 'sub_5b7e2f9a1c', address: EX.token, webhookUrl: 'https://example.com/hooks/tokens', createdAt: 1763800000 };
+const subscriptionExample: z.output<typeof subscription> = {
+  id: 'sub_5b7e2f9a1c',
+  address: EX.token,
+  webhookUrl: 'https://example.com/hooks/tokens',
+  createdAt: 1763800000,
+};
 
 export const registered = z
   .strictObject({

@@ -45,7 +45,16 @@ export const tokenOverview = z
   })
   .describe('A token with its price, supply, market figures and rolling windows');
 
-const exWindow = (n: number) => ({ priceChangePct: 2.5 * n, volumeUsd: 1200 * n, buyVolumeUsd: 700 * n, sellVolumeUsd: 500 * n, trades: 12 * n, buys: 7 * n, sells: 5 * n, uniqueWallets: 4 * n });
+const exWindow = (n: number) => ({
+  priceChangePct: 2.5 * n,
+  volumeUsd: 1200 * n,
+  buyVolumeUsd: 700 * n,
+  sellVolumeUsd: 500 * n,
+  trades: 12 * n,
+  buys: 7 * n,
+  sells: 5 * n,
+  uniqueWallets: 4 * n,
+});
 export const tokenOverviewExample: z.output<typeof tokenOverview> = {
   address: EX.token,
   chain: 'solana',
@@ -199,6 +208,16 @@ export const tokenMarkets = z
   .describe('Markets of a token');
 export const tokenMarketsExample: z.output<typeof tokenMarkets> = {
   markets: [
-    { address: EX.market, dex: 'raydium', quoteAddress: EX.sol, quoteSymbol: 'SOL', priceUsd: 0.0000213, liquidityUsd: 5100000, volume24hUsd: 830000, trades24h: 5123, createdAt: 1700000100 },
+    {
+      address: EX.market,
+      dex: 'raydium',
+      quoteAddress: EX.sol,
+      quoteSymbol: 'SOL',
+      priceUsd: 0.0000213,
+      liquidityUsd: 5100000,
+      volume24hUsd: 830000,
+      trades24h: 5123,
+      createdAt: 1700000100,
+    },
   ],
 };
