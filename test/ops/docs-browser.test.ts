@@ -1,7 +1,8 @@
 /**
  * /docs in headless Chromium: Swagger UI loads from this server alone (every request stays on
  * the origin, no Content-Security-Policy violation, no script error) and lists one block per
- * operation of /openapi.json. Skipped, like the other browser tests, when Chromium is absent.
+ * operation of /openapi.json, with a padlock on keyed operations only. Skipped, like the other
+ * browser tests, when Chromium is absent.
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';
@@ -47,6 +48,11 @@ describe.skipIf(!browserAvailable)('/docs in headless Chromium', () => {
     const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
     await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations, { timeout: 20_000 });
     expect(await page.locator('.opblock').count()).toBe(operations);
+    // A padlock only on keyed operations: public ones have no security requirement.
+    const keyed = Object.values(doc.paths).reduce((n, ops) => n + Object.values(ops).filter((op) => ((op as { security?: unknown[] }).security ?? []).length > 0).length, 0);
+    expect(keyed).toBeGreaterThan(0);
+    expect(keyed).toBeLessThan(operations);
+    expect(await page.locator('.opblock .authorization__btn').count()).toBe(keyed);
     expect(await page.locator('.opblock-summary-path').first().textContent()).toMatch(/^\/(udf|v1)\//);
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);
