@@ -81,10 +81,13 @@ describe.skipIf(!browserAvailable)('pages on a phone', () => {
     }
   }
 
-  it('home: the search box keeps a usable width, the chart and figures fit the screen', async () => {
+  it('home: opens a live token; the search box keeps a usable width, the chart and figures fit the screen', async () => {
     const { page, errors } = await open('/');
     await waitChart(page);
     await page.waitForFunction(() => document.querySelectorAll('#overview dd').length > 10);
+    // The landing token is a live one: the most traded of the last hour.
+    const trending = (await (await fetch(`${app.base}/v1/market/trending?window=1h&limit=1`)).json()) as { tokens: { address: string }[] };
+    expect(await page.evaluate(() => (window as unknown as { __chart: { ticker: string } }).__chart.ticker)).toBe(trending.tokens[0]!.address);
     await fitsPhone(page, ['#search', '#chart', '#token-price', '#overview', 'button[data-resolution="1D"]', '.topbar nav a[href="/dashboard"]']);
     expect((await page.locator('#search').boundingBox())!.width).toBeGreaterThan(300);
     await page.screenshot({ path: join(SCREENS, 'phone-home.png'), fullPage: true });
