@@ -28,6 +28,7 @@ export function createDemoRepo(db: Db) {
     ORDER BY t.block_time DESC, t.id DESC LIMIT 1`).pluck();
   const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
   const holderAt = db.prepare<[number, number], string>('SELECT owner FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT 1 OFFSET ?').pluck();
+  const newestTraded = db.prepare<[], string>('SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1').pluck();
   const demoIds = db.prepare<[], number>('SELECT id FROM tokens WHERE is_demo = 1').pluck();
   const demoAddresses = 'SELECT address FROM tokens WHERE is_demo = 1';
   const demoIdList = 'SELECT id FROM tokens WHERE is_demo = 1';
@@ -69,6 +70,8 @@ export function createDemoRepo(db: Db) {
     holderAt: (tokenId: number, offset: number): string | undefined => holderAt.get(tokenId, offset),
     /** Deletes every demo token and every row that belongs to one; counts of what went. */
     removeDemo: (): DemoRemoval => remove.immediate(),
+    /** The most recently traded token (demo or not): the one the start-up message links the embed to. */
+    newestTraded: (): string | undefined => newestTraded.get(),
     /** Ids of the demo tokens. */
     demoTokenIds: (): number[] => demoIds.all(),
   };
