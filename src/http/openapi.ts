@@ -155,11 +155,18 @@ function operation(spec: RouteSpec) {
     operationId: operationId(spec),
     summary: spec.summary,
     tags: [spec.tag],
-    security: keyed ? schemes : [{}, ...schemes],
+    // Public routes declare no security, so the docs show no padlock on them; that a key may
+    // still be sent (and then counts against its tenant's limit) is said in the description.
+    security: keyed ? schemes : [],
     parameters: params,
     responses,
   };
   if (keyed && spec.scope) op.description = `Needs a key with scope \`${spec.scope}\`.`;
+  if (!keyed) {
+    op.description =
+      `Public: no key needed. A key, when sent (x-api-key or Authorization: Bearer${udf ? ', or ?key=' : ''}), ` +
+      "makes the request count against its tenant's rate limit instead of the IP's; an invalid one is a 401.";
+  }
   if (spec.body) {
     const json = bodySchema(spec.body);
     const content: Record<string, unknown> = {};
@@ -244,6 +251,22 @@ function components() {
   };
 }
 
+/** Tags in the order of the README's API sections; any other tag after them, by name. */
+const TAG_ORDER: [string, string][] = [
+  ['tokens', 'Token reads (public)'],
+  ['market', 'Discovery, search, prices (public)'],
+  ['udf', 'TradingView UDF datafeed (public, ?key= accepted)'],
+  ['account', 'Authentication and keys (keyed)'],
+  ['subscriptions', 'Subscriptions and events (keyed)'],
+  ['ingest', 'Ingest (keyed, scope ingest)'],
+];
+
+function orderedTags(used: ReadonlySet<string>): { name: string; description?: string }[] {
+  const known = TAG_ORDER.filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  const rest = [...used].filter((name) => !TAG_ORDER.some(([n]) => n === name)).sort().map((name) => ({ name }));
+  return [...known, ...rest];
+}
+
 /** The OpenAPI 3.1 document of the documented routes among `specs`. */
 export function buildOpenApi(specs: readonly RouteSpec[], info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -263,7 +286,7 @@ export function buildOpenApi(specs: readonly RouteSpec[], info: { version: strin
         'Errors use one envelope; every answer carries RateLimit-* headers and X-Request-Id.',
     },
     servers: [{ url: '/' }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: orderedTags(tags),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: components(),
   };
