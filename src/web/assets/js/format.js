@@ -23,6 +23,8 @@ export function priceText(v) {
   let zeros = Math.floor(-Math.log10(abs));
   let digits = Math.round(abs * 10 ** (zeros + 4));
   if (digits >= 10000) {
+    // Rounded up into the next decade (0.099999 -> 0.1000); just below 1 it is 1.
+    if (zeros === 0) return sign + '1';
     zeros -= 1;
     digits = Math.round(digits / 10);
   }
