@@ -160,7 +160,6 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
   };
   const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
-
   switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' ? '' : action ?? ''}`.trim()) {
     case 'tenants create': {
       const name = need(opts, 'name');
