@@ -54,7 +54,7 @@ export async function start(
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
   const stopFeed = config.demoFeed
-    ? startDemoFeed({ store, ingest: services.ingest, clock }, { onStop: (reason) => logger.info({ reason }, 'demo feed stopped: real data arrived') })
+    ? startDemoFeed({ store, ingest: services.ingest, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
     : () => {};
 
   const worker = startWebhookWorker({ store, clock, config, logger });

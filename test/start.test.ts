@@ -77,6 +77,6 @@ describe('start-up', () => {
     store.close();
     const { stderr } = await server.until((o) => o.stderr.includes('demo feed stopped'));
     const line = JSON.parse(stderr.split('\n').find((l) => l.includes('demo feed stopped'))!);
-    expect(line).toMatchObject({ level: 30, msg: 'demo feed stopped: real data arrived', reason: 'the store holds real data' });
+    expect(line).toMatchObject({ level: 30, msg: 'demo feed stopped: real data arrived', reason: 'real data arrived' });
   }, 60_000);
 });

@@ -78,10 +78,11 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
 
   function tick(seconds: number): number {
     if (stopped) return 0;
-    if (!repo.holdsOnlyDemo()) {
+    const held = repo.composition();
+    if (held.tokens === 0 || held.real > 0) {
       if (active) {
         stopped = true;
-        opts.onStop?.('the store holds real data');
+        opts.onStop?.(held.real > 0 ? 'real data arrived' : 'the demo data was removed');
       }
       return 0;
     }

@@ -61,6 +61,11 @@ export function createDemoRepo(db: Db) {
       const row = onlyDemo.get()!;
       return row.n > 0 && row.real === 0;
     },
+    /** How many tokens the store holds, and how many of them are real (not demo). */
+    composition: (): { tokens: number; real: number } => {
+      const row = onlyDemo.get()!;
+      return { tokens: row.n, real: row.real };
+    },
     markets: (tokenId: number): FeedMarket[] => markets.all(tokenId),
     /** Trades since `since` (unix seconds): how many, their average value, the first one's time. */
     recent: (tokenId: number, since: number): RecentActivity => recent.get(tokenId, since)!,

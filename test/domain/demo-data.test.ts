@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { demoRecords, seededRandom } from '../../src/domain/demo-data.js';
 import { parseRecord } from '../../src/domain/records.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
-import { createDemoFeed, loadDemo, storeHoldsOnlyDemo, startDemoFeed } from '../../src/services/demo.js';
+import { createDemoFeed, loadDemo, removeDemo, storeHoldsOnlyDemo, startDemoFeed } from '../../src/services/demo.js';
 import { aToken } from '../helpers/builders.js';
 
 const opts = { tokens: 6, days: 3, seed: 7, until: 1_700_000_000 };
@@ -70,7 +70,7 @@ describe('demo data', () => {
     expect(t.store.db.prepare('SELECT max(block_time) FROM trades').pluck().get()).toBe(now);
     t.ingest([aToken()]);
     expect(feed.tick(3600)).toBe(0);
-    expect(stops).toEqual(['the store holds real data']);
+    expect(stops).toEqual(['real data arrived']);
     t.close();
   });
 
@@ -80,7 +80,25 @@ describe('demo data', () => {
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
     const stopped = new Promise<string>((resolve) => startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { intervalMs: 10, onStop: resolve }));
     t.ingest([aToken()]);
-    expect(await stopped).toBe('the store holds real data');
+    expect(await stopped).toBe('real data arrived');
+    t.close();
+  });
+
+  it('stops when the demo data is removed, and leaves no demo row behind', () => {
+    const t = makeTestApp();
+    t.clock.set(opts.until * 1000 + 5000);
+    loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
+    const stops: string[] = [];
+    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(5), onStop: (r) => stops.push(r) });
+    expect(feed.tick(3600)).toBeGreaterThan(0);
+    const removed = removeDemo(t.store);
+    expect(removed.tokens).toBe(6);
+    expect(removed.trades).toBeGreaterThan(100);
+    expect(feed.tick(3600)).toBe(0);
+    expect(stops).toEqual(['the demo data was removed']);
+    for (const table of ['tokens', 'markets', 'trades', 'holders', 'candles', 'wallet_last', 'market_last', 'wallet_rollups', 'market_rollups']) {
+      expect(t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+    }
     t.close();
   });
 });
