@@ -1,5 +1,5 @@
 /**
- * The operator CLI (DESIGN.md section 2): tenants, keys, ingest, demo. With --json it prints
+ * The operator CLI (README, Command-line tool): tenants, keys, ingest, demo, backup. With --json it prints
  * exactly one JSON document on stdout. Exit status: 0 success, 1 failed command, 2 bad usage.
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -14,9 +14,9 @@ import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
-import { createSessions } from './services/sessions.js';
 import type { LineError, NumberedRecord } from './services/ingest.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
+import { backup, EMAIL, removeDemoData, setEmail, setPassword, type CommandContext } from './cli-commands.js';
 
 /** A wrong call: exit 2. */
 class UsageError extends Error {}
@@ -32,13 +32,16 @@ export type Io = {
 
 const USAGE = `usage: cli <command> [options] [--json]
   tenants create --name NAME --plan free|pro|enterprise [--email E]
-  tenants set-password --tenant ID        (password on stdin)
+  tenants set-email --tenant ID --email E
+  tenants set-password --tenant ID        (password on stdin; the tenant needs an email)
   tenants list
   keys create --tenant ID [--name N] [--scopes read,ingest]
   keys list --tenant ID
   keys revoke --id KEY_ID
   ingest FILE...                           (NDJSON; - for stdin)
-  demo [--tokens N] [--days D] [--seed S] [--until T]`;
+  demo [--tokens N] [--days D] [--seed S] [--until T]
+  demo --remove                            (deletes the demo tokens and all their data)
+  backup FILE [--force]                    (online copy of the store, safe while the server runs)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -52,6 +55,8 @@ const OPTIONS = {
   days: { type: 'string' },
   seed: { type: 'string' },
   until: { type: 'string' },
+  remove: { type: 'boolean' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -70,12 +75,6 @@ const wholeNumber = (value: string | undefined, name: string, min: number, max: 
   }
   return Number(value);
 };
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Reads a file's lines as numbered JSON values; a line that is not JSON is reported. */
 async function* numberedLines(path: string): AsyncGenerator<{ line: number; value: unknown } | LineError> {
@@ -155,28 +154,28 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
   const json = opts.json === true;
   const out = (doc: unknown, human: string) => io.stdout(json ? JSON.stringify(doc) + '\n' : human + '\n');
   const clock = systemClock;
-
-  switch (`${group} ${group === 'ingest' || group === 'demo' ? '' : action ?? ''}`.trim()) {
+  const ctx: CommandContext = {
+    positionals: parsed.positionals.slice(1), opts, stdin: io.stdin, stderr: io.stderr, withStore,
+    databasePath: () => loadConfig(io.env).databasePath,
+    fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
+  };
+  const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
+  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' ? '' : action ?? ''}`.trim()) {
     case 'tenants create': {
       const name = need(opts, 'name');
       const plan = need(opts, 'plan');
       if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
-      if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(opts.email)) throw new UsageError('--email is not an email address');
+      if (opts.email !== undefined && !EMAIL.test(opts.email)) throw new UsageError('--email is not an email address');
       const t = await withStore(async (_s, sv) => sv.accounts.createTenant({ name, plan, email: opts.email ?? null }));
       out({ id: t.id, name: t.name, plan: t.plan, email: t.email }, `created tenant ${t.id} (${t.name}, ${t.plan})`);
       return 0;
     }
-    case 'tenants set-password': {
-      const tenant = need(opts, 'tenant');
-      const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
-      await withStore(async (store, sv) => {
-        sv.accounts.setPassword(tenant, password);
-        // A new password ends every dashboard session of the tenant.
-        createSessions({ store, clock }).destroyAll(tenant);
-      });
-      out({ id: tenant }, `password set for ${tenant}`);
-      return 0;
-    }
+    case 'tenants set-email':
+      return print(await setEmail(ctx));
+    case 'tenants set-password':
+      return print(await setPassword(ctx));
+    case 'backup':
+      return print(await backup(ctx));
     case 'tenants list': {
       const tenants = await withStore(async (_s, sv) => sv.accounts.tenants());
       out({ tenants }, tenants.map((t) => `${t.id}\t${t.plan}\t${t.name}\t${t.email ?? ''}`).join('\n') || '(no tenants)');
@@ -239,6 +238,11 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     }
     case 'demo': {
       if (action !== undefined) throw new UsageError(`demo takes no argument (got ${action})`);
+      if (opts.remove) {
+        const other = (['tokens', 'days', 'seed', 'until'] as const).find((o) => opts[o] !== undefined);
+        if (other) throw new UsageError(`--remove takes no --${other}`);
+        return print(await removeDemoData(ctx));
+      }
       const demo = {
         tokens: wholeNumber(opts.tokens, 'tokens', 1, 1000, DEMO_DEFAULTS.tokens),
         days: wholeNumber(opts.days, 'days', 1, 3650, DEMO_DEFAULTS.days),

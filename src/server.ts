@@ -4,6 +4,7 @@
  * finish, close the store and exit 0.
  */
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
@@ -14,6 +15,7 @@ import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { startBanner } from './start-banner.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -46,11 +48,14 @@ export async function start(
 
   const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
   if (empty && config.demoData === 'auto') {
+    logger.info('loading the demo data set into the empty store');
     const t0 = Date.now();
     const counts = loadDemo({ store, ingest: services.ingest }, defaultDemoOptions(clock));
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
-  const stopFeed = config.demoFeed ? startDemoFeed({ store, ingest: services.ingest, clock }) : () => {};
+  const stopFeed = config.demoFeed
+    ? startDemoFeed({ store, ingest: services.ingest, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
+    : () => {};
 
   const worker = startWebhookWorker({ store, clock, config, logger });
 
@@ -95,6 +100,7 @@ if (isMain) {
   start().then(
     (r) => {
       running = r;
+      process.stderr.write(startBanner(r.store, r.server.address() as AddressInfo));
       if (stopRequested) stopAndExit(r);
     },
     (err: unknown) => {

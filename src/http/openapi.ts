@@ -160,6 +160,22 @@ function components() {
   };
 }
 
+/** Tags in the order of the README's API sections; any other tag after them, by name. */
+const TAG_ORDER: [string, string][] = [
+  ['tokens', 'Token reads (public)'],
+  ['market', 'Discovery, search, prices (public)'],
+  ['udf', 'TradingView UDF datafeed (public, ?key= accepted)'],
+  ['account', 'Authentication and keys (keyed)'],
+  ['subscriptions', 'Subscriptions and events (keyed)'],
+  ['ingest', 'Ingest (keyed, scope ingest)'],
+];
+
+function orderedTags(used: ReadonlySet<string>): { name: string; description?: string }[] {
+  const known = TAG_ORDER.filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  const rest = [...used].filter((name) => !TAG_ORDER.some(([n]) => n === name)).sort().map((name) => ({ name }));
+  return [...known, ...rest];
+}
+
 /** The OpenAPI 3.1 document of the documented routes among `specs`. */
 export function buildOpenApi(specs: readonly RouteSpec[], info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -180,7 +196,7 @@ export function buildOpenApi(specs: readonly RouteSpec[], info: { version: strin
         'Public routes need no key; on /udf a key may also come as ?key= (the TradingView adapter cannot send headers).',
     },
     servers: [{ url: '/' }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: orderedTags(tags),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: components(),
   };

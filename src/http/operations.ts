@@ -31,16 +31,24 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 });
 `;
 
+// The app's own header and dark theme (app.css, then docs.css over Swagger UI's light styles).
 const DOCS_HTML = `<!doctype html>
-<html lang="en">
+<html lang="en" data-theme="dark">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Token data service: API reference</title>
+<title>API reference · Token charts</title>
 <link rel="stylesheet" href="/assets/docs/swagger-ui.css">
-<link rel="icon" type="image/png" href="/assets/docs/favicon-32x32.png" sizes="32x32">
+<link rel="stylesheet" href="/assets/css/app.css">
+<link rel="stylesheet" href="/assets/css/docs.css">
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 </head>
-<body>
+<body class="docs">
+<header class="topbar">
+  <a class="brand" href="/">Token charts</a>
+  <span class="muted">API reference</span>
+  <nav><a href="/">Live chart</a><a href="/dashboard">Dashboard</a><a href="/openapi.json">openapi.json</a></nav>
+</header>
 <div id="swagger-ui"></div>
 <script src="/assets/docs/swagger-ui-bundle.js"></script>
 <script src="/assets/docs/init.js"></script>

@@ -140,10 +140,23 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
       return tenant;
     },
 
+    /** Sets the password the dashboard signs in with; the tenant must have an email to sign in with. */
     setPassword(tenantId: string, password: string): void {
-      requireTenant(tenantId);
+      const tenant = requireTenant(tenantId);
+      if (tenant.email === null) {
+        throw new AccountError('invalid', `tenant ${tenantId} has no email, so it could never sign in; add one first with tenants set-email`);
+      }
       if (password.length < 8 || password.length > 1024) throw new AccountError('invalid', 'a password has 8 to 1024 characters');
       repo.setPassword(tenantId, hashPassword(password));
+    },
+
+    /** Sets (or changes) the email a tenant signs in with; each email belongs to one tenant. */
+    setEmail(tenantId: string, email: string): Tenant {
+      requireTenant(tenantId);
+      const owner = repo.tenantByEmail(email);
+      if (owner && owner.id !== tenantId) throw new AccountError('conflict', `a tenant with email ${email} exists`);
+      repo.setEmail(tenantId, email);
+      return repo.tenant(tenantId)!;
     },
 
     /**

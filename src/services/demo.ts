@@ -2,15 +2,13 @@
  * Demo data: loading the deterministic demo set into the store (through the ingest path) and the
  * simulated feed that keeps adding trades while the store holds only demo data.
  */
-import { randomBytes, randomInt } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
-import type { IngestRecord } from '../domain/records.js';
 import { createMetaRepo } from '../store/meta-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
-import { metricsFor } from './metrics.js';
+import { createDemoRepo, type DemoRemoval } from '../store/demo-repo.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };
 
@@ -46,55 +44,20 @@ export function loadDemo(
 
 /** True while the store holds tokens and every one of them is a demo token. */
 export function storeHoldsOnlyDemo(store: Store): boolean {
-  const row = store.db
-    .prepare('SELECT count(*) AS n, coalesce(sum(is_demo = 0), 0) AS real FROM tokens')
-    .get() as { n: number; real: number };
-  return row.n > 0 && row.real === 0;
+  return createDemoRepo(store.db).holdsOnlyDemo();
 }
 
 /**
- * Every `intervalMs`, while the store holds only demo data, ingests a few trades at the current
- * time through the normal ingest path, so charts, quotes and events move. Returns a stop function.
+ * Removes every demo token and all of its data (markets, trades, holders, candle and window
+ * rollups, events), so they leave trending and search. A running server sees the change at its
+ * next request (its caches are dropped on any write by another process). README, Demo data.
  */
-export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, intervalMs = 1000): () => void {
-  const { db } = deps.store;
-  const demoTokens = db.prepare(`
-    SELECT t.address, t.price_usd AS price, m.address AS market
-    FROM tokens t JOIN markets m ON m.token_id = t.id AND m.id = (SELECT min(id) FROM markets WHERE token_id = t.id)
-    WHERE t.is_demo = 1 AND t.price_usd IS NOT NULL`);
-  const someWallet = db.prepare('SELECT owner FROM holders WHERE token_id = (SELECT id FROM tokens WHERE address = ?) ORDER BY owner LIMIT 1 OFFSET ?').pluck();
-
-  const tick = () => {
-    if (!storeHoldsOnlyDemo(deps.store)) return;
-    const tokens = demoTokens.all() as { address: string; price: number; market: string }[];
-    if (tokens.length === 0) return;
-    const now = nowSeconds(deps.clock);
-    const records: NumberedRecord[] = [];
-    const n = 1 + randomInt(4);
-    for (let i = 0; i < n; i++) {
-      const t = tokens[randomInt(Math.min(tokens.length, 8))]!;
-      const price = t.price * Math.exp((Math.random() - 0.5) * 0.01);
-      const volumeUsd = Math.round(Math.exp(2 + Math.random() * 6) * 100) / 100;
-      const wallet = (someWallet.get(t.address, randomInt(50)) as string | undefined) ?? t.market;
-      const record: IngestRecord = {
-        type: 'trade', token: t.address, market: t.market, signature: `demo-${randomBytes(24).toString('hex')}`, index: 0,
-        blockTime: now, side: Math.random() < 0.5 ? 'buy' : 'sell', priceUsd: price, amount: volumeUsd / price,
-        quoteAmount: volumeUsd / 150, volumeUsd, wallet,
-      };
-      records.push({ line: i + 1, record });
-    }
-    metricsFor(deps.store).ingested('demo', deps.ingest.write(records));
-  };
-
-  const timer = setInterval(() => {
-    try {
-      tick();
-    } catch {
-      // The feed is decoration; a failed tick (store closing, busy) is retried next second.
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+export function removeDemo(store: Store): DemoRemoval {
+  const removed = createDemoRepo(store.db).removeDemo();
+  store.notifyChange({ tokens: 'all' });
+  return removed;
 }
+
+export { startDemoFeed, createDemoFeed } from './demo-feed.js';
 
 export const defaultDemoOptions = (clock: Clock): DemoOptions => ({ ...DEMO_DEFAULTS, until: nowSeconds(clock) });

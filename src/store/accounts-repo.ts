@@ -37,6 +37,7 @@ export function createAccountsRepo(db: Db) {
     key: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`),
     keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
     keys: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`),
+    setEmail: db.prepare('UPDATE tenants SET email = ? WHERE id = ?'),
     revoke: db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?'),
     setExpiry: db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?'),
     touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
@@ -51,6 +52,7 @@ export function createAccountsRepo(db: Db) {
     tenants: () => s.tenants.all() as Tenant[],
     passwordHash: (id: string) => s.passwordHash.get(id) as string | null | undefined,
     setPassword: (id: string, hash: string) => s.setPassword.run(hash, id).changes > 0,
+    setEmail: (id: string, email: string) => s.setEmail.run(email, id).changes > 0,
     insertKey: (k: { id: string; tenantId: string; name: string | null; hash: Buffer; prefix: string; last4: string; scopes: string[]; createdAt: number; expiresAt: number | null }) =>
       void s.insertKey.run({ ...k, scopes: k.scopes.join(',') }),
     key: (id: string) => {

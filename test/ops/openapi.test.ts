@@ -130,14 +130,24 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('lists the key schemes on keyed routes only: public routes have no security requirement (no padlock in /docs)', () => {
+  it('declares security only on keyed routes (no padlock on public ones), and says where a key may still go', () => {
     for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path))) {
-      const op = doc.paths[openApiPath(spec.path)]![spec.method]!;
-      if (spec.access === 'keyed') expect(op.security, spec.path).toEqual([{ apiKey: [] }, { bearer: [] }]);
-      else expect(op.security, spec.path).toEqual([]);
+      const op = doc.paths[openApiPath(spec.path)]![spec.method]! as typeof doc.paths[string][string] & { description?: string };
+      if (spec.access === 'keyed') {
+        expect(op.security.map((s) => Object.keys(s)[0]), spec.path).toEqual(['apiKey', 'bearer']);
+      } else {
+        expect(op.security, spec.path).toEqual([]);
+        expect(op.description, spec.path).toMatch(/^Public: no key needed/);
+        expect(op.description!.includes('?key=')).toBe(spec.path.startsWith('/udf/'));
+      }
       expect(Object.keys(op.responses)).toContain('429');
     }
     expect(Object.keys(doc.components.securitySchemes!).sort()).toEqual(['apiKey', 'bearer']);
+  });
+
+  it('lists the tags in the order of the README', () => {
+    const names = (doc as unknown as { tags: { name: string }[] }).tags.map((tag) => tag.name);
+    expect(names.slice(0, 6)).toEqual(['tokens', 'market', 'udf', 'account', 'subscriptions', 'ingest']);
   });
 
   it('answers with an ETag and 304 on If-None-Match, like other GET JSON', async () => {
@@ -155,10 +165,9 @@ describe('/docs', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
     expect(page.text).not.toMatch(/https?:\/\//);
-    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    expect(assets).toEqual(expect.arrayContaining(['/assets/docs/swagger-ui-bundle.js', '/assets/docs/swagger-ui.css', '/assets/docs/init.js']));
+    const assets = [...page.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toEqual(expect.arrayContaining(['/assets/docs/swagger-ui-bundle.js', '/assets/docs/swagger-ui.css', '/assets/docs/init.js', '/assets/css/docs.css']));
     for (const url of assets) {
-      expect(url.startsWith('/assets/docs/')).toBe(true);
       const res = await t.http.get(url).buffer(true);
       expect(res.status, url).toBe(200);
       const size = Buffer.isBuffer(res.body) ? res.body.length : (res.text ?? '').length;

@@ -151,7 +151,7 @@ describe('GET /v1/search', () => {
 });
 
 describe('GET /v1/prices', () => {
-  it('answers the price, 24 h change and update time of each address asked, null for unknown tokens', async () => {
+  it('answers the price, 24 h change and last trade time of each address asked, null for unknown tokens', async () => {
     t = makeTestApp();
     const a = aToken();
     const evm = '0x' + 'ef'.repeat(20);
@@ -164,11 +164,25 @@ describe('GET /v1/prices', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       prices: {
-        [a.address]: { priceUsd: 3, priceChangePct24h: 50, updatedAt: NOW },
+        [a.address]: { priceUsd: 3, priceChangePct24h: 50, updatedAt: NOW - 10 },
         [unknown]: null,
-        [asked]: { priceUsd: null, priceChangePct24h: null, updatedAt: NOW },
+        [asked]: { priceUsd: null, priceChangePct24h: null, updatedAt: null },
       },
     });
+  });
+
+  it('keeps updatedAt at the last trade when a later ingest touches the token, and moves it with a newer trade', async () => {
+    t = makeTestApp();
+    const a = aToken();
+    t.ingest([a, aTrade(a.address, { blockTime: NOW - 7200, priceUsd: 2 })]);
+    t.clock.advance(3_600_000);
+    // An hour later: the token's record again, an older trade backfilled, holders; no newer trade.
+    t.ingest([a, aTrade(a.address, { blockTime: NOW - 9000, priceUsd: 1 })]);
+    const quiet = await t.http.get(`/v1/prices?addresses=${a.address}`);
+    expect(quiet.body.prices[a.address]).toMatchObject({ priceUsd: 2, updatedAt: NOW - 7200 });
+    t.ingest([aTrade(a.address, { blockTime: NOW + 100, priceUsd: 4 })]);
+    const moved = await t.http.get(`/v1/prices?addresses=${a.address}`);
+    expect(moved.body.prices[a.address]).toMatchObject({ priceUsd: 4, updatedAt: NOW + 100 });
   });
 
   it('refuses a malformed address, more than 100 addresses, an empty item, or a repeated parameter with 400 naming addresses', async () => {

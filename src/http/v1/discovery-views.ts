@@ -131,9 +131,13 @@ export function createDiscoveryViews(db: Db, tokens: TokensRepo, views: TokenVie
     return all.slice(0, limit);
   }
 
-  type Price = { priceUsd: number | null; priceChangePct24h: number | null; updatedAt: number } | null;
+  type Price = { priceUsd: number | null; priceChangePct24h: number | null; updatedAt: number | null } | null;
 
-  /** Prices keyed by each address as asked; an unknown token is null. */
+  /**
+   * Prices keyed by each address as asked; an unknown token is null. `updatedAt` is the time of
+   * the trade that set the price (null before any trade), not of the last ingest: a quiet token's
+   * price is as old as its last trade. README, Discovery.
+   */
   function prices(asked: readonly { asked: string; address: string }[], now: number): Record<string, Price> {
     const out: Record<string, Price> = {};
     for (const { asked: key, address } of asked) {
@@ -141,7 +145,7 @@ export function createDiscoveryViews(db: Db, tokens: TokensRepo, views: TokenVie
       out[key] =
         t === undefined
           ? null
-          : { priceUsd: t.priceUsd, priceChangePct24h: views.figures(t, '24h', now).priceChangePct, updatedAt: t.updatedAt };
+          : { priceUsd: t.priceUsd, priceChangePct24h: views.figures(t, '24h', now).priceChangePct, updatedAt: t.lastTradeAt };
     }
     return out;
   }

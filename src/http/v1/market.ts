@@ -72,7 +72,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
     {
       method: 'get',
       path: '/v1/prices',
-      summary: 'Last price, 24 h change and update time of up to 100 tokens',
+      summary: 'Last price, 24 h change and last trade time of up to 100 tokens',
       access: 'public',
       tag: 'market',
       query: z.object({ addresses: addressListParam(MAX_PRICES) }),

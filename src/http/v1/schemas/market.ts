@@ -94,7 +94,7 @@ export const prices = z
           .strictObject({
             priceUsd: usdOrNull('Price of the last trade'),
             priceChangePct24h: pctOrNull('Change of the price over 24 hours'),
-            updatedAt: unixTime('Time of the newest ingest that touched the token'),
+            updatedAt: unixTime('Time of the trade that set the price (null before any trade)').nullable(),
           })
           .nullable(),
       )

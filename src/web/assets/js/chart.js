@@ -4,6 +4,7 @@
 // calls it on its timer. The chart's state is published on window.__chart (read by the browser
 // tests and handy when debugging).
 import { getJson, qs } from './api.js';
+import { priceText } from './format.js';
 
 /** The resolution buttons: UDF value and label. */
 export const RESOLUTIONS = [
@@ -47,7 +48,11 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
   const candles = chart.addSeries(LWC.CandlestickSeries, {
     upColor: c.up, downColor: c.down, wickUpColor: c.up, wickDownColor: c.down, borderVisible: false,
   });
-  candles.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.26 } });
+  // Room above the candles and below them (for the volume bars) is added to the price range
+  // itself, clamped at zero, instead of scale margins: margins extend the axis linearly past the
+  // lowest candle, which showed negative prices whenever the range was wide (1h, 1D).
+  candles.applyOptions({ autoscaleInfoProvider: (original) => withRoom(original()) });
+  candles.priceScale().applyOptions({ scaleMargins: { top: 0.02, bottom: 0 } });
   const volume = chart.addSeries(LWC.HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
 
@@ -57,6 +62,11 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     historyRequests: [], loads: 0, refreshes: 0, error: null,
   };
   window.__chart = state;
+  // For the browser tests: the prices at the bottom and top of the visible axis, and how it labels a price.
+  window.__chartAxis = (sample) => {
+    const { height } = chart.paneSize(0);
+    return { bottom: candles.coordinateToPrice(height), top: candles.coordinateToPrice(0), sample: candles.priceFormatter().format(sample) };
+  };
 
   let generation = 0;
   let clockOffset = 0; // server seconds minus browser seconds
@@ -101,7 +111,7 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
       if (gen !== generation) return state;
       if (typeof time === 'number') clockOffset = time - Date.now() / 1000;
       const precision = Math.max(0, Math.round(Math.log10(info.pricescale || 100)));
-      candles.applyOptions({ priceFormat: { type: 'price', precision, minMove: 1 / 10 ** precision } });
+      candles.applyOptions({ priceFormat: { type: 'custom', formatter: priceText, minMove: 1 / 10 ** precision } });
       chart.applyOptions({ timeScale: { secondsVisible: /S$/.test(resolution) } });
       Object.assign(state, { ticker: info.ticker, name: info.name, description: info.description });
       const bars = await history({ symbol: info.ticker, resolution, from: 0, to: serverNow() + 1, countback: COUNTBACK });
@@ -154,6 +164,18 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
   }
 
   return { load, refresh, state, chart };
+}
+
+/** The candles' range with 8 % of room above and 26 % below (the volume bars), never below zero. */
+function withRoom(info) {
+  if (!info || !info.priceRange) return info;
+  const { minValue, maxValue } = info.priceRange;
+  const span = maxValue - minValue || Math.abs(maxValue) * 0.02 || 1;
+  const inner = 1 - 0.08 - 0.26;
+  return {
+    ...info,
+    priceRange: { minValue: Math.max(0, minValue - (span * 0.26) / inner), maxValue: maxValue + (span * 0.08) / inner },
+  };
 }
 
 /**

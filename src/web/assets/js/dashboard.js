@@ -105,24 +105,36 @@ async function loadAccount() {
   fill($('#usage-note'), u.rateLimit ? 'The rate limit is shared by all keys of the account.' : 'Live request usage is not available here; the limits of the plan are shown.');
 }
 
-// Keys
+// Keys. Revoked and expired keys stay in the API's list; the page hides them unless asked.
+let allKeys = [];
+const isDead = (k) => k.status === 'revoked' || k.status === 'expired';
+const cell = (label, attrs, ...children) => h('td', { ...attrs, 'data-label': label }, ...children);
+
 async function loadKeys() {
-  const { keys } = await read('/keys');
+  ({ keys: allKeys } = await read('/keys'));
+  showKeys();
+}
+
+function showKeys() {
+  const showDead = $('#show-revoked').checked;
+  const dead = allKeys.filter(isDead).length;
+  fill($('#revoked-count'), String(dead));
+  const keys = showDead ? allKeys : allKeys.filter((k) => !isDead(k));
   fill(
     $('#keys'),
     keys.length === 0
-      ? h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No keys yet'))
+      ? h('tr', {}, h('td', { colspan: 8, class: 'muted' }, dead > 0 ? 'No active keys' : 'No keys yet'))
       : keys.map((k) => {
           const live = k.status === 'active' || k.status === 'expiring';
           return h('tr', { dataset: { keyId: k.id } },
-            h('td', {}, k.name ?? h('span', { class: 'muted' }, '(unnamed)')),
-            h('td', { class: 'mono' }, `${k.prefix}…${k.last4}`),
-            h('td', {}, k.scopes.join(', ')),
-            h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
-            h('td', {}, fmt.dateTime(k.createdAt)),
-            h('td', {}, fmt.dateTime(k.lastUsedAt)),
-            h('td', {}, fmt.dateTime(k.expiresAt)),
-            h('td', { class: 'row' },
+            cell('Name', {}, k.name ?? h('span', { class: 'muted' }, '(unnamed)')),
+            cell('Key', { class: 'mono' }, `${k.prefix}…${k.last4}`),
+            cell('Scopes', {}, k.scopes.join(', ')),
+            cell('Status', {}, h('span', { class: `badge ${k.status}` }, k.status)),
+            cell('Created', {}, fmt.dateTime(k.createdAt)),
+            cell('Last used', {}, fmt.dateTime(k.lastUsedAt)),
+            cell('Expires', {}, fmt.dateTime(k.expiresAt)),
+            h('td', { class: 'row actions' },
               live ? h('button', { type: 'button', 'data-action': 'rotate', onclick: () => rotate(k) }, 'Rotate') : null,
               k.status !== 'revoked' ? h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revoke(k) }, 'Revoke') : null,
             ),
@@ -130,6 +142,7 @@ async function loadKeys() {
         }),
   );
 }
+$('#show-revoked').addEventListener('change', showKeys);
 
 async function withError(target, fn) {
   fill(target);
@@ -180,10 +193,10 @@ async function loadSubscriptions() {
       ? h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriptions yet'))
       : subscriptions.map((s) =>
           h('tr', { dataset: { address: s.address } },
-            h('td', { class: 'mono' }, s.address),
-            h('td', { class: 'mono' }, s.webhookUrl ?? h('span', { class: 'muted' }, 'none (poll /v1/events)')),
-            h('td', {}, fmt.dateTime(s.createdAt)),
-            h('td', {}, h('button', { type: 'button', class: 'danger', 'data-action': 'remove', onclick: () => removeSubscription(s) }, 'Remove')),
+            cell('Token', { class: 'mono' }, s.address),
+            cell('Webhook', { class: 'mono' }, s.webhookUrl ?? h('span', { class: 'muted' }, 'none (poll /v1/events)')),
+            cell('Since', {}, fmt.dateTime(s.createdAt)),
+            h('td', { class: 'actions' }, h('button', { type: 'button', class: 'danger', 'data-action': 'remove', onclick: () => removeSubscription(s) }, 'Remove')),
           ),
         ),
   );

@@ -1,22 +1,54 @@
 // Number and time formatting for the pages.
 
-const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const cents = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
+/** From this many zeros after the decimal point on, they are written as 0.0₄14 (as trading sites do). */
+const SUBSCRIPT_FROM = 4;
 
-/** A USD price with four significant digits, without exponent notation. */
-export function price(v) {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (v === 0) return '$0';
+const missing = (v) => v === null || v === undefined || !Number.isFinite(v);
+
+/**
+ * A price without the currency sign: four significant digits, no exponent; a price below 0.0001
+ * shows its run of zeros as a subscript count (0.000014 -> 0.0₄14). Used by the chart's price axis
+ * and by every price on the pages.
+ */
+export function priceText(v) {
+  if (missing(v)) return '–';
+  if (v === 0) return '0';
+  const sign = v < 0 ? '-' : '';
   const abs = Math.abs(v);
-  if (abs >= 1) return '$' + v.toLocaleString('en-US', { maximumFractionDigits: abs >= 1000 ? 2 : 4 });
-  const digits = Math.min(20, Math.max(2, 3 - Math.floor(Math.log10(abs))));
-  return '$' + v.toFixed(digits).replace(/0+$/, '').replace(/\.$/, '');
+  if (abs >= 1) return sign + abs.toLocaleString('en-US', { maximumFractionDigits: abs >= 1000 ? 2 : 4 });
+  let zeros = Math.floor(-Math.log10(abs));
+  let digits = Math.round(abs * 10 ** (zeros + 4));
+  if (digits >= 10000) {
+    // Rounded up into the next decade (0.099999 -> 0.1000); just below 1 it is 1.
+    if (zeros === 0) return sign + '1';
+    zeros -= 1;
+    digits = Math.round(digits / 10);
+  }
+  const significant = String(digits).replace(/0+$/, '') || '0';
+  if (zeros < SUBSCRIPT_FROM) return sign + '0.' + '0'.repeat(zeros) + significant;
+  const count = String(zeros).split('').map((d) => SUBSCRIPT[Number(d)]).join('');
+  return `${sign}0.0${count}${significant}`;
 }
 
-/** A USD amount in compact form ($1.2M). */
+/** A USD price ($0.0₄14, $0.2051, $1,234.56). */
+export function price(v) {
+  return missing(v) ? '–' : '$' + priceText(v);
+}
+
+/**
+ * A USD amount (value, volume, liquidity, market cap), the one money format of the pages:
+ * compact from 10,000 on ($12.35K, $70.87M), cents below ($812.40), a price below one cent.
+ */
 export function usd(v) {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  return '$' + (Math.abs(v) >= 10_000 ? compact.format(v) : grouped.format(v));
+  if (missing(v)) return '–';
+  const abs = Math.abs(v);
+  if (abs >= 10_000) return '$' + compact.format(v);
+  if (abs >= 0.01 || v === 0) return '$' + cents.format(v);
+  return price(v);
 }
 
 /** A plain amount in compact form. */

@@ -183,11 +183,13 @@ document.addEventListener('click', (e) => {
   if (!e.target.closest('.search')) hideResults();
 });
 
-/** The token to show first: the one in the URL, else the most liquid one. */
+/** The token to show first: the one in the URL, else the most traded in the last hour (a live one), else the most liquid. */
 async function start() {
   const wanted = params.get('symbol');
   if (wanted) return select(wanted);
   try {
+    const { tokens } = await getJson('/v1/market/trending?' + qs({ window: '1h', limit: 1 }));
+    if (tokens?.[0]) return select(tokens[0].address);
     const found = await getJson('/udf/search?' + qs({ query: '', limit: 1 }));
     if (Array.isArray(found) && found[0]) return select(found[0].ticker);
   } catch {

@@ -1,0 +1,116 @@
+/**
+ * Operator commands of the CLI beyond the basics in cli.ts: tenants' sign-in details
+ * (set-email, set-password), an online backup of the store, and removing the demo data.
+ * README, Command-line tool; README, Backups; README, Demo data.
+ */
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Store } from './store/db.js';
+import type { Services } from './services/index.js';
+import { removeDemo } from './services/demo.js';
+import { createSessions } from './services/sessions.js';
+import { systemClock } from './domain/clock.js';
+
+/** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
+export type Fail = { usage(message: string): Error; command(message: string): Error };
+
+export type CommandContext = {
+  positionals: string[];
+  opts: { tenant?: string; email?: string; force?: boolean; remove?: boolean };
+  databasePath: () => string;
+  stdin: NodeJS.ReadableStream;
+  stderr: (s: string) => void;
+  withStore: <T>(fn: (store: Store, services: Services) => Promise<T>) => Promise<T>;
+  fail: Fail;
+};
+
+/** What a command prints: a JSON document (--json) or a line for people. */
+export type Output = { doc: unknown; human: string };
+
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function setEmail(ctx: CommandContext): Promise<Output> {
+  const tenant = ctx.opts.tenant;
+  const email = ctx.opts.email;
+  if (!tenant) throw ctx.fail.usage('--tenant is required');
+  if (!email) throw ctx.fail.usage('--email is required');
+  if (!EMAIL.test(email)) throw ctx.fail.usage('--email is not an email address');
+  const t = await ctx.withStore(async (_s, sv) => sv.accounts.setEmail(tenant, email));
+  return { doc: { id: t.id, email: t.email }, human: `email of ${t.id} set to ${t.email}` };
+}
+
+export async function setPassword(ctx: CommandContext): Promise<Output> {
+  const tenant = ctx.opts.tenant;
+  if (!tenant) throw ctx.fail.usage('--tenant is required');
+  const password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
+  await ctx.withStore(async (store, sv) => {
+    // Refused (exit 1) for a tenant without an email: it could never sign in.
+    sv.accounts.setPassword(tenant, password);
+    // A new password ends every dashboard session of the tenant.
+    createSessions({ store, clock: systemClock }).destroyAll(tenant);
+  });
+  return { doc: { id: tenant }, human: `password set for ${tenant}` };
+}
+
+/**
+ * Copies the store to FILE with SQLite's online backup (better-sqlite3 `db.backup`), page by
+ * page, while the server keeps reading and writing. The copy goes to FILE.partial first and is
+ * renamed when complete, so FILE is never half-written.
+ */
+export async function backup(ctx: CommandContext): Promise<Output> {
+  const [file, ...extra] = ctx.positionals;
+  if (file === undefined) throw ctx.fail.usage('backup needs a FILE to write');
+  if (extra.length > 0) throw ctx.fail.usage(`backup takes one FILE (got ${ctx.positionals.length})`);
+  const source = ctx.databasePath();
+  if (source === ':memory:') throw ctx.fail.command('DATABASE_PATH is :memory:; there is no store file to back up');
+  if (!existsSync(source)) throw ctx.fail.command(`no store at ${source} (DATABASE_PATH)`);
+  const target = resolve(file);
+  if (target === resolve(source)) throw ctx.fail.command('FILE is the store itself');
+  if (existsSync(target) && !ctx.opts.force) throw ctx.fail.command(`${file} exists; choose another name or pass --force to replace it`);
+  const partial = `${target}.partial`;
+  rmSync(partial, { force: true });
+  // Read-only and without migrating: a backup must not change the store it copies.
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  try {
+    let last = -1;
+    const { totalPages } = await db.backup(partial, {
+      progress: ({ totalPages: total, remainingPages }) => {
+        const pct = Math.floor(((total - remainingPages) / Math.max(1, total)) * 100);
+        if (pct >= last + 10 && remainingPages > 0) {
+          last = pct;
+          ctx.stderr(`backup: ${pct}% of ${total} pages\n`);
+        }
+        // Pages per step: large enough to be quick, small enough to let the server write between steps.
+        return 2000;
+      },
+    });
+    ctx.stderr(`backup: 100% of ${totalPages} pages\n`);
+    renameSync(partial, target);
+    const bytes = statSync(target).size;
+    return { doc: { file: target, bytes, pages: totalPages }, human: `backed up ${source} to ${target} (${bytes} bytes)` };
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw ctx.fail.command(`backup failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Deletes every demo token with all its data; real tokens are untouched. */
+export async function removeDemoData(ctx: CommandContext): Promise<Output> {
+  const removed = await ctx.withStore(async (store) => removeDemo(store));
+  return {
+    doc: removed,
+    human: removed.tokens === 0
+      ? 'no demo data in the store'
+      : `removed ${removed.tokens} demo tokens, ${removed.markets} markets, ${removed.trades} trades, ${removed.holders} holders, ${removed.events} events`,
+  };
+}

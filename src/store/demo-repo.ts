@@ -1,0 +1,85 @@
+/**
+ * The statements behind the demo feed (what it needs to continue each demo token at its own
+ * trade rate, size and quote currency) and behind `cli demo --remove` (every row that belongs to
+ * a demo token, in one transaction). README, Demo data.
+ */
+import type { Db } from './db.js';
+
+export type FeedToken = { id: number; address: string; price: number; createdAt: number; lastTradeAt: number | null };
+export type FeedMarket = { address: string; quoteSymbol: string; liquidityUsd: number };
+export type RecentActivity = { trades: number; avgVolumeUsd: number | null; firstTime: number | null };
+export type DemoRemoval = { tokens: number; markets: number; trades: number; holders: number; events: number };
+
+export function createDemoRepo(db: Db) {
+  const feedTokens = db.prepare<[], FeedToken>(
+    'SELECT id, address, price_usd AS price, created_at AS createdAt, last_trade_at AS lastTradeAt FROM tokens WHERE is_demo = 1 AND price_usd IS NOT NULL ORDER BY id',
+  );
+  const onlyDemo = db.prepare<[], { n: number; real: number }>('SELECT count(*) AS n, coalesce(sum(is_demo = 0), 0) AS real FROM tokens');
+  const markets = db.prepare<[number], FeedMarket>(
+    'SELECT address, quote_symbol AS quoteSymbol, liquidity_usd AS liquidityUsd FROM markets WHERE token_id = ? ORDER BY liquidity_usd DESC, address',
+  );
+  const recent = db.prepare<[number, number], RecentActivity>(
+    'SELECT count(*) AS trades, avg(volume_usd) AS avgVolumeUsd, min(block_time) AS firstTime FROM trades WHERE token_id = ? AND block_time >= ?',
+  );
+  // The USD price of SOL implied by the newest SOL-quoted trade of a token.
+  const solPrice = db.prepare<[number], number>(`
+    SELECT t.volume_usd / t.quote_amount FROM trades t JOIN markets m ON m.address = t.market
+    WHERE t.token_id = ? AND m.quote_symbol = 'SOL' AND t.quote_amount > 0
+    ORDER BY t.block_time DESC, t.id DESC LIMIT 1`).pluck();
+  const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
+  const holderAt = db.prepare<[number, number], string>('SELECT owner FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT 1 OFFSET ?').pluck();
+  const newestTraded = db.prepare<[], string>('SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1').pluck();
+  const demoIds = db.prepare<[], number>('SELECT id FROM tokens WHERE is_demo = 1').pluck();
+  const demoAddresses = 'SELECT address FROM tokens WHERE is_demo = 1';
+  const demoIdList = 'SELECT id FROM tokens WHERE is_demo = 1';
+
+  // Every table keyed by token id, found in the schema so that a table added by a later
+  // migration is emptied of demo rows too. Tokens go last (the other tables refer to them).
+  const tokenTables = (): string[] =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'tokens' ORDER BY name").pluck().all() as string[])
+      .filter((table) => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).includes('token_id'));
+
+  const remove = db.transaction((): DemoRemoval => {
+    const ids = demoIds.all();
+    if (ids.length === 0) return { tokens: 0, markets: 0, trades: 0, holders: 0, events: 0 };
+    const counted: Record<string, number> = {};
+    // Events name their token by address; their deliveries go with them (ON DELETE CASCADE).
+    counted.events = db.prepare(`DELETE FROM events WHERE token IN (${demoAddresses})`).run().changes;
+    for (const table of tokenTables()) {
+      counted[table] = db.prepare(`DELETE FROM "${table}" WHERE token_id IN (${demoIdList})`).run().changes;
+    }
+    const tokens = db.prepare('DELETE FROM tokens WHERE is_demo = 1').run().changes;
+    db.prepare("DELETE FROM meta WHERE key = 'demo'").run();
+    return { tokens, markets: counted.markets ?? 0, trades: counted.trades ?? 0, holders: counted.holders ?? 0, events: counted.events ?? 0 };
+  });
+
+  return {
+    /** Demo tokens that have a price (so the feed can move it). */
+    feedTokens: (): FeedToken[] => feedTokens.all(),
+    /** True while the store holds tokens and every one of them is a demo token. */
+    holdsOnlyDemo(): boolean {
+      const row = onlyDemo.get()!;
+      return row.n > 0 && row.real === 0;
+    },
+    /** How many tokens the store holds, and how many of them are real (not demo). */
+    composition: (): { tokens: number; real: number } => {
+      const row = onlyDemo.get()!;
+      return { tokens: row.n, real: row.real };
+    },
+    markets: (tokenId: number): FeedMarket[] => markets.all(tokenId),
+    /** Trades since `since` (unix seconds): how many, their average value, the first one's time. */
+    recent: (tokenId: number, since: number): RecentActivity => recent.get(tokenId, since)!,
+    /** SOL's USD price at the token's newest SOL-quoted trade, or undefined. */
+    solPrice: (tokenId: number): number | undefined => solPrice.get(tokenId),
+    holderCount: (tokenId: number): number => holderCount.get(tokenId) ?? 0,
+    holderAt: (tokenId: number, offset: number): string | undefined => holderAt.get(tokenId, offset),
+    /** Deletes every demo token and every row that belongs to one; counts of what went. */
+    removeDemo: (): DemoRemoval => remove.immediate(),
+    /** The most recently traded token (demo or not): the one the start-up message links the embed to. */
+    newestTraded: (): string | undefined => newestTraded.get(),
+    /** Ids of the demo tokens. */
+    demoTokenIds: (): number[] => demoIds.all(),
+  };
+}
+
+export type DemoRepo = ReturnType<typeof createDemoRepo>;
