@@ -18,7 +18,14 @@ const DEAD_AFTER_MS = 60_000;
 /** How often commits of other processes, key revocations and held states are looked at. */
 const CHECK_EVERY_MS = 250;
 
-export type HubOptions = { source: StreamSource; metrics: StreamMetrics; nowMs?: () => number };
+export type HubOptions = {
+  source: StreamSource;
+  metrics: StreamMetrics;
+  nowMs?: () => number;
+  /** Liveness: ping this often, cut a connection silent this long (defaults 30 s and 60 s). */
+  pingEveryMs?: number;
+  deadAfterMs?: number;
+};
 
 export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
 
@@ -45,6 +52,11 @@ export class Hub {
 
   get connections(): number {
     return this.conns.size;
+  }
+
+  /** Bytes waiting to be sent, per open connection (what the slow-consumer bounds hold down). */
+  buffered(): number[] {
+    return [...this.conns].map((c) => c.socket.bufferedAmount);
   }
 
   /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
@@ -85,7 +97,7 @@ export class Hub {
 
   private startTimers(): void {
     this.timers.push(setInterval(() => this.check(), CHECK_EVERY_MS));
-    this.timers.push(setInterval(() => this.liveness(), PING_EVERY_MS));
+    this.timers.push(setInterval(() => this.liveness(), this.opts.pingEveryMs ?? PING_EVERY_MS));
     for (const t of this.timers) t.unref();
   }
 
@@ -122,7 +134,7 @@ export class Hub {
   private liveness(): void {
     const now = this.nowMs();
     for (const c of this.conns) {
-      if (now - c.lastPongMs > DEAD_AFTER_MS) c.socket.terminate();
+      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.socket.terminate();
       else c.socket.ping();
     }
   }
