@@ -21,7 +21,6 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'upgrade_required'
   | 'internal';
 
 export type ErrorDetail = { line?: number; index?: number; error: string; [k: string]: unknown };

@@ -73,7 +73,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       const { hub, wss, upgrades } = streamOf(deps);
       const up = upgrades.get(ctx.req);
       if (up === undefined) {
-        throw new ApiError(426, 'upgrade_required', 'GET /v1/stream is a WebSocket: send Upgrade: websocket', { headers: { Upgrade: 'websocket' } });
+        throw new ApiError(426, 'invalid_parameter', 'GET /v1/stream is a WebSocket: send Upgrade: websocket', { headers: { Upgrade: 'websocket' } });
       }
       upgrades.delete(ctx.req);
       const caller = ctx.state.caller;

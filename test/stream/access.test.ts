@@ -95,7 +95,8 @@ describe('the upgrade', () => {
     live = await startLive();
     const res = await live.http.get('/v1/stream');
     expect(res.status).toBe(426);
-    expect(res.body.error.code).toBe('upgrade_required');
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', message: 'GET /v1/stream is a WebSocket: send Upgrade: websocket' });
+    expect(res.headers.upgrade).toBe('websocket');
   });
 });
 
