@@ -176,20 +176,22 @@ export class Hub {
     // Catch up with other processes first, so a replay and the live messages after it meet exactly.
     this.opts.source.checkExternalChanges();
     const names = cmd.channel === 'prices' ? cmd.tokens : [cmd.token];
-    const tokens: TokenLink[] = [];
+    const asked: TokenLink[] = [];
     for (const name of names) {
       const t = this.opts.source.resolve(name);
       if (t === null) return { id: cmd.id, code: 'token_not_found', message: `unknown token ${name}`, param: cmd.channel === 'prices' ? 'tokens' : 'token' };
-      if (!tokens.some((x) => x.id === t.id)) tokens.push(t);
+      asked.push(t);
     }
     const wait = conn.info.charge();
     if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
-    this.subscribe(conn, cmd, tokens);
+    this.subscribe(conn, cmd, asked);
     return null;
   }
 
-  private subscribe(conn: Connection, cmd: Extract<Command, { op: 'subscribe' }>, tokens: TokenLink[]): void {
+  /** `asked`: the token of each name, in the order asked (a prices subscription may name one twice). */
+  private subscribe(conn: Connection, cmd: Extract<Command, { op: 'subscribe' }>, asked: TokenLink[]): void {
     const id = conn.newSubId();
+    const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
     const held = null;
     const first = tokens[0]!;
     const state = (t: TokenLink): TokenState => this.fanout.state(t.id, t.address);
@@ -206,7 +208,7 @@ export class Hub {
         break;
       case 'prices':
         sub = { id, conn, held, channel: 'prices', tokens };
-        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: tokens.map((t) => t.address) };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
         break;
       case 'overview':
         sub = { id, conn, held, channel: 'overview', token: first };

@@ -118,9 +118,11 @@ describe('prices and overview', () => {
     live.ingest([trade(T0 - 10, 2)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const p = await c.request({ op: 'subscribe', channel: 'prices', tokens: [token, 'LIVE'] });
-    expect(p.tokens).toEqual([token]);
+    expect(p.tokens).toEqual([token, token]); // one per name asked
     const o = await c.request({ op: 'subscribe', channel: 'overview', token });
     const price = await c.waitFor((m) => m.op === 'price');
+    await settle();
+    expect(c.of(p.sub, 'price')).toHaveLength(1); // the token once, though named twice
     expect(price).toEqual({ op: 'price', sub: p.sub, token, priceUsd: 2, priceChangePct24h: null, lastTradeAt: T0 - 10 });
     const ov = await c.waitFor((m) => m.op === 'overview');
     const http = await live.http.get(`/v1/token/${token}/overview`);
