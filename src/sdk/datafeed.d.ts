@@ -9,17 +9,11 @@ export type DatafeedOptions = {
   baseUrl: string;
   /** An API key with the read scope; sent as x-api-key, and as ?key= on the stream. */
   apiKey?: string;
-  /** A WebSocket class, for runtimes without a global one (Node 20: the `ws` package). */
-  WebSocket?: new (url: string) => WebSocketLike;
-};
-
-export type WebSocketLike = {
-  send(data: string): void;
-  close(code?: number): void;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: unknown) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
+  /**
+   * A WebSocket class with the browser's interface (onopen, onmessage, onclose, send, close), for
+   * runtimes without a global one (Node 20: the `ws` package's default export).
+   */
+  WebSocket?: new (url: string) => unknown;
 };
 
 /** A bar as the library takes it: time in milliseconds. */

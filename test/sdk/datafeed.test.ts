@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createDatafeed, type Bar } from '../../src/sdk/datafeed.js';
+import { createDatafeed, type Bar, type HistoryMetadata } from '../../src/sdk/datafeed.js';
 import { startLive, type Live } from '../stream/support.js';
 import { addToken } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
@@ -96,12 +96,12 @@ describe('the datafeed as the Charting Library uses it', () => {
     feed.resolveSymbol('NOSUCH', () => {}, failed.fn);
     expect(await failed.next()).toEqual(['unknown_symbol']);
 
-    const bars = callback<[Bar[], { noData?: boolean }]>();
+    const bars = callback<[Bar[], HistoryMetadata]>();
     feed.getBars(info, '1', { from: T0 - 3600, to: T0 + 3600, countBack: 300, firstDataRequest: true }, bars.fn, () => {});
     const [got, meta] = await bars.next();
     expect(got).toEqual((await history(live, token, '1')).map(bar));
     expect(meta).toEqual({ noData: false });
-    const empty = callback<[Bar[], { noData?: boolean; nextTime?: number }]>();
+    const empty = callback<[Bar[], HistoryMetadata]>();
     feed.getBars(info, '1', { from: T0 + 7200, to: T0 + 9000, countBack: 0, firstDataRequest: false }, empty.fn, () => {});
     expect(await empty.next()).toEqual([[], { noData: true, nextTime: (T0 + 40) * 1000 }]);
 

@@ -15,9 +15,7 @@ import type { FakeClock } from '../helpers/make-test-app.js';
 const realClock: FakeClock = { now: () => Date.now(), set() {}, advance() {}, seconds: () => Math.floor(Date.now() / 1000) };
 
 type Chart = { status: string; lastTime: number | null; lastClose: number | null; refreshes: number; live?: { status: string; pushes: number; polls: number } };
-declare global {
-  interface Window { __chart?: Chart }
-}
+// The pages publish their chart state on window.__chart; functions run in the page read it inline.
 
 describe.skipIf(!browserAvailable)('pages live from the stream', () => {
   let browser: Browser;
@@ -45,7 +43,7 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('request', (r) => r.url().includes('countback=2') && polls.push(r.url()));
     await page.goto(live.base + path);
-    await page.waitForFunction(() => window.__chart?.status === 'ready' && window.__chart.live?.status === 'open', undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => (window as unknown as { __chart?: Chart }).__chart?.status === 'ready' && (window as unknown as { __chart?: Chart }).__chart?.live?.status === 'open', undefined, { timeout: 15_000 });
     return { page, errors, polls };
   }
 
@@ -56,8 +54,11 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
       const price = Number((2 + Math.random()).toFixed(4));
       const t = realClock.seconds();
       live.ingest([aTrade(token, { market, blockTime: t, priceUsd: price })]);
-      await page.waitForFunction((p) => window.__chart!.lastClose === p, price, { timeout: 10_000 });
-      const state = await page.evaluate(() => ({ ...window.__chart!, live: { ...window.__chart!.live! } }));
+      await page.waitForFunction((p) => (window as unknown as { __chart: Chart }).__chart.lastClose === p, price, { timeout: 10_000 });
+      const state = await page.evaluate(() => {
+        const c = (window as unknown as { __chart: Chart }).__chart;
+        return { ...c, live: { ...c.live! } };
+      });
       expect(state.lastTime).toBe(t - (t % 60));
       expect(state.lastClose).toBe(price);
       expect(state.live.pushes).toBeGreaterThanOrEqual(1);
