@@ -18,10 +18,14 @@ export const TRADES_OVERFLOW = 4 * 1024 * 1024;
 export const HARD_LIMIT = 8 * 1024 * 1024;
 /** Keyed states held for one subscription; more gives it `reset` overflow and its newest state. */
 const MAX_HELD = 64;
+const TEXT = { binary: false } as const;
 
 export type TokenLink = { id: number; address: string };
 
-type SubBase = { id: string; conn: Connection; held: Map<string, string> | null };
+/** A message: its op (for the metrics) and its text, or that text already encoded. */
+export type Out = [op: string, data: string | Buffer];
+
+type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
 export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
 export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
 export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
@@ -50,32 +54,32 @@ export class Connection {
   }
 
   /** Sends a message that is not a keyed state (answers, trades, resets). */
-  send(op: string, text: string): void {
+  send(op: string, data: string | Buffer): void {
     if (this.closed) return;
     if (this.socket.bufferedAmount > HARD_LIMIT) {
       this.closed = true;
       this.socket.terminate();
       return;
     }
-    this.socket.send(text);
+    this.socket.send(data, TEXT);
     this.metrics.sent(op);
   }
 
   /** Sends the newest state under `key` of `sub`, or holds it while the socket is backed up. */
-  sendState(sub: Sub, op: string, key: string, text: string): void {
+  sendState(sub: Sub, op: string, key: string, data: string | Buffer): void {
     if (this.closed || !this.subs.has(sub.id)) return;
     if (sub.held === null && this.socket.bufferedAmount <= HIGH_WATER) {
-      this.send(op, text);
+      this.send(op, data);
       return;
     }
     sub.held ??= new Map();
     if (sub.held.size >= MAX_HELD && !sub.held.has(key)) {
       // Too far behind to replay what changed: the client refetches, then follows from here.
       sub.held.clear();
-      sub.held.set('reset', `reset\n{"op":"reset","sub":"${sub.id}","reason":"overflow"}`);
+      sub.held.set('reset', ['reset', `{"op":"reset","sub":"${sub.id}","reason":"overflow"}`]);
       this.metrics.reset('overflow');
     }
-    sub.held.set(key, `${op}\n${text}`);
+    sub.held.set(key, [op, data]);
     this.backlog.add(sub);
   }
 
@@ -103,10 +107,7 @@ export class Connection {
       const held = sub.held;
       sub.held = null;
       if (held === null || !this.subs.has(sub.id)) continue;
-      for (const entry of held.values()) {
-        const nl = entry.indexOf('\n');
-        this.send(entry.slice(0, nl), entry.slice(nl + 1));
-      }
+      for (const [op, data] of held.values()) this.send(op, data);
     }
     this.backlog.clear();
     return false;

@@ -32,6 +32,21 @@ export type TokenState = {
   view: Throttle;
 };
 
+/**
+ * The encoded text of one message body for each subscription id: the bodies are the same for
+ * every subscriber and sub ids repeat across connections (most are `s1`), so a message is
+ * encoded once per distinct id, not once per subscriber.
+ */
+class Encoded {
+  private readonly byId = new Map<string, Buffer>();
+  constructor(private readonly head: string, private readonly body: string) {}
+  for(subId: string): Buffer {
+    let b = this.byId.get(subId);
+    if (b === undefined) this.byId.set(subId, (b = Buffer.from(`${this.head}"sub":"${subId}",${this.body}`)));
+    return b;
+  }
+}
+
 export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l":${b.l},"c":${b.c},"v":${b.v}}`;
 
 export function priceBody(source: StreamSource, t: TokenState): string | null {
@@ -94,27 +109,36 @@ export class Fanout {
   }
 
   private deliverTrades(t: TokenState, trades: TradeJson[], seenMs: number): void {
-    const delay = (this.nowMs() - seenMs) / 1000;
     if (t.trades.size > 0) {
       const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
-      const bodies: string[] = [];
-      for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) bodies.push(`"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`);
+      const bodies: Encoded[] = [];
+      for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
+        bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+      }
       for (const sub of t.trades) {
         if (sub.stopped) continue;
         for (const body of bodies) {
           if (!sub.conn.tradesFit()) break;
-          sub.conn.send('trades', `{"op":"trades","sub":"${sub.id}",${body}`);
-          this.metrics.delay(delay);
+          sub.conn.send('trades', body.for(sub.id));
         }
       }
+      this.delay(seenMs);
     }
     let minTime = Infinity;
     for (const tr of trades) if (tr.blockTime < minTime) minTime = tr.blockTime;
-    for (const subs of t.bars.values()) this.deliverBars(t, subs, minTime, delay);
+    for (const subs of t.bars.values()) {
+      this.deliverBars(t, subs, minTime);
+      this.delay(seenMs);
+    }
+  }
+
+  /** The delay of a change's last message on one channel (once per change, not per subscriber). */
+  private delay(seenMs: number): void {
+    this.metrics.delay((this.nowMs() - seenMs) / 1000);
   }
 
   /** Bars of one resolution after new trades whose earliest time is `minTime`. */
-  private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number, delay: number): void {
+  private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number): void {
     const first = subs.values().next().value;
     if (first === undefined) return;
     const res = first.res;
@@ -126,30 +150,29 @@ export class Fanout {
     const jsons = bars.map(barJson);
     const newest = bars.length - 1;
     // Subscriptions that last saw the same bar get the same messages: worked out once per group.
-    const plans = new Map<string, [op: string, key: string, body: string][]>();
+    const plans = new Map<string, [op: string, key: string, body: Encoded][]>();
     for (const s of subs) {
       const group = `${s.lastT}|${s.lastJson}`;
       let plan = plans.get(group);
       if (plan === undefined) {
         plan = [];
         if (s.lastT !== null && minBucket < s.lastT) {
-          plan.push(['reset', 'reset', `"reason":"backfill"}`]);
-          plan.push(['bar', String(bars[newest]!.t), `"bar":${jsons[newest]},"final":false}`]);
+          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', `"reason":"backfill"}`)]);
+          plan.push(['bar', String(bars[newest]!.t), new Encoded('{"op":"bar",', `"bar":${jsons[newest]},"final":false}`)]);
         } else {
           const start = s.lastT ?? minBucket;
           for (let i = 0; i <= newest; i++) {
             const b = bars[i]!;
             if (b.t < start) continue;
             if (b.t === s.lastT && jsons[i] === s.lastJson) continue;
-            plan.push(['bar', String(b.t), `"bar":${jsons[i]},"final":${i !== newest}}`]);
+            plan.push(['bar', String(b.t), new Encoded('{"op":"bar",', `"bar":${jsons[i]},"final":${i !== newest}}`)]);
           }
         }
         plans.set(group, plan);
       }
       for (const [op, key, body] of plan) {
         if (op === 'reset') this.metrics.reset('backfill');
-        s.conn.sendState(s, op, key, `{"op":"${op}","sub":"${s.id}",${body}`);
-        this.metrics.delay(delay);
+        s.conn.sendState(s, op, key, body.for(s.id));
       }
       s.lastT = bars[newest]!.t;
       s.lastJson = jsons[newest]!;
@@ -173,13 +196,15 @@ export class Fanout {
     const body = priceBody(this.source, t);
     if (body === null || body === t.price.lastJson) return;
     t.price.lastJson = body;
-    for (const s of t.prices) s.conn.sendState(s, 'price', String(t.id), `{"op":"price","sub":"${s.id}",${body}`);
+    const msg = new Encoded('{"op":"price",', body);
+    for (const s of t.prices) s.conn.sendState(s, 'price', String(t.id), msg.for(s.id));
   }
 
   private sendOverview(t: TokenState): void {
     const body = overviewBody(this.source, t);
     if (body === null || body === t.view.lastJson) return;
     t.view.lastJson = body;
-    for (const s of t.overview) s.conn.sendState(s, 'overview', 'overview', `{"op":"overview","sub":"${s.id}",${body}`);
+    const msg = new Encoded('{"op":"overview",', body);
+    for (const s of t.overview) s.conn.sendState(s, 'overview', 'overview', msg.for(s.id));
   }
 }

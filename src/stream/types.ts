@@ -35,7 +35,8 @@ export type StreamSource = {
 
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  send(text: string): void;
+  /** Sends a text frame; `data` may be the text already encoded as UTF-8. */
+  send(data: string | Buffer, opts: { binary: false }): void;
   readonly bufferedAmount: number;
   close(code: number, reason: string): void;
   terminate(): void;
