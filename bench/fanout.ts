@@ -5,17 +5,21 @@
  * ingest-to-receipt p50/p99 (from the start of the ingest request to the client's receipt; the
  * commit is inside that request, so this bounds commit-to-receipt from above), the server's own
  * commit-to-send histogram, server CPU per delivered message, and server memory per idle
- * connection (RSS with N open idle connections minus RSS before, over N).
+ * connection (the growth of the server's RSS from N/2 to N open idle connections, over N/2).
+ * The subscribers live in worker threads (bench/fanout-clients.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { projectRoot } from '../src/paths.js';
 import { openStore } from '../src/store/db.js';
 import { createServices } from '../src/services/index.js';
 import { copyStore } from './data.js';
 import { processSeconds } from './cpu.js';
 import { startBenchServer } from './server-control.js';
 import { BENCH_PLAN_RPM } from './provision.js';
+import type { ClientsJob, FromClients, ToClients } from './fanout-clients.js';
 
 export type FanoutFigure = {
   subscribers: number;
@@ -89,64 +93,69 @@ function provisionFanout(path: string, anchorMs: number, tenants: number): { key
   }
 }
 
+/** Worker threads holding the subscribers (the machine's cores, at least 1). */
+const WORKERS = Math.max(1, Math.min(4, availableParallelism()));
+
+type Pool = { workers: Worker[]; all(type: FromClients['type']): Promise<FromClients[]>; send(m: ToClients): void };
+
+/** Subscribers number `first` to `end - 1`, split over the worker threads. */
+function startClients(job: Omit<ClientsJob, 'from' | 'to'>, first: number, end: number): Pool {
+  const workers: Worker[] = [];
+  const n = end - first;
+  for (let w = 0; w < WORKERS; w++) {
+    const from = first + Math.floor((n * w) / WORKERS);
+    const to = first + Math.floor((n * (w + 1)) / WORKERS);
+    workers.push(new Worker(join(projectRoot, 'dist', 'bench', 'fanout-clients.js'), { workerData: { ...job, from, to } satisfies ClientsJob }));
+  }
+  return {
+    workers,
+    send: (m) => workers.forEach((w) => w.postMessage(m)),
+    all: (type) =>
+      Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<FromClients>((resolve, reject) => {
+              const on = (m: FromClients) => {
+                if (m.type === 'failed') reject(new Error(m.message));
+                else if (m.type === type) {
+                  w.off('message', on);
+                  resolve(m);
+                }
+              };
+              w.on('message', on);
+            }),
+        ),
+      ),
+  };
+}
+
 export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
   const n = opts.subscribers;
   const work = join(opts.dataDir, 'fanout.db');
   copyStore(opts.storePath, work);
   const { keys, ingestKey } = provisionFanout(work, opts.anchorMs, Math.ceil(n / PER_TENANT));
   const server = await startBenchServer({ storePath: work, anchorMs: opts.anchorMs, env: { LOG_LEVEL: 'warn' }, logFile: join(opts.dataDir, 'server-fanout.log') });
-  const wsBase = server.base.replace('http', 'ws');
-  const sockets: WebSocket[] = [];
-  const latencies: number[] = [];
-  const sentAt = new Map<string, number>(); // signature or close price -> post start
-  let messages = 0;
-  let measuring = false;
+  const job = { wsBase: server.base.replace('http', 'ws'), keys, perTenant: PER_TENANT, token: opts.hot.address, clientIps: CLIENT_IPS };
   let poster: NodeJS.Timeout | null = null;
+  let pools: Pool[] = [];
   try {
     await fetch(`${server.base}/healthz`);
     await pause(1000);
-    const rss0 = rssBytes(server.pid);
+    // Memory per idle connection as a slope: half the connections, then all of them, so what
+    // the first upgrades leave behind (warm-up, garbage) cancels out.
+    opts.say(`fanout ${n}: opening ${n} connections in ${WORKERS} worker threads`);
+    const half = Math.floor(n / 2);
+    pools.push(startClients(job, 0, half));
+    await pools[0]!.all('open');
+    await pause(1500);
+    const rssHalf = rssBytes(server.pid);
+    pools.push(startClients(job, half, n));
+    await pools[1]!.all('open');
+    await pause(1500);
+    const idleBytesPerConnection = (rssBytes(server.pid) - rssHalf) / (n - half);
 
-    opts.say(`fanout ${n}: opening ${n} connections`);
-    for (let i = 0; i < n; i += 250) {
-      await Promise.all(
-        Array.from({ length: Math.min(250, n - i) }, (_, j) => {
-          const k = i + j;
-          const ws = new WebSocket(`${wsBase}/v1/stream`, { headers: { 'x-api-key': keys[Math.floor(k / PER_TENANT)]! }, localAddress: `127.0.0.${2 + (k % CLIENT_IPS)}`, perMessageDeflate: false });
-          sockets.push(ws);
-          return new Promise<void>((resolve, reject) => {
-            ws.once('open', () => resolve());
-            ws.once('error', reject);
-            ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-          });
-        }),
-      );
-    }
-    await pause(2000);
-    const idleBytesPerConnection = (rssBytes(server.pid) - rss0) / n;
-
-    let subscribed = 0;
-    const allSubscribed = new Promise<void>((resolve) => {
-      sockets.forEach((ws, k) => {
-        ws.on('message', (data: Buffer) => {
-          const text = data.toString();
-          if (text.startsWith('{"op":"subscribed"')) {
-            if (++subscribed === n) resolve();
-            return;
-          }
-          if (!measuring) return;
-          messages++;
-          const now = performance.now();
-          // Cheap matching, no full parse: the first trade's signature, or the bar's close.
-          const key = text.startsWith('{"op":"trades"') ? /"signature":"([^"]+)"/.exec(text)?.[1] : text.includes('"final":false') ? /"c":([^,}]+)/.exec(text)?.[1] : undefined;
-          const t0 = key === undefined ? undefined : sentAt.get(key);
-          if (t0 !== undefined) latencies.push(now - t0);
-        });
-        const sub = k % 3 === 2 ? { channel: 'trades', token: opts.hot.address } : { channel: 'bars', token: opts.hot.address, resolution: k % 3 === 0 ? '1' : '15' };
-        ws.send(JSON.stringify({ op: 'subscribe', id: String(k), ...sub }));
-      });
-    });
-    await allSubscribed;
+    for (const p of pools) p.send({ type: 'subscribe' });
+    await Promise.all(pools.map((p) => p.all('subscribed')));
     opts.say(`fanout ${n}: ${n} subscribed; ingesting ${opts.tradesPerSecond} trades/s for ${opts.seconds} s`);
 
     let seq = 0;
@@ -155,49 +164,57 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
     const perPost = Math.max(1, Math.round(opts.tradesPerSecond / POSTS_PER_SECOND));
     const post = async () => {
       const lines: string[] = [];
-      const t0 = performance.now();
+      const sent: string[] = [];
       for (let i = 0; i < perPost; i++) {
         price = Number((price * (1 + (((seq * 7919) % 13) - 6) / 10_000) + 1e-9 * (seq % 997)).toPrecision(12));
         const signature = `fanout-${n}-${++seq}`;
-        if (i === 0) sentAt.set(signature, t0);
-        if (i === perPost - 1) sentAt.set(String(price), t0);
+        if (i === 0) sent.push(signature);
+        if (i === perPost - 1) sent.push(String(price));
         lines.push(JSON.stringify({
           type: 'trade', token: opts.hot.address, market: opts.hot.markets[seq % opts.hot.markets.length], signature, index: 0, blockTime: server.serverNow(),
           side: seq % 2 ? 'buy' : 'sell', priceUsd: price, amount: 100, quoteAmount: 1, volumeUsd: price * 100, wallet: opts.hot.wallets[seq % opts.hot.wallets.length],
         }));
       }
+      const at = performance.timeOrigin + performance.now();
+      for (const p of pools) p.send({ type: 'sent', keys: sent, at });
       const res = await fetch(`${server.base}/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': ingestKey }, body: lines.join('\n') });
       await res.arrayBuffer();
       if (res.ok) posted += perPost;
     };
+    for (const p of pools) p.send({ type: 'measure', on: true });
+    await pause(100);
     const cpu0 = processSeconds(server.pid);
-    measuring = true;
     const started = performance.now();
     poster = setInterval(() => void post().catch(() => {}), 1000 / POSTS_PER_SECOND);
     await pause(opts.seconds * 1000);
     clearInterval(poster);
     poster = null;
-    await pause(500);
-    measuring = false;
+    await pause(1000);
     const seconds = (performance.now() - started) / 1000;
     const cpu1 = processSeconds(server.pid);
-    const metrics1 = await (await fetch(`${server.base}/metrics`)).text();
-    latencies.sort((a, b) => a - b);
+    for (const p of pools) p.send({ type: 'measure', on: false });
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    for (const p of pools) p.send({ type: 'report' });
+    const reports = (await Promise.all(pools.map((p) => p.all('report')))).flat() as Extract<FromClients, { type: 'report' }>[];
+    const messages = reports.reduce((a, r) => a + r.messages, 0);
+    const delays = reports.flatMap((r) => r.delays).sort((a, b) => a - b);
     return {
       subscribers: n,
       seconds,
       tradesPosted: posted,
       messages,
-      receiptP50Ms: quantile(latencies, 0.5),
-      receiptP99Ms: quantile(latencies, 0.99),
-      serverDelayP50Ms: histogramQuantile(metrics1, 'stream_delivery_delay_seconds', 0.5),
-      serverDelayP99Ms: histogramQuantile(metrics1, 'stream_delivery_delay_seconds', 0.99),
+      receiptP50Ms: quantile(delays, 0.5),
+      receiptP99Ms: quantile(delays, 0.99),
+      serverDelayP50Ms: histogramQuantile(metrics, 'stream_delivery_delay_seconds', 0.5),
+      serverDelayP99Ms: histogramQuantile(metrics, 'stream_delivery_delay_seconds', 0.99),
       cpuMicrosPerMessage: cpu0 === null || cpu1 === null || messages === 0 ? null : ((cpu1 - cpu0) * 1e6) / messages,
       idleBytesPerConnection,
     };
   } finally {
     if (poster !== null) clearInterval(poster);
-    for (const ws of sockets) ws.terminate();
+    for (const p of pools) p.send({ type: 'close' });
+    await Promise.all(pools.flatMap((p) => p.workers.map((w) => w.terminate())));
+    pools = [];
     await server.stop();
   }
 }
