@@ -46,7 +46,11 @@ const streams = new WeakMap<AppDeps, Stream>();
 function streamOf(deps: AppDeps): Stream {
   let s = streams.get(deps);
   if (s === undefined) {
-    const hub = new Hub({ source: streamSource(deps), metrics: streamMetrics(metricsFor(deps.store).registry) });
+    const hub = new Hub({
+      source: streamSource(deps),
+      metrics: streamMetrics(metricsFor(deps.store).registry),
+      onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
+    });
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false, WebSocket: StreamWebSocket, clientTracking: false });
     s = { hub, wss, upgrades: new WeakMap() };
     streams.set(deps, s);

@@ -67,6 +67,7 @@ export class Fanout {
     private readonly source: StreamSource,
     private readonly metrics: StreamMetrics,
     private readonly nowMs: () => number,
+    private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
   state(id: number, address: string): TokenState {
@@ -186,7 +187,12 @@ export class Fanout {
     const run = () => {
       th.timer = null;
       th.lastMs = this.nowMs();
-      if (this.tokens.get(t.id) === t) send();
+      try {
+        if (this.tokens.get(t.id) === t) send();
+      } catch (err) {
+        // From a timer: nothing above would catch it.
+        this.onError(err);
+      }
     };
     if (wait <= 0) run();
     else th.timer = setTimeout(run, wait);

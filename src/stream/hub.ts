@@ -25,6 +25,8 @@ export type HubOptions = {
   /** Liveness: ping this often, cut a connection silent this long (defaults 30 s and 60 s). */
   pingEveryMs?: number;
   deadAfterMs?: number;
+  /** Told about a failure of the fan-out, which must never fail the ingest that caused it. */
+  onError?: (err: unknown) => void;
 };
 
 export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
@@ -39,9 +41,16 @@ export class Hub {
 
   constructor(private readonly opts: HubOptions) {
     this.nowMs = opts.nowMs ?? (() => performance.now());
-    this.fanout = new Fanout(opts.source, opts.metrics, this.nowMs);
+    this.fanout = new Fanout(opts.source, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
-      if (this.conns.size > 0) this.fanout.changed(tokens, this.nowMs());
+      if (this.conns.size === 0) return;
+      // Runs inside the ingest's notification, after its commit: a fault here is logged, and
+      // the ingest still answers with what it committed.
+      try {
+        this.fanout.changed(tokens, this.nowMs());
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
     });
   }
 
@@ -142,7 +151,15 @@ export class Hub {
   private onMessage(conn: Connection, text: string): void {
     if (conn.closed) return;
     const cmd = parseMessage(text);
-    const err = 'code' in cmd ? cmd : this.run(conn, cmd);
+    let err: ProtoError | null;
+    try {
+      err = 'code' in cmd ? cmd : this.run(conn, cmd);
+    } catch (e) {
+      // A store fault: logged, answered like a 500 (never with its details), the connection kept.
+      this.opts.onError?.(e);
+      conn.send('error', JSON.stringify({ op: 'error', id: 'code' in cmd ? null : cmd.id, error: { code: 'internal', message: 'internal error' } }));
+      return;
+    }
     if (err === null) return;
     conn.bad++;
     if (conn.bad > MAX_BAD_MESSAGES) {

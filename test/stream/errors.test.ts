@@ -77,6 +77,19 @@ describe('error answers', () => {
   });
 });
 
+describe('a store fault', () => {
+  it('answers internal without details and keeps the connection', async () => {
+    live = await startLive();
+    token = addToken(live, { symbol: 'GONE' }).address;
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    live.store.db.close(); // every read fails from here on
+    const err = await c.request({ op: 'subscribe', channel: 'trades', token });
+    expect(err).toEqual({ op: 'error', id: err.id, error: { code: 'internal', message: 'internal error' } });
+    expect((await c.request({ op: 'ping' })).op).toBe('pong');
+    c.close();
+  });
+});
+
 describe('rate limit of messages', () => {
   it('counts subscribe and unsubscribe in the bucket, not ping; over it answers rate_limited and consumes nothing', async () => {
     live = await startLive({ env: { RATE_LIMIT_ANON: '3/60' } });
