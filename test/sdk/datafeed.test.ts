@@ -105,6 +105,12 @@ describe('the datafeed as the Charting Library uses it', () => {
     feed.getBars(info, '1', { from: T0 + 7200, to: T0 + 9000, countBack: 0, firstDataRequest: false }, empty.fn, () => {});
     expect(await empty.next()).toEqual([[], { noData: true, nextTime: (T0 + 40) * 1000 }]);
 
+    const found = callback<[any[]]>();
+    feed.searchSymbols('HAR', '', 'crypto', found.fn);
+    const [items] = await found.next();
+    expect(items).toEqual((await live.http.get('/udf/search').query({ query: 'HAR', type: 'crypto', exchange: '', limit: 30 })).body);
+    expect(items.map((i: any) => i.ticker)).toContain(token);
+
     const time = callback<[number]>();
     feed.getServerTime(time.fn);
     expect(await time.next()).toEqual([live.clock.seconds()]);
