@@ -1,9 +1,10 @@
 /**
  * Caller resolution (DESIGN.md section 7). Looks at, in order: `x-api-key`, `Authorization:
  * Bearer svc_live_...` (other Bearer values are not ours and are ignored), and on /udf and
- * /v1/stream only `?key=`. Empty values count as absent; two different keys are a conflict. Never throws for a
- * bad key: an invalid key becomes an `invalid` caller, answered with 401 after the limiter has
- * counted it against the IP bucket.
+ * /v1/stream only `?key=`. Empty values count as absent; two different keys are a conflict.
+ * Never throws for a bad key: an invalid key becomes an `invalid` caller, answered with 401 after
+ * the limiter has counted it against the IP bucket. The stream's upgrade runs through this same
+ * middleware (src/http/stream.ts).
  *
  * Key lookups are cached by hash; the cache is dropped whenever accounts change, in this process
  * (services notify) or another (PRAGMA data_version, checked at the start of every request), so a

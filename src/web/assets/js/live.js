@@ -8,6 +8,8 @@
 //   poll()    what the page refreshes on its 5 s timer, run only while the stream is down
 //   changed() called when the shown token's overview or trades changed (the home page refetches them)
 
+import { every } from './chart.js';
+
 const POLL_MS = 5000;
 const RETRY_MS = 30000;
 const WATCH_MS = 200;
@@ -22,30 +24,22 @@ export function startLive(chart, { poll, changed } = {}) {
   let followed = null; // `${ticker}|${resolution}|${loads}` of the subscriptions in place
   let subs = [];
   let seq = 0;
-  let pollTimer = null;
+  let stopPoll = null;
   let changeTimer = null;
 
   const send = (msg) => ws.send(JSON.stringify({ ...msg, id: `p${++seq}` }));
 
   function startPolling() {
-    if (pollTimer !== null || typeof poll !== 'function') return;
-    const tick = async () => {
-      if (!document.hidden) {
-        live.polls++;
-        try {
-          await poll();
-        } catch {
-          // the next tick tries again
-        }
-      }
-      if (pollTimer !== null) pollTimer = setTimeout(tick, POLL_MS);
-    };
-    pollTimer = setTimeout(tick, POLL_MS);
+    if (stopPoll !== null || typeof poll !== 'function') return;
+    stopPoll = every(POLL_MS, () => {
+      live.polls++;
+      return poll();
+    });
   }
 
   function stopPolling() {
-    clearTimeout(pollTimer);
-    pollTimer = null;
+    stopPoll?.();
+    stopPoll = null;
   }
 
   /** (Re)subscribes to what the chart shows, once it has loaded it. */
