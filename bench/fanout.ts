@@ -5,7 +5,8 @@
  * ingest-to-receipt p50/p99 (from the start of the ingest request to the client's receipt; the
  * commit is inside that request, so this bounds commit-to-receipt from above), the server's own
  * commit-to-send histogram, server CPU per delivered message, and server memory per idle
- * connection (the growth of the server's RSS from N/2 to N open idle connections, over N/2).
+ * connection (the growth of the server's RSS with N open idle connections, over N, after a warm-up
+ * wave of connections opened and closed).
  * The subscribers live in worker threads (bench/fanout-clients.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -141,18 +142,20 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
   try {
     await fetch(`${server.base}/healthz`);
     await pause(1000);
-    // Memory per idle connection as a slope: half the connections, then all of them, so what
-    // the first upgrades leave behind (warm-up, garbage) cancels out.
+    // Memory per idle connection: a first wave of connections opened and closed grows the heap
+    // to its working size (what the first upgrades cost once), then RSS before and after N.
+    const warm = startClients(job, 0, Math.min(n, 1000));
+    await warm.all('open');
+    warm.send({ type: 'close' });
+    await pause(500);
+    await Promise.all(warm.workers.map((w) => w.terminate()));
+    await pause(1500);
     opts.say(`fanout ${n}: opening ${n} connections in ${WORKERS} worker threads`);
-    const half = Math.floor(n / 2);
-    pools.push(startClients(job, 0, half));
+    const rss0 = rssBytes(server.pid);
+    pools.push(startClients(job, 0, n));
     await pools[0]!.all('open');
     await pause(1500);
-    const rssHalf = rssBytes(server.pid);
-    pools.push(startClients(job, half, n));
-    await pools[1]!.all('open');
-    await pause(1500);
-    const idleBytesPerConnection = (rssBytes(server.pid) - rssHalf) / (n - half);
+    const idleBytesPerConnection = (rssBytes(server.pid) - rss0) / n;
 
     for (const p of pools) p.send({ type: 'subscribe' });
     await Promise.all(pools.map((p) => p.all('subscribed')));

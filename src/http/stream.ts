@@ -21,6 +21,7 @@ import { metricsFor } from '../services/metrics.js';
 import { streamSource } from './stream-source.js';
 import type { App } from '../app.js';
 import type { AppContext, AppDeps } from './types.js';
+import type { ConnectionInfo } from '../stream/types.js';
 
 export const STREAM_PATH = '/v1/stream';
 /** A message over this many bytes closes the connection with 1008. */
@@ -99,19 +100,26 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       };
       wss.on('headers', onHeaders);
       try {
-        wss.handleUpgrade(ctx.req, up.socket, up.head, (ws) => {
-          const handle = hub.connect(ws, { bucket, keyId, charge });
-          ws.on('message', (data, isBinary) => handle.message(isBinary ? '' : String(data)));
-          ws.on('pong', handle.pong);
-          ws.on('close', handle.closed);
-          ws.on('error', () => ws.terminate());
-        });
+        wss.handleUpgrade(ctx.req, up.socket, up.head, (ws) => wire(hub, ws, { bucket, keyId, charge }));
       } finally {
         wss.off('headers', onHeaders);
       }
     },
   );
   return router;
+}
+
+/**
+ * Hands an open socket to the hub. Kept out of the route handler on purpose: closures made there
+ * would keep the request's Koa context (and its request and response) alive for the life of the
+ * connection, several KB per idle connection.
+ */
+function wire(hub: Hub, ws: WebSocket, info: ConnectionInfo): void {
+  const handle = hub.connect(ws, info);
+  ws.on('message', (data, isBinary) => handle.message(isBinary ? '' : String(data)));
+  ws.on('pong', handle.pong);
+  ws.on('close', handle.closed);
+  ws.on('error', () => ws.terminate());
 }
 
 /** The RateLimit-* and X-Request-Id lines of the 101. */
