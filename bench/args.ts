@@ -22,7 +22,11 @@ export type BenchOptions = {
   ingestBatch: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached')[];
+  passes: ('cached' | 'uncached' | 'fanout')[];
+  /** Subscriber counts of the fan-out pass, one run each. */
+  fanoutSubscribers: number[];
+  /** Measured seconds of each fan-out run. */
+  fanoutSeconds: number;
   /** Only routes whose name contains one of these (all when empty). */
   only: string[];
   logLevel: string;
@@ -50,7 +54,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
-  --pass P              cached, uncached or both (default both)
+  --pass P              cached, uncached, both (the two), fanout, or all (default all)
+  --fanout-subscribers L  subscriber counts of the fan-out pass (default 1000,10000)
+  --fanout-seconds S    measured seconds of each fan-out run (default 10)
   --only NAME           only the route named NAME, or those whose name contains it (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
@@ -87,6 +93,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'limiter-ips': { type: 'string' },
       'startup-runs': { type: 'string' },
       pass: { type: 'string' },
+      'fanout-subscribers': { type: 'string' },
+      'fanout-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       regenerate: { type: 'boolean' },
@@ -96,8 +104,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     },
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
-  const pass = values.pass ?? 'both';
-  if (!['cached', 'uncached', 'both'].includes(pass)) throw new Error('--pass must be cached, uncached or both');
+  const pass = values.pass ?? 'all';
+  if (!['cached', 'uncached', 'both', 'fanout', 'all'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout or all');
+  const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const logLevel = values['log-level'] ?? 'warn';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
   return {
@@ -116,7 +125,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
-    passes: pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached'],
+    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached' | 'fanout'],
+    fanoutSubscribers,
+    fanoutSeconds: int('fanout-seconds', values['fanout-seconds'], 10, 1, 600),
     only: values.only ?? [],
     logLevel,
     regenerate: values.regenerate ?? false,

@@ -23,6 +23,7 @@ import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type
 import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
 import { startBenchServer, type BenchServer } from './server-control.js';
 import { measureStartup } from './startup.js';
+import { runFanout, type FanoutFigure } from './fanout.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -178,30 +179,42 @@ async function main(): Promise<void> {
     `hot token ${s.hotTrades.toLocaleString('en')} (${((s.hotTrades / s.trades) * 100).toFixed(1)} %, ${s.hotTrades24h.toLocaleString('en')} in the last 24 h), ` +
     `${(s.bytes / 1e6).toFixed(0)} MB`);
 
-  say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
-  try {
+  // `--pass fanout` alone measures only the fan-out.
+  const onlyFanout = opts.passes.every((p) => p === 'fanout');
+  if (!onlyFanout) say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
+  if (!onlyFanout) try {
     report.limiter = await limiterMemory(opts.limiterIps);
   } catch (err) {
     report.errors.limiter = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   }
 
-  say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
-  try {
+  if (!onlyFanout) say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
+  if (!onlyFanout) try {
     const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
     report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
   } catch (err) {
     report.errors.ingest = err instanceof Error ? err.message : String(err);
   }
 
-  if (opts.startupRuns > 0) {
+  if (opts.startupRuns > 0 && !onlyFanout) {
     say('start-up of dist/src/server.js on the full store');
     const work = join(DATA_DIR, 'work.db');
     copyStore(data.path, work);
     report.startup = await measureStartup(work, opts.startupRuns);
   }
 
+  const fanout: FanoutFigure[] = [];
   for (const pass of opts.passes) {
     try {
+      if (pass === 'fanout') {
+        const hot = hotToken(plan);
+        for (const subscribers of opts.fanoutSubscribers) {
+          const f = await runFanout({ dataDir: DATA_DIR, storePath: data.path, anchorMs: plan.anchor * 1000, hot, subscribers, seconds: opts.fanoutSeconds, tradesPerSecond: opts.ingestRate || 50, say });
+          say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
+          fanout.push(f);
+        }
+        continue;
+      }
       report.passes.push(await runPass(pass, opts, plan, data.path, s));
     } catch (err) {
       report.errors[pass] = err instanceof Error ? err.message : String(err);
@@ -209,13 +222,20 @@ async function main(): Promise<void> {
     }
   }
 
-  // The working copy is as big as the data set; the cached store stays for the next run.
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(DATA_DIR, 'work.db') + suffix, { force: true });
+  // The working copies are as big as the data set; the cached store stays for the next run.
+  for (const db of ['work.db', 'fanout.db']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(DATA_DIR, db) + suffix, { force: true });
 
   const rows = reportRows(report);
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
   const failed = failures(rows);
   process.stdout.write(failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`);
+  for (const f of fanout) {
+    const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)} ms`);
+    process.stdout.write(`fan-out ${f.subscribers} subscribers: receipt p50 ${ms(f.receiptP50Ms)} p99 ${ms(f.receiptP99Ms)} (target p99 < 100 ms), ` +
+      `server commit-to-send p50 <= ${ms(f.serverDelayP50Ms)} p99 <= ${ms(f.serverDelayP99Ms)}, ${f.messages} messages, ` +
+      `${f.cpuMicrosPerMessage === null ? '-' : f.cpuMicrosPerMessage.toFixed(1)} µs server CPU per message, ` +
+      `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`);
+  }
   for (const [k, v] of Object.entries(report.errors)) process.stdout.write(`error (${k}): ${v}\n`);
 
   const out = resolve(projectRoot, opts.out);
@@ -227,6 +247,7 @@ async function main(): Promise<void> {
     options: opts,
     data: { plan, stats: s, generatedMs: data.generatedMs },
     ...report,
+    fanout,
     rows,
   }, null, 2) + '\n');
   say(`results written to ${out} (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);

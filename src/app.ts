@@ -34,6 +34,8 @@ import { subscriptionsRouter } from './http/v1/subscriptions.js';
 import { ingestRouter } from './http/v1/ingest.js';
 import { pagesRouter } from './http/pages.js';
 import { dashboardRouter } from './http/dashboard.js';
+import { streamRouter } from './http/stream.js';
+import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
 import type { AppDeps, AppState } from './http/types.js';
 
@@ -75,6 +77,8 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     ingestRouter(deps),
     pagesRouter(deps),
     dashboardRouter(deps),
+    streamRouter(deps),
+    sdkRouter(deps),
   ];
   const specs = apiRouters.flatMap((r) => r.specs);
   const root = new Router<AppState>();

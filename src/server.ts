@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
+import { attachStream } from './http/stream.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
@@ -64,6 +65,7 @@ export async function start(
   const server = app.listen(config.port, config.host);
   server.keepAliveTimeout = 5000;
   const connections = gracefulClose(server);
+  const stream = attachStream(server, app);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
@@ -75,8 +77,11 @@ export async function start(
   const stop = () =>
     (stopping ??= (async () => {
       stopFeed();
-      // Requests already sent are answered (none is reset); stragglers are cut after 10 s.
-      await connections.close(DRAIN_TIMEOUT_MS);
+      // Requests already sent are answered (none is reset); stragglers are cut after 10 s. The
+      // stream's connections are closed with 1001 once those requests are answered.
+      const drained = connections.close(DRAIN_TIMEOUT_MS);
+      await stream.close();
+      await drained;
       await worker.stop();
       store.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -1,9 +1,10 @@
 /**
  * Caller resolution (DESIGN.md section 7). Looks at, in order: `x-api-key`, `Authorization:
- * Bearer svc_live_...` (other Bearer values are not ours and are ignored), and on /udf only
- * `?key=`. Empty values count as absent; two different keys are a conflict. Never throws for a
- * bad key: an invalid key becomes an `invalid` caller, answered with 401 after the limiter has
- * counted it against the IP bucket.
+ * Bearer svc_live_...` (other Bearer values are not ours and are ignored), and on /udf and
+ * /v1/stream only `?key=`. Empty values count as absent; two different keys are a conflict.
+ * Never throws for a bad key: an invalid key becomes an `invalid` caller, answered with 401 after
+ * the limiter has counted it against the IP bucket. The stream's upgrade runs through this same
+ * middleware (src/http/stream.ts).
  *
  * Key lookups are cached by hash; the cache is dropped whenever accounts change, in this process
  * (services notify) or another (PRAGMA data_version, checked at the start of every request), so a
@@ -22,7 +23,8 @@ type Found = { key: KeyRow; tenant: Tenant; plan: Plan };
 export const LAST_USED_EVERY = 60;
 const CACHE_MAX = 10_000;
 
-const isUdf = (path: string) => path === '/udf' || path.startsWith('/udf/');
+/** Routes that also accept `?key=`: the UDF datafeed and the stream (browsers cannot set WebSocket headers). */
+const acceptsQueryKey = (path: string) => path === '/udf' || path.startsWith('/udf/') || path === '/v1/stream';
 
 /**
  * The value of `Authorization` when it is one of our keys: the scheme is case-insensitive
@@ -42,7 +44,7 @@ export function presentedKey(ctx: AppContext): string | ApiError {
   for (const part of ctx.get('x-api-key').split(',')) if (part.trim() !== '') found.push(part.trim());
   const bearer = bearerKey(ctx.get('authorization'));
   if (bearer !== '') found.push(bearer);
-  if (isUdf(ctx.path)) {
+  if (acceptsQueryKey(ctx.path)) {
     const q = ctx.query.key;
     if (Array.isArray(q)) return new ApiError(400, 'invalid_parameter', 'key must be given once', { param: 'key' });
     if (q !== undefined && q !== '') found.push(q);

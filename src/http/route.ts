@@ -34,6 +34,11 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   statuses?: readonly (200 | 201)[];
   /** Scope a keyed route needs. */
   scope?: 'read' | 'ingest';
+  /**
+   * The route answers with a protocol upgrade (GET /v1/stream): OpenAPI cannot describe a
+   * WebSocket, so the document leaves it out and the README's Live stream section describes it.
+   */
+  upgrade?: 'websocket';
 };
 
 /** What a handler may answer: a value of the response schema, or one already serialised by the cache. */

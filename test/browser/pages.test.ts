@@ -1,7 +1,7 @@
 /**
  * The pages in headless Chromium (DESIGN.md section 11), against the real app on 127.0.0.1 with a
  * small demo store: the chart draws candles and volume, switching resolution redraws from new
- * datafeed requests, the chart refreshes from /udf/history at most every 5 s, the embed renders in
+ * datafeed requests, without a stream the chart polls /udf/history at most every 5 s, the embed renders in
  * an iframe of another site, and the dashboard signs in, shows a new key once and revokes it.
  *
  * Without Chromium these tests are skipped with one line on stdout; with REQUIRE_BROWSER=1 a
@@ -52,8 +52,10 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
   });
 
   /** A page that records errors and /udf/history requests (with the time each was sent). */
-  async function openPage(path: string, viewport = { width: 1200, height: 900 }) {
+  async function openPage(path: string, viewport = { width: 1200, height: 900 }, opts: { noWebSocket?: boolean } = {}) {
     const page = await browser.newPage({ viewport });
+    // A WebSocket that can never connect (as behind a proxy refusing upgrades): the pages poll.
+    if (opts.noWebSocket) await page.addInitScript(() => void (window.WebSocket = class { onclose: (() => void) | null = null; constructor() { setTimeout(() => this.onclose?.(), 0); } } as never));
     const errors: string[] = [];
     const history: { url: string; at: number }[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -135,9 +137,9 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('refreshes the chart from /udf/history at most every 5 s and shows a newly ingested trade', async () => {
+  it('without a stream, refreshes the chart from /udf/history at most every 5 s and shows a newly ingested trade', async () => {
     const token = tokens[0]!;
-    const { page, history, openedAt } = await openPage(`/?symbol=${token.address}&resolution=1`);
+    const { page, history, openedAt } = await openPage(`/?symbol=${token.address}&resolution=1`, undefined, { noWebSocket: true });
     await waitReady(page);
     const { lastClose } = await chartState(page);
     const market = app.store.db.prepare('SELECT m.address FROM markets m JOIN tokens t ON t.id = m.token_id WHERE t.address = ? LIMIT 1').pluck().get(token.address) as string;

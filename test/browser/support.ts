@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createApp } from '../../src/app.js';
+import { attachStream } from '../../src/http/stream.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createServices, type Services } from '../../src/services/index.js';
@@ -54,6 +55,7 @@ export async function startDemoApp(): Promise<RunningApp> {
   loadDemo({ store, ingest: services.ingest }, { tokens: 5, days: 2, seed: 11, until: nowSeconds(clock), tradesPerTokenPerDay: 1500 });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
   const server = app.listen(0, '127.0.0.1');
+  const stream = attachStream(server, app); // as the real server does: the pages go live
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
@@ -62,6 +64,7 @@ export async function startDemoApp(): Promise<RunningApp> {
     services,
     server,
     close: async () => {
+      await stream.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       store.close();

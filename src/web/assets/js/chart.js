@@ -163,7 +163,19 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     return state;
   }
 
-  return { load, refresh, state, chart };
+  /** A bar pushed by the stream (live.js): updates the newest bar or adds one; older ones are ignored. */
+  function applyBar(b) {
+    if ((state.status !== 'ready' && state.status !== 'no_data') || (last !== null && b.time < last.time)) return;
+    candles.update(b);
+    volume.update(volumeBar(b));
+    if (last === null || b.time > last.time) state.bars++;
+    last = b;
+    Object.assign(state, { status: 'ready', lastTime: b.time, lastClose: b.close });
+    show(null);
+    onChange(state);
+  }
+
+  return { load, refresh, applyBar, state, chart };
 }
 
 /** The candles' range with 8 % of room above and 26 % below (the volume bars), never below zero. */

@@ -1,7 +1,8 @@
 // The embeddable chart (/embed/chart?symbol=ADDRESS&resolution=15&theme=dark|light): the chart
 // alone, for an iframe on a partner's site. Calls only public routes; needs no key.
 import { $, fill } from './dom.js';
-import { createTokenChart, every, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
+import { createTokenChart, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
+import { startLive } from './live.js';
 import * as fmt from './format.js';
 
 const params = new URLSearchParams(location.search);
@@ -25,4 +26,4 @@ chart.chart.subscribeCrosshairMove((p) => {
 });
 
 chart.load(symbol, resolution);
-every(5000, () => chart.refresh());
+startLive(chart, { poll: () => chart.refresh() });

@@ -1,12 +1,12 @@
 // The live chart page (/): search a token, see its chart, overview figures and latest trades,
-// refreshed every 5 s. The chosen token and resolution are kept in the page's URL
-// (?symbol=&resolution=) so a view can be linked.
+// live from /v1/stream (polled every 5 s only when the stream cannot connect). The chosen token
+// and resolution are kept in the page's URL (?symbol=&resolution=) so a view can be linked.
 import { getJson, qs } from './api.js';
 import { $, fill, h } from './dom.js';
-import { createTokenChart, every, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
+import { createTokenChart, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
+import { startLive } from './live.js';
 import * as fmt from './format.js';
 
-const REFRESH_MS = 5000;
 const params = new URLSearchParams(location.search);
 let resolution = RESOLUTION_VALUES.includes(params.get('resolution')) ? params.get('resolution') : '15';
 let address = null;
@@ -199,4 +199,5 @@ async function start() {
 }
 
 start();
-every(REFRESH_MS, () => Promise.all([chart.refresh(), loadOverview(), loadTrades()]));
+// Live from /v1/stream; the 5 s refresh only while the stream cannot connect.
+startLive(chart, { poll: () => Promise.all([chart.refresh(), loadOverview(), loadTrades()]), changed: () => Promise.all([loadOverview(), loadTrades()]) });

@@ -1,0 +1,119 @@
+/**
+ * One stream connection: its subscriptions and the bounds on what may wait for it (README, Live
+ * stream, Slow consumers). Bars, prices and overview are keyed states: while the socket is backed
+ * up only the newest state of each key is kept. Trades are never dropped silently: over 4 MB
+ * waiting, the connection's trade subscriptions get `reset` with reason `overflow` and stop.
+ * Whatever else the client makes us send while not reading is bounded by a hard cap, past which
+ * the connection is cut.
+ */
+import type { ConnectionInfo, StreamSocket } from './types.js';
+import type { Resolution } from '../domain/resolution.js';
+import type { StreamMetrics } from './metrics.js';
+
+/** Above this many bytes waiting, keyed states are held back and coalesced. */
+export const HIGH_WATER = 64 * 1024;
+/** Trades waiting above this many bytes: the trade subscriptions overflow. */
+export const TRADES_OVERFLOW = 4 * 1024 * 1024;
+/** No connection may have more than this waiting: it is cut (only a client that never reads gets here). */
+export const HARD_LIMIT = 8 * 1024 * 1024;
+/** Keyed states held for one subscription; more gives it `reset` overflow and its newest state. */
+const MAX_HELD = 64;
+const TEXT = { binary: false } as const;
+
+export type TokenLink = { id: number; address: string };
+
+/** A message: its op (for the metrics) and its text, or that text already encoded. */
+export type Out = [op: string, data: string | Buffer];
+
+type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
+export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
+export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
+export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
+export type OverviewSub = SubBase & { channel: 'overview'; token: TokenLink };
+export type Sub = BarSub | TradeSub | PriceSub | OverviewSub;
+
+export class Connection {
+  readonly subs = new Map<string, Sub>();
+  bad = 0;
+  lastPongMs: number;
+  closed = false;
+  private nextSub = 1;
+  private readonly backlog = new Set<Sub>();
+
+  constructor(
+    readonly socket: StreamSocket,
+    readonly info: ConnectionInfo,
+    private readonly metrics: StreamMetrics,
+    nowMs: number,
+  ) {
+    this.lastPongMs = nowMs;
+  }
+
+  newSubId(): string {
+    return `s${this.nextSub++}`;
+  }
+
+  /** Sends a message that is not a keyed state (answers, trades, resets). */
+  send(op: string, data: string | Buffer): void {
+    if (this.closed) return;
+    if (this.socket.bufferedAmount > HARD_LIMIT) {
+      this.closed = true;
+      this.socket.terminate();
+      return;
+    }
+    this.socket.send(data, TEXT);
+    this.metrics.sent(op);
+  }
+
+  /** Sends the newest state under `key` of `sub`, or holds it while the socket is backed up. */
+  sendState(sub: Sub, op: string, key: string, data: string | Buffer): void {
+    if (this.closed || !this.subs.has(sub.id)) return;
+    if (sub.held === null && this.socket.bufferedAmount <= HIGH_WATER) {
+      this.send(op, data);
+      return;
+    }
+    sub.held ??= new Map();
+    if (sub.held.size >= MAX_HELD && !sub.held.has(key)) {
+      // Too far behind to replay what changed: the client refetches, then follows from here.
+      sub.held.clear();
+      sub.held.set('reset', ['reset', `{"op":"reset","sub":"${sub.id}","reason":"overflow"}`]);
+      this.metrics.reset('overflow');
+    }
+    sub.held.set(key, [op, data]);
+    this.backlog.add(sub);
+  }
+
+  /** Whether trades may be queued now; over the bound, the trade subscriptions overflow. */
+  tradesFit(): boolean {
+    if (this.socket.bufferedAmount <= TRADES_OVERFLOW) return true;
+    for (const sub of this.subs.values()) {
+      if (sub.channel === 'trades' && !sub.stopped) this.stopTrades(sub, 'overflow');
+    }
+    return false;
+  }
+
+  /** Stops a trade subscription with a reset; it stays until unsubscribed, silent. */
+  stopTrades(sub: TradeSub, reason: 'overflow'): void {
+    sub.stopped = true;
+    this.send('reset', `{"op":"reset","sub":"${sub.id}","reason":"${reason}"}`);
+    this.metrics.reset(reason);
+  }
+
+  /** Sends what was held back once the socket has drained; true while something is still held. */
+  flush(): boolean {
+    if (this.closed) return false;
+    if (this.socket.bufferedAmount > HIGH_WATER / 2) return this.backlog.size > 0;
+    for (const sub of this.backlog) {
+      const held = sub.held;
+      sub.held = null;
+      if (held === null || !this.subs.has(sub.id)) continue;
+      for (const [op, data] of held.values()) this.send(op, data);
+    }
+    this.backlog.clear();
+    return false;
+  }
+
+  get holding(): boolean {
+    return this.backlog.size > 0;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Fan-out of store changes to subscriptions (README, Live stream). The work of a change is done
+ * once per token and resolution, not per subscriber: new trades are read once (`id >` the last id
+ * seen for the token), bars once per resolution, prices and overview once per token, each message
+ * body serialised once and only prefixed with each subscription's id.
+ */
+import { bucketStart } from '../domain/resolution.js';
+import type { Bar } from '../domain/candles.js';
+import type { TradeJson } from '../store/trades-repo.js';
+import type { StreamSource } from './types.js';
+import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
+import type { StreamMetrics } from './metrics.js';
+
+/** Trades in one message. */
+export const TRADES_PER_MESSAGE = 1000;
+/** Prices and overview of a token are sent at most this often. */
+const THROTTLE_MS = 1000;
+const READ_PAGE = 10_000;
+
+type Throttle = { lastMs: number; timer: NodeJS.Timeout | null; lastJson: string | null };
+
+export type TokenState = {
+  id: number;
+  address: string;
+  /** Every trade of the token with id <= this has been handed to its subscriptions. */
+  lastTradeId: number;
+  bars: Map<string, Set<BarSub>>;
+  trades: Set<TradeSub>;
+  prices: Set<PriceSub>;
+  overview: Set<OverviewSub>;
+  price: Throttle;
+  view: Throttle;
+};
+
+/**
+ * The encoded text of one message body for each subscription id: the bodies are the same for
+ * every subscriber and sub ids repeat across connections (most are `s1`), so a message is
+ * encoded once per distinct id, not once per subscriber.
+ */
+class Encoded {
+  private readonly byId = new Map<string, Buffer>();
+  constructor(private readonly head: string, private readonly body: string) {}
+  for(subId: string): Buffer {
+    let b = this.byId.get(subId);
+    if (b === undefined) this.byId.set(subId, (b = Buffer.from(`${this.head}"sub":"${subId}",${this.body}`)));
+    return b;
+  }
+}
+
+export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l":${b.l},"c":${b.c},"v":${b.v}}`;
+
+export function priceBody(source: StreamSource, t: TokenState): string | null {
+  const p = source.price(t.id);
+  if (p === null) return null;
+  return `"token":${JSON.stringify(t.address)},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
+}
+
+export function overviewBody(source: StreamSource, t: TokenState): string | null {
+  const o = source.overview(t.id);
+  return o === null || o === undefined ? null : `"overview":${JSON.stringify(o)}}`;
+}
+
+export class Fanout {
+  readonly tokens = new Map<number, TokenState>();
+
+  constructor(
+    private readonly source: StreamSource,
+    private readonly metrics: StreamMetrics,
+    private readonly nowMs: () => number,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  state(id: number, address: string): TokenState {
+    let t = this.tokens.get(id);
+    if (t === undefined) {
+      const throttle = (): Throttle => ({ lastMs: -Infinity, timer: null, lastJson: null });
+      t = { id, address, lastTradeId: this.source.maxTradeId(), bars: new Map(), trades: new Set(), prices: new Set(), overview: new Set(), price: throttle(), view: throttle() };
+      this.tokens.set(id, t);
+    }
+    return t;
+  }
+
+  /** Forgets a token nobody follows any more. */
+  release(t: TokenState): void {
+    if (t.bars.size > 0 || t.trades.size > 0 || t.prices.size > 0 || t.overview.size > 0) return;
+    if (t.price.timer) clearTimeout(t.price.timer);
+    if (t.view.timer) clearTimeout(t.view.timer);
+    this.tokens.delete(t.id);
+  }
+
+  /** Handles one commit: the tokens it touched, or every followed token when unknown. */
+  changed(ids: ReadonlySet<number> | 'all', seenMs: number): void {
+    const states = ids === 'all' ? [...this.tokens.values()] : [...ids].flatMap((id) => this.tokens.get(id) ?? []);
+    const upTo = states.length > 0 ? this.source.maxTradeId() : 0;
+    for (const t of states) {
+      if (t.bars.size > 0 || t.trades.size > 0) {
+        for (;;) {
+          const trades = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
+          if (trades.length === 0) break;
+          t.lastTradeId = trades[trades.length - 1]!.id;
+          this.deliverTrades(t, trades, seenMs);
+          if (trades.length < READ_PAGE) break;
+        }
+      } else {
+        t.lastTradeId = upTo;
+      }
+      if (t.prices.size > 0) this.throttled(t, t.price, () => this.sendPrices(t));
+      if (t.overview.size > 0) this.throttled(t, t.view, () => this.sendOverview(t));
+    }
+  }
+
+  private deliverTrades(t: TokenState, trades: TradeJson[], seenMs: number): void {
+    if (t.trades.size > 0) {
+      const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
+      const bodies: Encoded[] = [];
+      for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
+        bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+      }
+      for (const sub of t.trades) {
+        if (sub.stopped) continue;
+        for (const body of bodies) {
+          if (!sub.conn.tradesFit()) break;
+          sub.conn.send('trades', body.for(sub.id));
+        }
+      }
+      this.delay(seenMs);
+    }
+    let minTime = Infinity;
+    for (const tr of trades) if (tr.blockTime < minTime) minTime = tr.blockTime;
+    for (const subs of t.bars.values()) {
+      this.deliverBars(t, subs, minTime);
+      this.delay(seenMs);
+    }
+  }
+
+  /** The delay of a change's last message on one channel (once per change, not per subscriber). */
+  private delay(seenMs: number): void {
+    this.metrics.delay((this.nowMs() - seenMs) / 1000);
+  }
+
+  /** Bars of one resolution after new trades whose earliest time is `minTime`. */
+  private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number): void {
+    const first = subs.values().next().value;
+    if (first === undefined) return;
+    const res = first.res;
+    const minBucket = bucketStart(res, minTime);
+    let from = minBucket;
+    for (const s of subs) if (s.lastT !== null && s.lastT < from) from = s.lastT;
+    const bars = this.source.barsFrom(t.id, res, from);
+    if (bars.length === 0) return;
+    const jsons = bars.map(barJson);
+    const newest = bars.length - 1;
+    // Subscriptions that last saw the same bar get the same messages: worked out once per group.
+    const plans = new Map<string, [op: string, key: string, body: Encoded][]>();
+    for (const s of subs) {
+      const group = `${s.lastT}|${s.lastJson}`;
+      let plan = plans.get(group);
+      if (plan === undefined) {
+        plan = [];
+        if (s.lastT !== null && minBucket < s.lastT) {
+          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', `"reason":"backfill"}`)]);
+          plan.push(['bar', String(bars[newest]!.t), new Encoded('{"op":"bar",', `"bar":${jsons[newest]},"final":false}`)]);
+        } else {
+          const start = s.lastT ?? minBucket;
+          for (let i = 0; i <= newest; i++) {
+            const b = bars[i]!;
+            if (b.t < start) continue;
+            if (b.t === s.lastT && jsons[i] === s.lastJson) continue;
+            plan.push(['bar', String(b.t), new Encoded('{"op":"bar",', `"bar":${jsons[i]},"final":${i !== newest}}`)]);
+          }
+        }
+        plans.set(group, plan);
+      }
+      for (const [op, key, body] of plan) {
+        if (op === 'reset') this.metrics.reset('backfill');
+        s.conn.sendState(s, op, key, body.for(s.id));
+      }
+      s.lastT = bars[newest]!.t;
+      s.lastJson = jsons[newest]!;
+    }
+  }
+
+  /** Runs `send` now after a quiet second, else once the second since the last one is over. */
+  private throttled(t: TokenState, th: Throttle, send: () => void): void {
+    if (th.timer !== null) return;
+    const wait = th.lastMs + THROTTLE_MS - this.nowMs();
+    const run = () => {
+      th.timer = null;
+      th.lastMs = this.nowMs();
+      try {
+        if (this.tokens.get(t.id) === t) send();
+      } catch (err) {
+        // From a timer: nothing above would catch it.
+        this.onError(err);
+      }
+    };
+    if (wait <= 0) run();
+    else th.timer = setTimeout(run, wait);
+  }
+
+  private sendPrices(t: TokenState): void {
+    const body = priceBody(this.source, t);
+    if (body === null || body === t.price.lastJson) return;
+    t.price.lastJson = body;
+    const msg = new Encoded('{"op":"price",', body);
+    for (const s of t.prices) s.conn.sendState(s, 'price', String(t.id), msg.for(s.id));
+  }
+
+  private sendOverview(t: TokenState): void {
+    const body = overviewBody(this.source, t);
+    if (body === null || body === t.view.lastJson) return;
+    t.view.lastJson = body;
+    const msg = new Encoded('{"op":"overview",', body);
+    for (const s of t.overview) s.conn.sendState(s, 'overview', 'overview', msg.for(s.id));
+  }
+}

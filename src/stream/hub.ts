@@ -1,0 +1,298 @@
+/**
+ * The live hub (README, Live stream): connections, their messages, subscribe and unsubscribe with
+ * their replays (`since`, `sinceId`), liveness pings, revocation checks and shutdown. Framework
+ * free: it is handed sockets and a StreamSource; src/http/stream.ts does the upgrade.
+ */
+import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
+import { Connection, type BarSub, type Sub, type TokenLink, type TradeSub } from './connection.js';
+import { Fanout, TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type TokenState } from './fanout.js';
+import type { ConnectionInfo, StreamSocket, StreamSource } from './types.js';
+import type { StreamMetrics } from './metrics.js';
+
+/** Bad messages a connection may send; the next one closes it with 1008. */
+export const MAX_BAD_MESSAGES = 100;
+/** Trades a `sinceId` replay may hold; more gives `reset` overflow. */
+export const MAX_REPLAY_TRADES = 10_000;
+const PING_EVERY_MS = 30_000;
+const DEAD_AFTER_MS = 60_000;
+/** How often commits of other processes, key revocations and held states are looked at. */
+const CHECK_EVERY_MS = 250;
+
+export type HubOptions = {
+  source: StreamSource;
+  metrics: StreamMetrics;
+  nowMs?: () => number;
+  /** Liveness: ping this often, cut a connection silent this long (defaults 30 s and 60 s). */
+  pingEveryMs?: number;
+  deadAfterMs?: number;
+  /** Told about a failure of the fan-out, which must never fail the ingest that caused it. */
+  onError?: (err: unknown) => void;
+};
+
+export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
+
+export class Hub {
+  private readonly conns = new Set<Connection>();
+  private readonly perBucket = new Map<string, number>();
+  private readonly fanout: Fanout;
+  private readonly nowMs: () => number;
+  private timers: NodeJS.Timeout[] = [];
+  private unlisten: () => void;
+
+  constructor(private readonly opts: HubOptions) {
+    this.nowMs = opts.nowMs ?? (() => performance.now());
+    this.fanout = new Fanout(opts.source, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
+    this.unlisten = opts.source.onChange((tokens) => {
+      if (this.conns.size === 0) return;
+      // Runs inside the ingest's notification, after its commit: a fault here is logged, and
+      // the ingest still answers with what it committed.
+      try {
+        this.fanout.changed(tokens, this.nowMs());
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    });
+  }
+
+  /** Open connections in the caller's bucket (for the connection cap). */
+  openIn(bucket: string): number {
+    return this.perBucket.get(bucket) ?? 0;
+  }
+
+  get connections(): number {
+    return this.conns.size;
+  }
+
+  /** Bytes waiting to be sent, per open connection (what the slow-consumer bounds hold down). */
+  buffered(): number[] {
+    return [...this.conns].map((c) => c.socket.bufferedAmount);
+  }
+
+  /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
+  connect(socket: StreamSocket, info: ConnectionInfo): ConnectionHandle {
+    const conn = new Connection(socket, info, this.opts.metrics, this.nowMs());
+    this.conns.add(conn);
+    this.perBucket.set(info.bucket, this.openIn(info.bucket) + 1);
+    this.opts.metrics.connections(this.conns.size);
+    if (this.conns.size === 1) this.startTimers();
+    return {
+      message: (text) => this.onMessage(conn, text),
+      pong: () => void (conn.lastPongMs = this.nowMs()),
+      closed: () => this.drop(conn),
+    };
+  }
+
+  /** Closes every connection with 1001 (server going away); resolves once they are gone or cut. */
+  async close(timeoutMs = 2000): Promise<void> {
+    this.unlisten();
+    const open = [...this.conns];
+    for (const c of open) c.socket.close(1001, 'server shutting down');
+    const deadline = Date.now() + timeoutMs;
+    while (this.conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const c of [...this.conns]) c.socket.terminate();
+    this.stopTimers();
+  }
+
+  private drop(conn: Connection): void {
+    if (!this.conns.delete(conn)) return;
+    conn.closed = true;
+    for (const sub of [...conn.subs.values()]) this.unsubscribe(conn, sub);
+    const left = this.openIn(conn.info.bucket) - 1;
+    if (left > 0) this.perBucket.set(conn.info.bucket, left);
+    else this.perBucket.delete(conn.info.bucket);
+    this.opts.metrics.connections(this.conns.size);
+    if (this.conns.size === 0) this.stopTimers();
+  }
+
+  private startTimers(): void {
+    this.timers.push(setInterval(() => this.check(), CHECK_EVERY_MS));
+    this.timers.push(setInterval(() => this.liveness(), this.opts.pingEveryMs ?? PING_EVERY_MS));
+    for (const t of this.timers) t.unref();
+  }
+
+  private stopTimers(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+  }
+
+  /** Commits of other processes, revoked or expired keys, and held states that can go out now. */
+  private check(): void {
+    try {
+      this.opts.source.checkExternalChanges();
+    } catch {
+      return; // the store is closing
+    }
+    const verdicts = new Map<string, boolean>();
+    for (const c of [...this.conns]) {
+      const keyId = c.info.keyId;
+      if (keyId !== null) {
+        // Expiry is a matter of the clock and revocation may come from any process: every
+        // connected key is looked at on every check (one indexed read per distinct key).
+        let ok = verdicts.get(keyId);
+        if (ok === undefined) verdicts.set(keyId, (ok = this.opts.source.keyValid(keyId)));
+        if (!ok) {
+          c.closed = true;
+          c.socket.close(4401, 'the API key is no longer valid');
+          continue;
+        }
+      }
+      if (c.holding) c.flush();
+    }
+  }
+
+  private liveness(): void {
+    const now = this.nowMs();
+    for (const c of this.conns) {
+      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.socket.terminate();
+      else c.socket.ping();
+    }
+  }
+
+  private onMessage(conn: Connection, text: string): void {
+    if (conn.closed) return;
+    const cmd = parseMessage(text);
+    let err: ProtoError | null;
+    try {
+      err = 'code' in cmd ? cmd : this.run(conn, cmd);
+    } catch (e) {
+      // A store fault: logged, answered like a 500 (never with its details), the connection kept.
+      this.opts.onError?.(e);
+      conn.send('error', JSON.stringify({ op: 'error', id: 'code' in cmd ? null : cmd.id, error: { code: 'internal', message: 'internal error' } }));
+      return;
+    }
+    if (err === null) return;
+    conn.bad++;
+    if (conn.bad > MAX_BAD_MESSAGES) {
+      conn.closed = true;
+      conn.socket.close(1008, 'too many bad messages');
+      return;
+    }
+    const error: Record<string, string> = { code: err.code, message: err.message };
+    if (err.param !== undefined) error.param = err.param;
+    conn.send('error', JSON.stringify({ op: 'error', id: err.id, error }));
+  }
+
+  /** Runs a well-formed command; the error to answer with, or null when it was answered. */
+  private run(conn: Connection, cmd: Command): ProtoError | null {
+    if (cmd.op === 'ping') {
+      conn.send('pong', JSON.stringify({ op: 'pong', id: cmd.id }));
+      return null;
+    }
+    if (cmd.op === 'unsubscribe') {
+      const sub = conn.subs.get(cmd.sub);
+      if (sub === undefined) return { id: cmd.id, code: 'subscription_not_found', message: `no subscription ${cmd.sub} on this connection`, param: 'sub' };
+      const wait = conn.info.charge();
+      if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
+      this.unsubscribe(conn, sub);
+      conn.send('unsubscribed', JSON.stringify({ op: 'unsubscribed', id: cmd.id, sub: sub.id }));
+      return null;
+    }
+    if (conn.subs.size >= MAX_SUBSCRIPTIONS) {
+      return { id: cmd.id, code: 'invalid_parameter', message: `at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`, param: 'op' };
+    }
+    // Catch up with other processes first, so a replay and the live messages after it meet exactly.
+    this.opts.source.checkExternalChanges();
+    const names = cmd.channel === 'prices' ? cmd.tokens : [cmd.token];
+    const asked: TokenLink[] = [];
+    for (const name of names) {
+      const t = this.opts.source.resolve(name);
+      if (t === null) return { id: cmd.id, code: 'token_not_found', message: `unknown token ${name}`, param: cmd.channel === 'prices' ? 'tokens' : 'token' };
+      asked.push(t);
+    }
+    const wait = conn.info.charge();
+    if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
+    this.subscribe(conn, cmd, asked);
+    return null;
+  }
+
+  /** `asked`: the token of each name, in the order asked (a prices subscription may name one twice). */
+  private subscribe(conn: Connection, cmd: Extract<Command, { op: 'subscribe' }>, asked: TokenLink[]): void {
+    const id = conn.newSubId();
+    const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
+    const held = null;
+    const first = tokens[0]!;
+    const state = (t: TokenLink): TokenState => this.fanout.state(t.id, t.address);
+    let sub: Sub;
+    let answer: Record<string, unknown>;
+    switch (cmd.channel) {
+      case 'bars':
+        sub = { id, conn, held, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
+        break;
+      case 'trades':
+        sub = { id, conn, held, channel: 'trades', token: first, stopped: false };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
+        break;
+      case 'prices':
+        sub = { id, conn, held, channel: 'prices', tokens };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
+        break;
+      case 'overview':
+        sub = { id, conn, held, channel: 'overview', token: first };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', token: first.address };
+        break;
+    }
+    conn.subs.set(id, sub);
+    this.opts.metrics.subscriptions(sub.channel, 1);
+    conn.send('subscribed', JSON.stringify(answer));
+    const src = this.opts.source;
+    if (sub.channel === 'bars') {
+      const s = state(first);
+      const key = sub.res.key;
+      let group = s.bars.get(key);
+      if (group === undefined) s.bars.set(key, (group = new Set()));
+      group.add(sub);
+      const bars = cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(first.id, sub.res, cmd.since) : [src.newestBar(first.id, sub.res)].flatMap((b) => b ?? []);
+      bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
+      const last = bars[bars.length - 1];
+      if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];
+    } else if (sub.channel === 'trades') {
+      const s = state(first);
+      s.trades.add(sub);
+      if (cmd.channel === 'trades' && cmd.sinceId !== null) this.replayTrades(sub, s, cmd.sinceId);
+    } else if (sub.channel === 'prices') {
+      for (const t of tokens) {
+        const s = state(t);
+        s.prices.add(sub);
+        const body = priceBody(src, s);
+        if (body !== null) conn.sendState(sub, 'price', String(t.id), `{"op":"price","sub":"${id}",${body}`);
+      }
+    } else {
+      const s = state(first);
+      s.overview.add(sub);
+      const body = overviewBody(src, s);
+      if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
+    }
+  }
+
+  /** Every stored trade of the token after `sinceId` that the live messages will not carry. */
+  private replayTrades(sub: TradeSub, s: TokenState, sinceId: number): void {
+    const trades = this.opts.source.tradesAfter(s.id, sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1);
+    if (trades.length > MAX_REPLAY_TRADES) {
+      sub.conn.stopTrades(sub, 'overflow');
+      return;
+    }
+    for (let i = 0; i < trades.length; i += TRADES_PER_MESSAGE) {
+      if (!sub.conn.tradesFit()) return;
+      sub.conn.send('trades', `{"op":"trades","sub":"${sub.id}","trades":${JSON.stringify(trades.slice(i, i + TRADES_PER_MESSAGE))}}`);
+    }
+  }
+
+  private unsubscribe(conn: Connection, sub: Sub): void {
+    if (!conn.subs.delete(sub.id)) return;
+    this.opts.metrics.subscriptions(sub.channel, -1);
+    const links = sub.channel === 'prices' ? sub.tokens : [sub.token];
+    for (const link of links) {
+      const s = this.fanout.tokens.get(link.id);
+      if (s === undefined) continue;
+      if (sub.channel === 'bars') {
+        const group = s.bars.get(sub.res.key);
+        group?.delete(sub as BarSub);
+        if (group?.size === 0) s.bars.delete(sub.res.key);
+      } else if (sub.channel === 'trades') s.trades.delete(sub);
+      else if (sub.channel === 'prices') s.prices.delete(sub);
+      else s.overview.delete(sub);
+      this.fanout.release(s);
+    }
+  }
+}

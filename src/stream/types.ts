@@ -1,0 +1,54 @@
+/**
+ * What the live hub is built from: the reads it needs (answered by the same code that serves
+ * /udf/history, /v1/prices and the overview route, so the stream never says something else) and
+ * the socket it writes to. Keeping both as plain interfaces keeps src/stream free of Koa and ws.
+ */
+import type { Bar } from '../domain/candles.js';
+import type { Resolution } from '../domain/resolution.js';
+import type { TradeJson } from '../store/trades-repo.js';
+
+export type TokenRef = { id: number; address: string };
+
+export type PriceState = { priceUsd: number | null; priceChangePct24h: number | null; lastTradeAt: number | null };
+
+export type StreamSource = {
+  /** The token a name designates, as /udf/symbols reads it; null when none. */
+  resolve(name: string): TokenRef | null;
+  /** The highest trade id in the store: every trade at or below it is committed. */
+  maxTradeId(): number;
+  /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
+  tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
+  /** Bars as /udf/history gives them: `t >= from` (from rounded down to its bar), newest 5000, ascending. */
+  barsFrom(tokenId: number, res: Resolution, from: number): Bar[];
+  /** The newest bar of the token at this resolution, or null. */
+  newestBar(tokenId: number, res: Resolution): Bar | null;
+  price(tokenId: number): PriceState | null;
+  /** The body of GET /v1/token/:address/overview, or null when the token is gone. */
+  overview(tokenId: number): unknown;
+  /** Lets the store report commits made by other processes (calls the onChange listener). */
+  checkExternalChanges(): void;
+  /** Calls `listener` after every commit: the tokens it touched ('all' when unknown), and whether accounts changed. */
+  onChange(listener: (tokens: ReadonlySet<number> | 'all', accounts: boolean) => void): () => void;
+  /** Whether the key may still be used now (not revoked, not past its expiry). */
+  keyValid(keyId: string): boolean;
+};
+
+/** The part of a WebSocket the hub uses. */
+export type StreamSocket = {
+  /** Sends a text frame; `data` may be the text already encoded as UTF-8. */
+  send(data: string | Buffer, opts: { binary: false }): void;
+  readonly bufferedAmount: number;
+  close(code: number, reason: string): void;
+  terminate(): void;
+  ping(): void;
+};
+
+/** What the upgrade decided about the caller. */
+export type ConnectionInfo = {
+  /** The rate-limit bucket of the caller; also the bucket its connections are capped in. */
+  bucket: string;
+  /** The key the connection was opened with (checked for revocation), or null when anonymous. */
+  keyId: string | null;
+  /** Counts one request in the caller's bucket: null when allowed, else seconds to wait. */
+  charge(): number | null;
+};

@@ -1,0 +1,111 @@
+/**
+ * The stream's metrics on /metrics, and shutdown of the real server: open connections are closed
+ * with 1001 and stop() still resolves.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, settle, startLive, type Live } from './support.js';
+import { addToken } from '../udf/support.js';
+import { aTrade } from '../helpers/builders.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { start } from '../../src/server.js';
+import { openStore } from '../../src/store/db.js';
+import { createServices } from '../../src/services/index.js';
+import { fakeClock } from '../helpers/make-test-app.js';
+
+let live: Live | null = null;
+afterEach(async () => {
+  await live?.stop();
+  live = null;
+});
+
+const T0 = 1_700_000_000;
+
+/** `name{labels}` -> value of the Prometheus text, for the stream_ series. */
+function streamSeries(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(stream_[a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+describe('stream metrics', () => {
+  it('reports connections, subscriptions by channel, messages by op, resets by reason and the delivery delay', async () => {
+    live = await startLive();
+    const token = addToken(live, { symbol: 'MET' }).address;
+    live.ingest([aTrade(token, { blockTime: T0 + 100, priceUsd: 1 })]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
+    await c.request({ op: 'subscribe', channel: 'trades', token });
+    await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
+    live.ingest([aTrade(token, { blockTime: T0 + 101, priceUsd: 2 })]);
+    live.ingest([aTrade(token, { blockTime: T0 - 500, priceUsd: 3 })]); // backfill
+    await c.waitFor((m) => m.op === 'reset');
+    await settle();
+    const m = streamSeries((await live.http.get('/metrics')).text);
+    expect(m['stream_connections']).toBe(1);
+    expect(m['stream_subscriptions{channel="bars"}']).toBe(1);
+    expect(m['stream_subscriptions{channel="trades"}']).toBe(1);
+    expect(m['stream_subscriptions{channel="prices"}']).toBe(1);
+    expect(m['stream_subscriptions{channel="overview"}']).toBe(0);
+    expect(m['stream_messages_sent_total{op="subscribed"}']).toBe(3);
+    expect(m['stream_messages_sent_total{op="trades"}']).toBe(2);
+    // The newest bar after subscribing, the update at T0 + 101, the newest again after the reset.
+    expect(m['stream_messages_sent_total{op="bar"}']).toBe(3);
+    expect(m['stream_resets_total{reason="backfill"}']).toBe(1);
+    // Once per change and channel of the token: two ingests, each with trades and bars.
+    expect(m['stream_delivery_delay_seconds_count']).toBe(4);
+    c.close();
+    await c.closed();
+    await settle();
+    const after = streamSeries((await live.http.get('/metrics')).text);
+    expect(after['stream_connections']).toBe(0);
+    expect(after['stream_subscriptions{channel="bars"}']).toBe(0);
+  });
+});
+
+describe('commits of another process', () => {
+  it('reach the subscribers (seen by the periodic check of the store)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-ext-'));
+    try {
+      const path = join(dir, 's.db');
+      live = await startLive({ store: openStore(path) });
+      const token = addToken(live, { symbol: 'EXT' }).address;
+      const c = await Client.open(`${live.wsBase}/v1/stream`);
+      const trades = await c.request({ op: 'subscribe', channel: 'trades', token });
+      const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
+      const cli = openStore(path);
+      const services = createServices({ store: cli, clock: fakeClock() });
+      const rows = [aTrade(token, { blockTime: T0 + 30, priceUsd: 4 }), aTrade(token, { blockTime: T0 + 10, priceUsd: 5 })];
+      services.ingest.ingest(rows.map((value, i) => ({ line: i + 1, value })));
+      cli.close();
+      const got = await c.waitFor((m) => m.op === 'trades' && m.sub === trades.sub);
+      expect(got.trades.map((t: { signature: string }) => t.signature)).toEqual([rows[1]!.signature, rows[0]!.signature]);
+      const bar = await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub);
+      expect(bar).toEqual({ op: 'bar', sub: bars.sub, bar: { t: T0 - 20, o: 5, h: 5, l: 4, c: 4, v: 20 }, final: false });
+      c.close();
+    } finally {
+      await live?.stop();
+      live = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shutdown', () => {
+  it('closes open stream connections with 1001 and stops', async () => {
+    const running = await start({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: ':memory:', DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent' });
+    const { port } = running.server.address() as { port: number };
+    const a = await Client.open(`ws://127.0.0.1:${port}/v1/stream`);
+    const b = await Client.open(`ws://127.0.0.1:${port}/v1/stream`);
+    expect((await a.request({ op: 'ping' })).op).toBe('pong');
+    const stopped = running.stop();
+    expect(await a.closed()).toBe(1001);
+    expect(await b.closed()).toBe(1001);
+    await stopped;
+    expect(running.store.db.open).toBe(false);
+  });
+});

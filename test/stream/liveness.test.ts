@@ -1,0 +1,50 @@
+/**
+ * Liveness (README, Live stream): the hub pings, and cuts a connection that stops answering
+ * pings; one that answers stays. Run on a hub with short intervals over a real ws server.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { Hub } from '../../src/stream/hub.js';
+import { streamSource } from '../../src/http/stream-source.js';
+import { streamMetrics } from '../../src/stream/metrics.js';
+import { metricsFor } from '../../src/services/metrics.js';
+
+let t: TestApp;
+let wss: WebSocketServer;
+let hub: Hub;
+afterEach(async () => {
+  await hub.close(200);
+  wss.close();
+  t.close();
+});
+
+describe('liveness', () => {
+  it('cuts a connection that does not answer pings and keeps one that does', async () => {
+    t = makeTestApp();
+    hub = new Hub({ source: streamSource(t.app.deps), metrics: streamMetrics(metricsFor(t.store).registry), pingEveryMs: 50, deadAfterMs: 150 });
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    wss.on('connection', (ws) => {
+      const h = hub.connect(ws, { bucket: 'ip:test', keyId: null, charge: () => null });
+      ws.on('message', (d) => h.message(String(d)));
+      ws.on('pong', h.pong);
+      ws.on('close', h.closed);
+    });
+    await once(wss, 'listening');
+    const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    const silent = new WebSocket(url, { autoPong: false });
+    const alive = new WebSocket(url);
+    let pings = 0;
+    alive.on('ping', () => pings++);
+    await Promise.all([once(silent, 'open'), once(alive, 'open')]);
+    const [code] = (await once(silent, 'close')) as [number];
+    expect(code).toBe(1006); // cut, not closed politely: it was not listening
+    expect(alive.readyState).toBe(WebSocket.OPEN);
+    expect(pings).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < 100 && hub.connections > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(hub.connections).toBe(1);
+    alive.close();
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * A client that stops reading (README, Live stream, Slow consumers): what waits for it on the
+ * server stays bounded (trades over 4 MB waiting give reset overflow and stop; bars are coalesced
+ * to the newest state), and once it reads again it gets the overflow reset and the final bar.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, settle, startLive, type Live } from './support.js';
+import { addToken } from '../udf/support.js';
+import { aTrade } from '../helpers/builders.js';
+import { hubOf } from '../../src/http/stream.js';
+import { TRADES_OVERFLOW } from '../../src/stream/connection.js';
+import { history } from './chart-client.js';
+
+let live: Live;
+afterEach(async () => live.stop());
+
+const T0 = 1_700_000_000;
+
+describe('a client that stops reading', () => {
+  it('never has more than 4 MB plus one message waiting; its trades overflow and its bars are coalesced', async () => {
+    live = await startLive();
+    const token = addToken(live, { symbol: 'SLOW' }).address;
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '15' }); // every batch lands in one bar
+    const trades = await c.request({ op: 'subscribe', channel: 'trades', token });
+    c.ws.pause();
+
+    const hub = hubOf(live.app);
+    let most = 0;
+    let biggestMessage = 0;
+    const batches = 60;
+    for (let b = 0; b < batches; b++) {
+      const rows = Array.from({ length: 1000 }, (_, i) => aTrade(token, { blockTime: T0 + b, priceUsd: 1 + b + i / 1000, volumeUsd: 1 }));
+      biggestMessage = Math.max(biggestMessage, JSON.stringify(rows).length * 2);
+      live.ingest(rows);
+      most = Math.max(most, ...hub.buffered());
+    }
+    // The bound: trades stop once 4 MB wait; one message may be on its way past the check.
+    expect(most).toBeLessThanOrEqual(TRADES_OVERFLOW + biggestMessage);
+    expect(most).toBeGreaterThan(1024 * 1024); // the client really was not reading
+
+    c.ws.resume();
+    await c.waitFor((m) => m.op === 'reset' && m.sub === trades.sub, 20_000);
+    const newest = (await history(live, token, '15')).at(-1)!;
+    const last = await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub && m.bar.t === newest.t && m.bar.c === newest.c, 20_000);
+    expect(last.bar).toEqual(newest);
+    await settle(200);
+    const barMessages = c.of(bars.sub, 'bar');
+    expect(barMessages.length).toBeLessThan(batches);
+    expect(c.of(trades.sub, 'reset')).toEqual([{ op: 'reset', sub: trades.sub, reason: 'overflow' }]);
+    // Trades were delivered in order up to the overflow, none after it.
+    const got = c.of(trades.sub, 'trades').flatMap((m) => m.trades.map((t: { id: number }) => t.id));
+    expect(got).toEqual([...got].sort((a, b) => a - b));
+    expect(got.length).toBeLessThan(batches * 1000);
+    const resetAt = c.messages.findIndex((m) => m.op === 'reset' && m.sub === trades.sub);
+    expect(c.messages.slice(resetAt).some((m) => m.op === 'trades')).toBe(false);
+    c.close();
+  }, 60_000);
+});
