@@ -120,7 +120,8 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       metrics.webhookDelivery('cancelled');
       return false;
     }
-    const body = eventJson(d);
+    // The body is the event as /v1/events shows it: its id is the event's, not the delivery row's.
+    const body = eventJson({ id: d.eventId, token: d.token, createdAt: d.createdAt, data: d.data });
     const t = Math.floor(now / 1000);
     let url: URL | null = null;
     try {
