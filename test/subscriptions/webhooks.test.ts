@@ -57,9 +57,12 @@ describe('webhook delivery', () => {
     worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(2);
     const page = await t.http.get('/v1/events').set('x-api-key', sub.key);
-    expect(page.body.events.map((e: { id: string }) => e.id)).toEqual(['evt_1', 'evt_3']);
+    const eventIds = page.body.events.map((e: { id: string }) => e.id) as string[];
+    const rowIds = (t.store.db.prepare('SELECT id FROM webhook_deliveries ORDER BY id').pluck().all() as number[]).map((id) => `evt_${id}`);
+    expect(eventIds).toHaveLength(2);
+    expect(eventIds).not.toEqual(rowIds); // the case where the bug shows
     const bodies = receiver.received.map((r) => JSON.parse(r.body) as { id: string });
-    expect(bodies.map((b) => b.id).sort()).toEqual(['evt_1', 'evt_3']);
+    expect(bodies.map((b) => b.id).sort()).toEqual(eventIds);
     for (const r of receiver.received) expect(JSON.parse(r.body).id).toBe(r.headers['svc-event-id']);
     expect(bodies.sort((a, b) => a.id.localeCompare(b.id))).toEqual(page.body.events);
   });
