@@ -13,8 +13,10 @@ export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {
     await next();
     if (ctx.body == null && ctx.status === 404) throw new ApiError(404, 'not_found', 'no such route');
-    if (ctx.body == null && ctx.status === 405) {
-      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: String(ctx.response.get('Allow')) } });
+    // The router answers 501 for a method it serves on no route at all (TRACE, PROPFIND, ...):
+    // to a client that is the same as 405, so it gets the same envelope and Allow header.
+    if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: String(ctx.response.get('Allow') ?? '') } });
     }
   } catch (err) {
     writeError(ctx, err);
