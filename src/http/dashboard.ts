@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
-import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
+import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME, SCOPES } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
@@ -32,7 +32,13 @@ const keyName = z
     message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
   })
   .transform((v) => v as string | null);
-const createKeyBody = bodyObject({ name: keyName.optional() });
+const scopesField = z
+  .unknown()
+  .refine((v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)), {
+    message: `must be a non-empty array of scopes (${SCOPES.join(', ')})`,
+  })
+  .transform((v) => v as string[]);
+const createKeyBody = bodyObject({ name: keyName.optional(), scopes: scopesField.optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 const registerBody = bodyObject({
   address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
@@ -164,11 +170,12 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a read key; the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
+    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a key (scopes default ["read"]; read and manage may be granted); the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, createKeyBody);
-      const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+      // The signed-in owner manages the whole tenant: it may grant read and manage, not ingest.
+      const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: GRANTABLE_SCOPES });
       ctx.status = 201;
       return { key: made.key, secret: made.secret };
     },

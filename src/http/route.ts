@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { parseQuery, type QuerySchema } from './validate.js';
 import { requireKey } from './auth.js';
 import type { AppContext, AppState } from './types.js';
+import type { Scope } from '../services/accounts.js';
 
 export type Access = 'public' | 'keyed' | 'session' | 'internal';
 
@@ -22,8 +23,8 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   body?: z.ZodType;
   /** Media types the body may come in (default application/json); NDJSON carries one item of `body` per line. */
   bodyMediaTypes?: readonly ('application/json' | 'application/x-ndjson')[];
-  /** Scope a keyed route needs. */
-  scope?: 'read' | 'ingest';
+  /** Scope a keyed route needs (README, Keys and scopes). */
+  scope?: Scope;
 };
 
 type Handler<Q> = (ctx: AppContext, query: Q) => unknown | Promise<unknown>;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { requireKey } from '../auth.js';
 import { bodyInt, bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
+import { MAX_GRACE_SECONDS, MAX_KEY_NAME, SCOPES } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
 
 const keyName = z.unknown().refine(
@@ -15,7 +15,14 @@ const keyName = z.unknown().refine(
   { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
 ).transform((v) => v as string | null);
 
-const createBody = bodyObject({ name: keyName.optional() });
+const scopesField = z
+  .unknown()
+  .refine((v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)), {
+    message: `must be a non-empty array of scopes (${SCOPES.join(', ')})`,
+  })
+  .transform((v) => v as string[]);
+
+const createBody = bodyObject({ name: keyName.optional(), scopes: scopesField.optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
@@ -44,26 +51,29 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     return { keys: accounts.listKeys(tenant.id) };
   });
 
-  api.add({ method: 'post', path: '/v1/keys', summary: 'Create a read key; the secret is shown once', access: 'keyed', tag: 'account', scope: 'read', body: createBody }, async (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+  api.add({
+    method: 'post', path: '/v1/keys', access: 'keyed', tag: 'account', scope: 'manage', body: createBody,
+    summary: 'Create a key (scopes default ["read"], never more than the calling key holds); the secret is shown once',
+  }, async (ctx) => {
+    const { tenant, key } = requireKey(ctx, 'manage');
     const body = await readJsonBody(ctx, createBody);
     privateAnswer(ctx);
-    const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+    const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: key.scopes });
     ctx.status = 201;
     return { key: made.key, secret: made.secret };
   });
 
-  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read' }, (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'manage' }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'manage');
     const id = String(ctx.params.id);
     privateAnswer(ctx);
     return { key: accounts.revokeKey(id, tenant.id) };
   });
 
   api.add(
-    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'read', body: rotateBody },
+    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'manage', body: rotateBody },
     async (ctx) => {
-      const caller = requireKey(ctx, 'read');
+      const caller = requireKey(ctx, 'manage');
       const id = String(ctx.params.id);
       const body = await readJsonBody(ctx, rotateBody);
       privateAnswer(ctx);

@@ -1,0 +1,6 @@
+-- The manage scope (README, Keys and scopes): creating, rotating and revoking keys and
+-- registering subscriptions used to need only `read`. Keys that existed before keep what they
+-- could do: every key holding `read` also gets `manage`.
+UPDATE api_keys
+SET scopes = trim(replace(',' || scopes || ',', ',read,', ',read,manage,'), ',')
+WHERE (',' || scopes || ',') LIKE '%,read,%' AND (',' || scopes || ',') NOT LIKE '%,manage,%';
