@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'insufficient_storage'
   | 'internal';
 
 export type ErrorDetail = { line?: number; index?: number; error: string; [k: string]: unknown };
@@ -68,6 +69,16 @@ export const payloadTooLarge = (): ApiError => new ApiError(413, 'payload_too_la
 
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 
+/** True for SQLite's "database or disk is full" (a full disk, or the store's max_page_count). */
+export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_FULL';
+
+/**
+ * 507 for a write refused because the store is full (README, Errors). Its message says what
+ * happened, unlike other 5xx: it is not a fault of the request, and retrying later is the answer.
+ */
+export const insufficientStorage = (): ApiError =>
+  new ApiError(507, 'insufficient_storage', 'the store is full; nothing was written; retry once space is freed');
+
 export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError(400, 'invalid_body', message, details ? { details } : {});
 
@@ -83,6 +94,7 @@ export function errorEnvelope(err: ApiError, requestId: string): { error: Record
 /** Any thrown value as an ApiError; unknown errors become a 500 that shows nothing internal. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isStoreFull(err)) return insufficientStorage();
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown; message?: unknown };
   const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413 || e?.type === 'entity.too.large') return payloadTooLarge();
