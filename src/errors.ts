@@ -64,8 +64,20 @@ export const tokenNotFound = (address: string): ApiError =>
 export const unauthorized = (message = 'a valid API key is required'): ApiError =>
   new ApiError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
 
-/** 413 for a request body over MAX_BODY_BYTES (src/http/body.ts), the contract's 10 MB. */
-export const payloadTooLarge = (): ApiError => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
+/** `bytes` as people write it: 10 MB, 64 KB, 4 KB, 100 bytes. */
+const sizeText = (bytes: number): string =>
+  bytes >= 1 << 20 && bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
+
+/**
+ * 413 for a request body over its route's limit (README, Limits): 10 MB for ingest by default,
+ * smaller for the small JSON routes. It closes the connection, so the rest of the body is never read.
+ */
+export const payloadTooLarge = (limitBytes = 10 * 1024 * 1024): ApiError =>
+  new ApiError(413, 'payload_too_large', `the request body is larger than ${sizeText(limitBytes)}`, { headers: { Connection: 'close' } });
+
+/** 413 for a body sent to a route that takes none; refused before any of it is read. */
+export const bodyNotAllowed = (): ApiError =>
+  new ApiError(413, 'payload_too_large', 'this route takes no request body', { headers: { Connection: 'close' } });
 
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 

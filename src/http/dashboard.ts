@@ -2,13 +2,14 @@
  * The dashboard's cookie-authenticated JSON routes under /dashboard/api/ (DESIGN.md section 11).
  * The page itself (/dashboard) is served by pages.ts.
  *
- * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword), is throttled to
- * 10 failures per 15 min per client IP and per account (429 after that, before any password
- * work), and starts a session: an httpOnly, SameSite=Strict cookie holding a random id whose
+ * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword) in a body of at
+ * most 4 KB, is throttled as sessions.ts says (every attempt per IP before the body is read;
+ * failures per IP and account; a growing delay, never a lockout, per account), and starts a session: an httpOnly, SameSite=Strict cookie holding a random id whose
  * hash only is stored. Every state-changing call needs the session's CSRF token in the
  * X-CSRF-Token header, and is refused when the browser says it comes from another site.
  * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
@@ -23,6 +24,11 @@ import { pathAddress } from './validate.js';
 import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
+/** Largest sign-in body (README, Dashboard sign-in): an email and a password fit many times over. */
+export const SIGN_IN_BODY_BYTES = 4096;
+
+const tooMany = (message: string, wait: number) =>
+  new ApiError(429, 'rate_limited', message, { headers: { 'Retry-After': String(wait), Connection: 'close' } });
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
@@ -116,17 +122,17 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       assertSameOrigin(ctx);
-      const body = await readJsonBody(ctx, signInBody);
-      const email = body.email.trim().toLowerCase();
       // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
-      const buckets = [`ip:${clientIp(ctx).address}`, `account:${email}`];
+      const ip = clientIp(ctx).address;
+      // Every attempt counts against the IP before a byte of its body is read.
+      const admitted = throttle.admit(ip);
+      if (admitted.wait > 0) throw tooMany(`too many sign-in attempts from this address; retry in ${admitted.wait} s`, admitted.wait);
+      const body = await readJsonBody(ctx, signInBody, { limit: SIGN_IN_BODY_BYTES });
+      const email = body.email.trim().toLowerCase();
       // Counted as failed before the (slow) password check, so concurrent guesses count too.
-      const attempt = throttle.begin(buckets, `account:${email}`);
-      if (attempt.wait > 0) {
-        throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${attempt.wait} s`, {
-          headers: { 'Retry-After': String(attempt.wait) },
-        });
-      }
+      const attempt = throttle.begin(ip, email);
+      if (attempt.wait > 0) throw tooMany(`too many failed sign-ins; retry in ${attempt.wait} s`, attempt.wait);
+      if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       const tenant = await accounts.checkPassword(email, body.password);
       if (!tenant) throw signedOut('wrong email or password');
       attempt.succeeded();

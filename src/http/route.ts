@@ -7,6 +7,8 @@ import Router from '@koa/router';
 import type { z } from 'zod';
 import { parseQuery, type QuerySchema } from './validate.js';
 import { requireKey } from './auth.js';
+import { requestHasBody } from './body.js';
+import { bodyNotAllowed } from '../errors.js';
 import type { AppContext, AppState } from './types.js';
 import type { Scope } from '../services/accounts.js';
 
@@ -40,6 +42,8 @@ export class ApiRouter {
       ctx.state.route = spec.path;
       // The key first: a caller without one gets 401 (403 without the scope), whatever the query.
       if (spec.access === 'keyed') requireKey(ctx, spec.scope);
+      // A route without a body schema takes no body: refused before a byte of it is read.
+      if (spec.body === undefined && requestHasBody(ctx)) throw bodyNotAllowed();
       const query = spec.query ? parseQuery(spec.query, ctx.query) : {};
       const result = await handler(ctx as AppContext, query as never);
       if (result !== undefined) ctx.body = result;
