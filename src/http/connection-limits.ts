@@ -10,6 +10,7 @@
  * connections and should be raised. IPv6 peers are grouped by /56, as the rate limiter groups
  * them; IPv4-mapped IPv6 counts as its IPv4.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeClientIp } from './client-ip.js';
@@ -75,6 +76,18 @@ export function createLimitedServer(handler: http.RequestListener, limits: Serve
       if (left <= 0) open.delete(group);
       else open.set(group, left);
     });
+  });
+
+  // Node hands CONNECT to this event, not to the app, and resets the socket when nobody listens:
+  // answer it like any method no route serves (README, Conventions).
+  server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
+    const body = JSON.stringify({ error: { code: 'method_not_allowed', message: 'CONNECT is not allowed here', requestId: randomUUID() } });
+    socket.on('error', () => {});
+    socket.end(
+      'HTTP/1.1 405 Method Not Allowed\r\nAllow: \r\nContent-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    req.resume();
   });
 
   return {

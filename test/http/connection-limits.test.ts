@@ -51,9 +51,10 @@ const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ??
 const head = (method: string, path: string, headers: Record<string, string> = {}) =>
   `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
 
-/** Resolves once the server has sent a whole header block. */
+/** Resolves once the server has sent a whole header block, or closed the connection. */
 const answered = (c: Conn) =>
   new Promise<string>((resolve) => {
+    void c.closed.then(() => resolve(c.received()));
     const check = () => (c.received().includes('\r\n\r\n') ? resolve(c.received()) : setTimeout(check, 5));
     check();
   });
@@ -155,5 +156,38 @@ describe('connections', () => {
     again.socket.write(head('GET', '/healthz'));
     expect(statusOf(await answered(again))).toBe(200);
     for (const c of [...conns, again]) c.socket.destroy();
+    await Promise.all([...conns, again].map((c) => c.closed));
+  });
+});
+
+describe('the sign-in throttle on the wire', () => {
+  it('answers an IP past its 30 attempts with 429 before reading the body it declares', async () => {
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 429; i++) {
+      const c = await open();
+      const body = JSON.stringify({ email: `probe${i}@example.com`, password: 'guess' });
+      c.socket.write(head('POST', '/dashboard/api/sign-in', { 'Content-Type': 'application/json', 'Content-Length': String(body.length), Connection: 'close' }) + body);
+      status = statusOf(await answered(c));
+      expect(status, `attempt ${i}`).not.toBe(0);
+      c.socket.destroy();
+      await c.closed;
+    }
+    expect(status).toBe(429);
+    const c = await open();
+    c.socket.write(head('POST', '/dashboard/api/sign-in', { 'Content-Type': 'application/json', 'Content-Length': '4000' }));
+    const raw = await answered(c);
+    expect(statusOf(raw)).toBe(429);
+    expect(raw).toMatch(/retry-after: \d+/i);
+    await c.closed;
+  });
+});
+
+describe('CONNECT', () => {
+  it('is 405 in the envelope, not a reset connection', async () => {
+    const c = await open();
+    c.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    await c.closed;
+    expect(statusOf(c.received())).toBe(405);
+    expect(c.received()).toContain('"code":"method_not_allowed"');
   });
 });
