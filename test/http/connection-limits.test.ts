@@ -70,20 +70,14 @@ describe('bodies', () => {
     await c.closed;
   });
 
-  it('cuts a chunked sign-in body as soon as it passes 4 KB: the connection never holds more', async () => {
+  it('cuts a chunked sign-in body as soon as it passes 4 KB, without waiting for the rest', async () => {
     const c = await open();
     c.socket.write(head('POST', '/dashboard/api/sign-in', { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }));
-    let sent = 0;
-    while (statusOf(c.received()) === 0 && sent < 64 * 1024 && !c.socket.destroyed) {
-      const chunk = 'x'.repeat(1024);
-      c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-      sent += 1024;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    await answered(c);
-    expect(statusOf(c.received())).toBe(413);
-    expect(c.received()).toContain('the request body is larger than 4 KB');
-    expect(sent).toBeLessThan(16 * 1024);
+    // 5 KB of a body that never ends (no closing chunk): the answer cannot wait for its end.
+    for (let i = 0; i < 5; i++) c.socket.write(`400\r\n${'x'.repeat(1024)}\r\n`);
+    const raw = await answered(c);
+    expect(statusOf(raw)).toBe(413);
+    expect(raw).toContain('the request body is larger than 4 KB');
     await c.closed;
   });
 
