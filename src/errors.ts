@@ -85,7 +85,7 @@ export const forbidden = (message: string): ApiError => new ApiError(403, 'forbi
 export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_FULL';
 
 /**
- * 507 for a write refused because the store is full (README, Errors). Its message says what
+ * 507 for a write refused because the store is full (README, Conventions). Its message says what
  * happened, unlike other 5xx: it is not a fault of the request, and retrying later is the answer.
  */
 export const insufficientStorage = (): ApiError =>

@@ -8,6 +8,7 @@ import getRawBody from 'raw-body';
 import { z } from 'zod';
 import { ApiError, payloadTooLarge } from '../errors.js';
 import type { AppContext } from './types.js';
+import { SCOPES } from '../services/accounts.js';
 
 /** The largest request body of any route: ingest's (README, Limits: 413 over 10 MB). */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -108,3 +109,13 @@ export const bodyString = (min: number, max: number) =>
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) });
+
+/**
+ * A JSON body field: a non-empty array of known scope names. Which of them a caller may grant is
+ * the accounts service's decision (403), not a validation error.
+ */
+export const bodyScopes = () =>
+  z.unknown().refine(
+    (v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)),
+    { message: `must be a non-empty array of scopes (${SCOPES.join(', ')})` },
+  ).transform((v) => v as string[]);

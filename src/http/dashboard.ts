@@ -13,10 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
-import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME, SCOPES } from '../services/accounts.js';
+import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
-import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
+import { bodyInt, bodyObject, bodyScopes, bodyString, readJsonBody } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
@@ -24,12 +24,13 @@ import { pathAddress } from './validate.js';
 import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
-/** Largest sign-in body (README, Dashboard sign-in): an email and a password fit many times over. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+/** Largest sign-in body (README, Pages): an email and a password fit many times over. */
 export const SIGN_IN_BODY_BYTES = 4096;
 
+/** 429 for a throttled sign-in; it closes the connection, so a body still on its way is not read. */
 const tooMany = (message: string, wait: number) =>
   new ApiError(429, 'rate_limited', message, { headers: { 'Retry-After': String(wait), Connection: 'close' } });
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
 const keyName = z
@@ -38,13 +39,7 @@ const keyName = z
     message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
   })
   .transform((v) => v as string | null);
-const scopesField = z
-  .unknown()
-  .refine((v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)), {
-    message: `must be a non-empty array of scopes (${SCOPES.join(', ')})`,
-  })
-  .transform((v) => v as string[]);
-const createKeyBody = bodyObject({ name: keyName.optional(), scopes: scopesField.optional() });
+const createKeyBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 const registerBody = bodyObject({
   address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })

@@ -25,7 +25,7 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   body?: z.ZodType;
   /** Media types the body may come in (default application/json); NDJSON carries one item of `body` per line. */
   bodyMediaTypes?: readonly ('application/json' | 'application/x-ndjson')[];
-  /** Scope a keyed route needs (README, Keys and scopes). */
+  /** Scope a keyed route needs (README, Authentication and keys). */
   scope?: Scope;
 };
 

@@ -29,7 +29,7 @@ export type KeyView = {
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
 export const SCOPES = ['read', 'manage', 'ingest'] as const;
 export type Scope = (typeof SCOPES)[number];
-/** Scopes a key may grant through the API; `ingest` is granted by the operator CLI only (README, Keys and scopes). */
+/** Scopes a key may grant through the API; `ingest` is granted by the operator CLI only (README, Authentication and keys). */
 export const GRANTABLE_SCOPES: readonly Scope[] = ['read', 'manage'];
 
 /** Longest rotation grace period (seconds): one day. */

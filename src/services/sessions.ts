@@ -109,7 +109,7 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
 export type Sessions = ReturnType<typeof createSessions>;
 
 /**
- * The sign-in throttle (README, Dashboard sign-in). Three counts, each over a sliding window:
+ * The sign-in throttle (README, Pages). Three counts, each over a sliding window:
  * - every attempt from a client IP, counted before its body is read (30 per 15 min, then 429);
  * - failures per (IP, account) (10 per 15 min, then 429 for that pair only), so a guesser is
  *   stopped without touching the account's owner, who signs in from other addresses;

@@ -166,7 +166,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return true;
   };
 
-  // Fairness (README, Webhooks): at most `perTenant` attempts of one tenant are in flight, so a
+  // Fairness (README, Subscriptions, events, ingest): at most `perTenant` attempts of one tenant are in flight, so a
   // tenant whose endpoint hangs holds at most that many of the `concurrency` slots; a slot freed
   // by any attempt is refilled at once, so no tenant waits for another's slow attempts to end.
   const inFlight = new Map<string, number>();

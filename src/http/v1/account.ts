@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { requireKey } from '../auth.js';
-import { bodyInt, bodyObject, readJsonBody } from '../body.js';
+import { bodyInt, bodyObject, bodyScopes, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { MAX_GRACE_SECONDS, MAX_KEY_NAME, SCOPES } from '../../services/accounts.js';
+import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
 
 const keyName = z.unknown().refine(
@@ -15,14 +15,7 @@ const keyName = z.unknown().refine(
   { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
 ).transform((v) => v as string | null);
 
-const scopesField = z
-  .unknown()
-  .refine((v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)), {
-    message: `must be a non-empty array of scopes (${SCOPES.join(', ')})`,
-  })
-  .transform((v) => v as string[]);
-
-const createBody = bodyObject({ name: keyName.optional(), scopes: scopesField.optional() });
+const createBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
