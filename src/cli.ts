@@ -35,7 +35,7 @@ const USAGE = `usage: cli <command> [options] [--json]
   tenants set-email --tenant ID --email E
   tenants set-password --tenant ID        (password on stdin; the tenant needs an email)
   tenants list
-  keys create --tenant ID [--name N] [--scopes read,ingest]
+  keys create --tenant ID [--name N] [--scopes read,manage,ingest]  (default read,manage)
   keys list --tenant ID
   keys revoke --id KEY_ID
   ingest FILE...                           (NDJSON; - for stdin)
@@ -183,7 +183,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     }
     case 'keys create': {
       const tenant = need(opts, 'tenant');
-      const scopes = (opts.scopes ?? 'read').split(',').map((s) => s.trim());
+      const scopes = (opts.scopes ?? 'read,manage').split(',').map((s) => s.trim());
       for (const s of scopes) if (!(SCOPES as readonly string[]).includes(s)) throw new UsageError(`--scopes takes ${SCOPES.join(', ')}`);
       const made = await withStore(async (_s, sv) => sv.accounts.createKey(tenant, { name: opts.name ?? null, scopes: [...new Set(scopes)] as Scope[] }));
       out(

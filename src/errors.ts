@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'insufficient_storage'
   | 'internal';
 
 export type ErrorDetail = { line?: number; index?: number; error: string; [k: string]: unknown };
@@ -63,10 +64,32 @@ export const tokenNotFound = (address: string): ApiError =>
 export const unauthorized = (message = 'a valid API key is required'): ApiError =>
   new ApiError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
 
-/** 413 for a request body over MAX_BODY_BYTES (src/http/body.ts), the contract's 10 MB. */
-export const payloadTooLarge = (): ApiError => new ApiError(413, 'payload_too_large', 'the request body is larger than 10 MB');
+/** `bytes` as people write it: 10 MB, 64 KB, 4 KB, 100 bytes. */
+const sizeText = (bytes: number): string =>
+  bytes >= 1 << 20 && bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
+
+/**
+ * 413 for a request body over its route's limit (README, Limits): 10 MB for ingest by default,
+ * smaller for the small JSON routes. It closes the connection, so the rest of the body is never read.
+ */
+export const payloadTooLarge = (limitBytes = 10 * 1024 * 1024): ApiError =>
+  new ApiError(413, 'payload_too_large', `the request body is larger than ${sizeText(limitBytes)}`, { headers: { Connection: 'close' } });
+
+/** 413 for a body sent to a route that takes none; refused before any of it is read. */
+export const bodyNotAllowed = (): ApiError =>
+  new ApiError(413, 'payload_too_large', 'this route takes no request body', { headers: { Connection: 'close' } });
 
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
+
+/** True for SQLite's "database or disk is full" (a full disk, or the store's max_page_count). */
+export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_FULL';
+
+/**
+ * 507 for a write refused because the store is full (README, Conventions). Its message says what
+ * happened, unlike other 5xx: it is not a fault of the request, and retrying later is the answer.
+ */
+export const insufficientStorage = (): ApiError =>
+  new ApiError(507, 'insufficient_storage', 'the store is full; nothing was written; retry once space is freed');
 
 export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError(400, 'invalid_body', message, details ? { details } : {});
@@ -83,6 +106,7 @@ export function errorEnvelope(err: ApiError, requestId: string): { error: Record
 /** Any thrown value as an ApiError; unknown errors become a 500 that shows nothing internal. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isStoreFull(err)) return insufficientStorage();
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown; message?: unknown };
   const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413 || e?.type === 'entity.too.large') return payloadTooLarge();

@@ -11,6 +11,7 @@ import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
@@ -35,12 +36,13 @@ function openConfiguredStore(path: string): Store {
 
 /**
  * Starts the service; resolves once it listens. `opts.extend` may append middleware to the app
- * before it listens (the benchmark adds its baseline route this way).
+ * before it listens (the benchmark adds its baseline route this way); `opts.limits` overrides the
+ * server's timeouts (tests use short ones; the defaults are the README's).
  */
 export async function start(
   env: Record<string, string | undefined> = process.env,
   clock: Clock = systemClock,
-  opts: { extend?(app: App): void } = {},
+  opts: { extend?(app: App): void; limits?: Partial<Omit<ServerLimits, 'maxConnectionsPerIp'>> } = {},
 ): Promise<Running> {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
@@ -62,10 +64,10 @@ export async function start(
 
   const app = createApp({ config, store, clock, logger, services });
   opts.extend?.(app);
-  const server = app.listen(config.port, config.host);
-  server.keepAliveTimeout = 5000;
-  const connections = gracefulClose(server);
+  const { server } = createLimitedServer(app.callback(), { ...DEFAULT_SERVER_LIMITS, ...opts.limits, maxConnectionsPerIp: config.maxConnectionsPerIp });
   const stream = attachStream(server, app);
+  server.listen(config.port, config.host);
+  const connections = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));

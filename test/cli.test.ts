@@ -67,6 +67,15 @@ describe('cli', () => {
     expect(count(`SELECT count(*) FROM api_keys WHERE hash = '${key.secret}'`)).toBe(0);
   });
 
+  it('creates a read,manage key when no --scopes is given', async () => {
+    const tenant = (await cli(['tenants', 'create', '--name', 'B', '--plan', 'free', '--json'])).json();
+    const k = await cli(['keys', 'create', '--tenant', tenant.id, '--json']);
+    expect(k.code).toBe(0);
+    expect(k.json().scopes).toEqual(['read', 'manage']);
+    const bad = await cli(['keys', 'create', '--tenant', tenant.id, '--scopes', 'read,admin']);
+    expect(bad.code).toBe(2);
+  });
+
   it('sets a password from stdin', async () => {
     const tenant = (await cli(['tenants', 'create', '--name', 'A', '--plan', 'free', '--email', 'a@b.test', '--json'])).json();
     const r = await cli(['tenants', 'set-password', '--tenant', tenant.id, '--json'], 'correct horse battery\n');

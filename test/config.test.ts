@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       port: 8080, host: '127.0.0.1', databasePath: 'data/tokens.db', chain: 'solana', demoData: 'auto', demoFeed: true,
       trustProxy: 0, rateLimitAnon: { limit: 300, windowSeconds: 60 }, corsOrigins: '*', logLevel: 'info', webhookAllowPrivate: false,
+      maxConnectionsPerIp: 256,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -22,6 +23,10 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads MAX_CONNECTIONS_PER_IP', () => {
+    expect(loadConfig({ MAX_CONNECTIONS_PER_IP: '16' }).maxConnectionsPerIp).toBe(16);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
   });
@@ -31,6 +36,7 @@ describe('loadConfig', () => {
     ['DEMO_DATA', 'yes'], ['DEMO_FEED', 'true'], ['TRUST_PROXY', '1.5'], ['RATE_LIMIT_ANON', '300'],
     ['RATE_LIMIT_ANON', '0/60'], ['RATE_LIMIT_ANON', '300/0'], ['CORS_ORIGINS', 'not an origin'], ['LOG_LEVEL', 'loud'],
     ['WEBHOOK_ALLOW_PRIVATE', 'maybe'], ['CHAIN', 'Sol Ana'],
+    ['MAX_CONNECTIONS_PER_IP', '0'], ['MAX_CONNECTIONS_PER_IP', '-5'], ['MAX_CONNECTIONS_PER_IP', 'many'], ['MAX_CONNECTIONS_PER_IP', '1000001'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     let err: unknown;
     try {

@@ -16,6 +16,7 @@ import { KEY_PREFIX, hashKey, looksLikeKey } from '../domain/api-key.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { AppContext, AppDeps, AppMiddleware, Caller } from './types.js';
+import type { Scope } from '../services/accounts.js';
 
 type Found = { key: KeyRow; tenant: Tenant; plan: Plan };
 
@@ -137,7 +138,7 @@ export const rejectInvalidCaller = (): AppMiddleware => async (ctx, next) => {
 };
 
 /** The keyed caller of a Keyed route: 401 without a valid key, 403 without the scope. */
-export function requireKey(ctx: AppContext, scope?: 'read' | 'ingest'): Extract<Caller, { kind: 'key' }> {
+export function requireKey(ctx: AppContext, scope?: Scope): Extract<Caller, { kind: 'key' }> {
   const caller = ctx.state.caller;
   if (caller.kind !== 'key') throw unauthorized();
   if (scope !== undefined && !caller.key.scopes.includes(scope)) throw forbidden(`this API key lacks the ${scope} scope`);

@@ -1,22 +1,40 @@
 /**
  * JSON request bodies: read with raw-body (bounded), parsed, and validated with a zod schema.
  * Every failure is a 4xx in the envelope: 415 for a body that is not JSON (or not UTF-8, or
- * compressed), 413 over the limit, 400 invalid_body for bad JSON or a schema failure, with
+ * compressed), 413 over the route's limit, 400 invalid_body for bad JSON or a schema failure, with
  * `param` naming the field at fault. An empty body counts as `{}`.
  */
 import getRawBody from 'raw-body';
 import { z } from 'zod';
 import { ApiError, payloadTooLarge } from '../errors.js';
 import type { AppContext } from './types.js';
+import { SCOPES } from '../services/accounts.js';
 
-/** The contract's limit for every request body (DESIGN.md section 4: 413 over 10 MB). */
+/** The largest request body of any route: ingest's (README, Limits: 413 over 10 MB). */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The limit of the small JSON bodies (keys, rotation, subscriptions): far above what they need,
+ * and small enough that parsing the worst JSON that fits takes about a millisecond.
+ */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
+/** True when the request carries a body (a chunked one, or a Content-Length above 0). */
+export function requestHasBody(ctx: AppContext): boolean {
+  if (ctx.get('transfer-encoding') !== '') return true;
+  const length = ctx.get('content-length');
+  return length !== '' && !/^0+$/.test(length.trim());
+}
 
 const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body', message, param === undefined ? {} : { param });
 
-/** Reads the body as UTF-8 text: '' when the request has none. */
-async function readText(ctx: AppContext): Promise<string> {
+/**
+ * Reads the body as UTF-8 text ('' when the request has none), at most `limit` bytes: a declared
+ * length over it is refused before anything is read, a chunked body as soon as it passes it, so
+ * a connection never holds more than `limit` bytes of body.
+ */
+async function readText(ctx: AppContext, limit: number): Promise<string> {
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
   const type = ctx.request.is('application/json', '+json');
@@ -28,10 +46,12 @@ async function readText(ctx: AppContext): Promise<string> {
   let text: string;
   try {
     const length = ctx.get('content-length');
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
+    if (length.length > 16 || Number(length) > limit) throw payloadTooLarge(limit);
+    text = await getRawBody(ctx.req, { limit, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
   } catch (err) {
     const e = err as { type?: string };
-    if (e.type === 'entity.too.large') throw payloadTooLarge();
+    if (err instanceof ApiError) throw err;
+    if (e.type === 'entity.too.large') throw payloadTooLarge(limit);
     throw bad('the request body could not be read');
   }
   // Without a Content-Type only an empty body is acceptable.
@@ -56,10 +76,11 @@ function describe(issue: z.core.$ZodIssue, input: unknown): ApiError {
 /**
  * The request's JSON body, validated by `schema`. Give schema messages as predicates ("must be
  * an integer from 0 to 86400"): the field's name is put in front. Use z.strictObject to refuse
- * unknown fields (a misspelt option should not be silently ignored).
+ * unknown fields (a misspelt option should not be silently ignored). `limit` defaults to
+ * SMALL_BODY_BYTES (413 over it).
  */
-export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S): Promise<z.output<S>> {
-  const text = await readText(ctx);
+export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema: S, opts: { limit?: number } = {}): Promise<z.output<S>> {
+  const text = await readText(ctx, opts.limit ?? SMALL_BODY_BYTES);
   let value: unknown = {};
   if (text.trim() !== '') {
     try {
@@ -88,3 +109,13 @@ export const bodyString = (min: number, max: number) =>
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) });
+
+/**
+ * A JSON body field: a non-empty array of known scope names. Which of them a caller may grant is
+ * the accounts service's decision (403), not a validation error.
+ */
+export const bodyScopes = () =>
+  z.unknown().refine(
+    (v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)),
+    { message: `must be a non-empty array of scopes (${SCOPES.join(', ')})` },
+  ).transform((v) => v as string[]).meta({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, maxItems: SCOPES.length, uniqueItems: false });

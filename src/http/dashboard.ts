@@ -2,20 +2,21 @@
  * The dashboard's cookie-authenticated JSON routes under /dashboard/api/ (DESIGN.md section 11).
  * The page itself (/dashboard) is served by pages.ts.
  *
- * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword), is throttled to
- * 10 failures per 15 min per client IP and per account (429 after that, before any password
- * work), and starts a session: an httpOnly, SameSite=Strict cookie holding a random id whose
+ * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword) in a body of at
+ * most 4 KB, is throttled as sessions.ts says (every attempt per IP before the body is read;
+ * failures per IP and account; a growing delay, never a lockout, per account), and starts a session: an httpOnly, SameSite=Strict cookie holding a random id whose
  * hash only is stored. Every state-changing call needs the session's CSRF token in the
  * X-CSRF-Token header, and is refused when the browser says it comes from another site.
  * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
-import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
+import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
-import { bodyInt, bodyObject, bodyString, readJsonBody } from './body.js';
+import { bodyInt, bodyObject, bodyScopes, bodyString, readJsonBody } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
@@ -24,6 +25,12 @@ import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
+/** Largest sign-in body (README, Pages): an email and a password fit many times over. */
+export const SIGN_IN_BODY_BYTES = 4096;
+
+/** 429 for a throttled sign-in; it closes the connection, so a body still on its way is not read. */
+const tooMany = (message: string, wait: number) =>
+  new ApiError(429, 'rate_limited', message, { headers: { 'Retry-After': String(wait), Connection: 'close' } });
 
 const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
 const keyName = z
@@ -32,7 +39,7 @@ const keyName = z
     message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
   })
   .transform((v) => v as string | null);
-const createKeyBody = bodyObject({ name: keyName.optional() });
+const createKeyBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 const registerBody = bodyObject({
   address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
@@ -110,17 +117,17 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       assertSameOrigin(ctx);
-      const body = await readJsonBody(ctx, signInBody);
-      const email = body.email.trim().toLowerCase();
       // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
-      const buckets = [`ip:${clientIp(ctx).address}`, `account:${email}`];
+      const ip = clientIp(ctx).address;
+      // Every attempt counts against the IP before a byte of its body is read.
+      const admitted = throttle.admit(ip);
+      if (admitted.wait > 0) throw tooMany(`too many sign-in attempts from this address; retry in ${admitted.wait} s`, admitted.wait);
+      const body = await readJsonBody(ctx, signInBody, { limit: SIGN_IN_BODY_BYTES });
+      const email = body.email.trim().toLowerCase();
       // Counted as failed before the (slow) password check, so concurrent guesses count too.
-      const attempt = throttle.begin(buckets, `account:${email}`);
-      if (attempt.wait > 0) {
-        throw new ApiError(429, 'rate_limited', `too many failed sign-ins; retry in ${attempt.wait} s`, {
-          headers: { 'Retry-After': String(attempt.wait) },
-        });
-      }
+      const attempt = throttle.begin(ip, email);
+      if (attempt.wait > 0) throw tooMany(`too many failed sign-ins; retry in ${attempt.wait} s`, attempt.wait);
+      if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       const tenant = await accounts.checkPassword(email, body.password);
       if (!tenant) throw signedOut('wrong email or password');
       attempt.succeeded();
@@ -164,11 +171,12 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a read key; the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
+    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a key (scopes default ["read"]; read and manage may be granted); the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, createKeyBody);
-      const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+      // The signed-in owner manages the whole tenant: it may grant read and manage, not ingest.
+      const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: GRANTABLE_SCOPES });
       ctx.status = 201;
       return { key: made.key, secret: made.secret };
     },

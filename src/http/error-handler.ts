@@ -4,23 +4,37 @@
  * would drop every header set so far (the rate-limit headers among them). On /udf the body also
  * carries the UDF form (`s`, `errmsg`), because the stock adapter reads the body, not the status.
  */
-import { ApiError, errorEnvelope, toApiError } from '../errors.js';
+import { ApiError, errorEnvelope, isStoreFull, toApiError } from '../errors.js';
+import { markStoreFull, markStoreWritable } from './health.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { fromServiceError } from './service-errors.js';
 import type { AppContext, AppMiddleware } from './types.js';
+import type { App } from '../app.js';
 
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {
     await next();
     if (ctx.body == null && ctx.status === 404) throw new ApiError(404, 'not_found', 'no such route');
-    if (ctx.body == null && ctx.status === 405) {
-      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: String(ctx.response.get('Allow')) } });
+    // The router answers 501 for a method it serves on no route at all (TRACE, PROPFIND, ...):
+    // to a client that is the same as 405, so it gets the same envelope and Allow header.
+    if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: String(ctx.response.get('Allow') ?? '') } });
+    }
+    // A write went through: a store reported full has room again (see /healthz).
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS' && ctx.status < 300) {
+      const store = storeOf(ctx);
+      if (store) markStoreWritable(store);
     }
   } catch (err) {
+    const store = storeOf(ctx);
+    if (store && isStoreFull(err)) markStoreFull(store);
     writeError(ctx, err);
   }
   writeRateLimitHeaders(ctx);
 };
+
+/** The app's store, when the app is createApp's (tests may mount this handler on a bare Koa). */
+const storeOf = (ctx: AppContext) => (ctx.app as unknown as Partial<App>).deps?.store;
 
 export function writeError(ctx: AppContext, err: unknown): void {
   const e = toApiError(fromServiceError(err));

@@ -1,14 +1,46 @@
-/** GET /healthz: the process is up and the store answers. Not counted by the limiter. */
+/**
+ * GET /healthz: the process is up and the store answers. Not counted by the limiter.
+ *
+ * A full store (a full disk, or SQLite's max_page_count reached) is reported, because reads
+ * still work there but every write answers 507 (README, Conventions): 503 with
+ * `{"status":"degraded","store":"full"}`. The store counts as full while its pages are all used
+ * (PRAGMA page_count at max_page_count with no free page), or after a write failed with
+ * SQLITE_FULL until a later write succeeds (a full disk shows only that way).
+ */
 import { ApiRouter } from './route.js';
+import type { Store } from '../store/db.js';
 import type { AppDeps } from './types.js';
 
+const fullStores = new WeakSet<Store>();
+
+/** Records that a write to `store` failed because it is full (the error handler calls this). */
+export function markStoreFull(store: Store): void {
+  fullStores.add(store);
+}
+
+/** Records that a write to `store` succeeded, so it has room again. */
+export function markStoreWritable(store: Store): void {
+  fullStores.delete(store);
+}
+
 export function healthRouter(deps: AppDeps): ApiRouter {
-  const ping = deps.store.db.prepare('SELECT 1').pluck();
+  const { store } = deps;
+  const ping = store.db.prepare('SELECT 1').pluck();
+  const pages = store.db.prepare('SELECT p.page_count, m.max_page_count, f.freelist_count FROM pragma_page_count() p, pragma_max_page_count() m, pragma_freelist_count() f').raw();
+  const atPageLimit = (): boolean => {
+    const [count, max, free] = pages.get() as [number, number, number];
+    return count >= max && free === 0;
+  };
   return new ApiRouter().add(
-    { method: 'get', path: '/healthz', summary: 'Liveness and store check', access: 'internal', tag: 'operations' },
+    { method: 'get', path: '/healthz', summary: 'Liveness and store check (503 when the store is full)', access: 'internal', tag: 'operations' },
     (ctx) => {
       ctx.set('Cache-Control', 'no-store');
-      return { status: 'ok', store: ping.get() === 1 ? 'ok' : 'error' };
+      const answers = ping.get() === 1;
+      if (answers && (fullStores.has(store) || atPageLimit())) {
+        ctx.status = 503;
+        return { status: 'degraded', store: 'full' };
+      }
+      return { status: 'ok', store: answers ? 'ok' : 'error' };
     },
   );
 }

@@ -16,6 +16,14 @@ import { SUPPORTED_RESOLUTIONS } from '../domain/resolution.js';
 import { ApiRouter } from './route.js';
 import { enumParam, parseQuery, textParam } from './validate.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
+import { requestHasBody } from './body.js';
+import { bodyNotAllowed } from '../errors.js';
+import type { AppContext } from './types.js';
+
+/** Pages and assets take no body (README, Limits); one is refused before it is read. */
+const noBody = (ctx: AppContext) => {
+  if (requestHasBody(ctx)) throw bodyNotAllowed();
+};
 import type { AppDeps } from './types.js';
 
 
@@ -94,12 +102,14 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
   for (const [url, file] of assets) {
     api.router.get(url, (ctx) => {
       ctx.state.route = '/assets/*';
+      noBody(ctx);
       sendStatic(ctx, file);
     });
   }
 
   api.router.get('/', (ctx) => {
     ctx.state.route = '/';
+    noBody(ctx);
     // Checked here so a bad link gets a clear 400, although the page reads them itself.
     parseQuery(homeQuery, ctx.query);
     ctx.set('Content-Security-Policy', PAGE_CSP.home);
@@ -110,6 +120,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
 
   api.router.get('/embed/chart', (ctx) => {
     ctx.state.route = '/embed/chart';
+    noBody(ctx);
     parseQuery(embedQuery, ctx.query);
     // Frameable from any origin: frame-ancestors *, and no X-Frame-Options.
     ctx.set('Content-Security-Policy', PAGE_CSP.embed);
@@ -119,6 +130,7 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
 
   api.router.get('/dashboard', (ctx) => {
     ctx.state.route = '/dashboard';
+    noBody(ctx);
     ctx.set('Content-Security-Policy', PAGE_CSP.dashboard);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Referrer-Policy', 'same-origin');

@@ -5,13 +5,16 @@
  * to ctx.state.rateLimit, which the error handler writes as RateLimit-* headers on every response
  * and enforceRateLimit turns into the 429. This middleware never throws.
  *
- * /healthz, CORS preflights and the pages' static assets (/assets/...) are not counted; they
- * still carry the headers of the caller's bucket (a peek).
+ * /healthz and CORS preflights are not counted; they still carry the headers of the caller's
+ * bucket (a peek). The pages' static assets (/assets/...) are free for a caller's first 50 a
+ * minute (a page load fetches a dozen), and counted like any request after that, so nobody can
+ * fetch the docs bundle without limit (README, Rate limits).
  */
 import type { Limiter } from '../limiter/limiter.js';
 import type { Plan } from '../store/accounts-repo.js';
 import type { Decision, Rate } from '../limiter/gcra.js';
 import { clientIp } from './client-ip.js';
+import { createLimiter } from '../limiter/limiter.js';
 import type { AppContext, AppDeps, AppMiddleware, RateLimitState } from './types.js';
 
 const TENANT_WINDOW_SECONDS = 60;
@@ -20,11 +23,24 @@ const TENANT_WINDOW_SECONDS = 60;
 export function isUncounted(ctx: AppContext): boolean {
   if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') return true;
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  return ctx.path === '/healthz' || ctx.path.startsWith('/assets/');
+  return ctx.path === '/healthz';
 }
+
+/** A static asset request: free within the caller's asset allowance. */
+const isAsset = (ctx: AppContext): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith('/assets/');
+
+/** Asset requests a caller makes per minute before they are counted (README, Rate limits). */
+export const FREE_ASSETS: Rate = { limit: 50, windowSeconds: 60 };
 
 /** A tenant's rate: its plan's requests per minute. */
 export const tenantRate = (plan: Plan): Rate => ({ limit: plan.requestsPerMinute, windowSeconds: TENANT_WINDOW_SECONDS });
+
+/** Spends one of the caller's free asset requests; false when none is left. */
+function freeAsset(assets: Limiter, ctx: AppContext): boolean {
+  const caller = ctx.state.caller;
+  const d = caller?.kind === 'key' ? assets.tenant(caller.tenant.id, FREE_ASSETS, true) : assets.ip(clientIp(ctx).key, FREE_ASSETS, true);
+  return d.allowed;
+}
 
 /** The limiter's decision for this request's caller. */
 export function decide(limiter: Limiter, anon: Rate, ctx: AppContext, consume: boolean): Decision {
@@ -47,9 +63,12 @@ export function toRateLimitState(d: Decision): RateLimitState {
 /** The limiter middleware, on the app's limiter (deps.limiter) unless a test hands it another. */
 export function rateLimit(deps: AppDeps, limiter: Limiter = deps.limiter): AppMiddleware {
   const anon = deps.config.rateLimitAnon;
+  // A bucket per caller (the same keys as the main limiter) holding its free asset requests.
+  const assets = createLimiter({ clock: deps.clock });
   return async (ctx, next) => {
     try {
-      ctx.state.rateLimit = toRateLimitState(decide(limiter, anon, ctx, !isUncounted(ctx)));
+      const free = isUncounted(ctx) || (isAsset(ctx) && freeAsset(assets, ctx));
+      ctx.state.rateLimit = toRateLimitState(decide(limiter, anon, ctx, !free));
     } catch (err) {
       // A limiter fault must not take the API down: serve the request unlimited, and say so.
       deps.logger.error({ err, requestId: ctx.state.requestId }, 'rate limiter failed; request not limited');

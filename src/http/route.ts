@@ -9,7 +9,10 @@ import type { z } from 'zod';
 import type { PreparedJson } from './prepared-json.js';
 import { parseQuery, rejectUnknownParams, type QuerySchema } from './validate.js';
 import { requireKey } from './auth.js';
+import { requestHasBody } from './body.js';
+import { bodyNotAllowed } from '../errors.js';
 import type { AppContext, AppState } from './types.js';
+import type { Scope } from '../services/accounts.js';
 
 export type Access = 'public' | 'keyed' | 'session' | 'internal';
 
@@ -32,8 +35,8 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   responseType?: 'application/json' | 'text/plain';
   /** The success statuses the route answers with (default [200]). */
   statuses?: readonly (200 | 201)[];
-  /** Scope a keyed route needs. */
-  scope?: 'read' | 'ingest';
+  /** Scope a keyed route needs (README, Authentication and keys). */
+  scope?: Scope;
   /**
    * The route answers with a protocol upgrade (GET /v1/stream): OpenAPI cannot describe a
    * WebSocket, so the document leaves it out and the README's Live stream section describes it.
@@ -64,6 +67,8 @@ export class ApiRouter {
       // The key first: a caller without one gets 401 (403 without the scope), whatever the query.
       if (spec.access === 'keyed') requireKey(ctx, spec.scope);
       if (strict) rejectUnknownParams(known, ctx.query);
+      // A route without a body schema takes no body: refused before a byte of it is read.
+      if (spec.body === undefined && requestHasBody(ctx)) throw bodyNotAllowed();
       const query = spec.query ? parseQuery(spec.query, ctx.query) : {};
       const result = await handler(ctx as AppContext, query as never);
       if (result !== undefined) ctx.body = result;

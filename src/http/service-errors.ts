@@ -3,7 +3,7 @@
  * place, so /v1 routes and the dashboard answer the same refusal the same way. The error
  * handler applies it to everything thrown, so routes just let service errors through.
  */
-import { ApiError, forbidden } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { AccountError } from '../services/accounts.js';
 import { SubscriptionError } from '../services/subscriptions.js';
 
@@ -16,7 +16,7 @@ export function fromServiceError(err: unknown): unknown {
       case 'limit':
         return new ApiError(409, 'key_limit_reached', err.message);
       case 'forbidden':
-        return forbidden(err.message);
+        return new ApiError(403, 'forbidden', err.message, param);
       case 'inactive':
         return new ApiError(400, 'invalid_parameter', err.message, param);
       case 'invalid':

@@ -27,8 +27,10 @@ export type KeyView = {
 };
 
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
-export const SCOPES = ['read', 'ingest'] as const;
+export const SCOPES = ['read', 'manage', 'ingest'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** Scopes a key may grant through the API; `ingest` is granted by the operator CLI only (README, Authentication and keys). */
+export const GRANTABLE_SCOPES: readonly Scope[] = ['read', 'manage'];
 
 /** Longest rotation grace period (seconds): one day. */
 export const MAX_GRACE_SECONDS = 86_400;
@@ -186,16 +188,29 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
     },
 
     /**
-     * Issues a `read` key to a tenant, as `POST /v1/keys` and the dashboard do: throws
-     * AccountError 'limit' when the tenant already has its plan's maxKeys active keys (keys in a
-     * rotation grace period, revoked and expired keys do not count). The secret is not kept.
+     * Issues a key to a tenant, as `POST /v1/keys` and the dashboard do, with `scopes` (default
+     * `["read"]`). A key never grants more than its caller holds: a scope outside `callerScopes`,
+     * or `ingest` (the CLI's alone), is AccountError 'forbidden' on `scopes`. Throws 'limit' when
+     * the tenant already has its plan's maxKeys active keys (keys in a rotation grace period,
+     * revoked and expired keys do not count). The secret is not kept.
      */
-    issueKey(tenantId: string, opts: { name?: string | null } = {}): { key: KeyView; secret: string } {
+    issueKey(
+      tenantId: string,
+      opts: { name?: string | null; scopes?: readonly string[]; callerScopes?: readonly string[] } = {},
+    ): { key: KeyView; secret: string } {
       const name = checkKeyName(opts.name);
+      const scopes = [...new Set(opts.scopes ?? ['read'])];
+      const caller = opts.callerScopes ?? GRANTABLE_SCOPES;
+      const refused = scopes.filter((sc) => !(GRANTABLE_SCOPES as readonly string[]).includes(sc) || !caller.includes(sc));
+      if (refused.length > 0) {
+        throw new AccountError('forbidden', `this key cannot grant the ${refused.join(', ')} scope${refused.length > 1 ? 's' : ''}`, 'scopes');
+      }
+      // Stored in one order, whatever order they were asked in.
+      const ordered = SCOPES.filter((sc) => scopes.includes(sc));
       const made = repo.inTransaction(() => {
         const tenant = requireTenant(tenantId);
         assertBelowCap(tenant);
-        return insertKey(tenantId, name, ['read'], null);
+        return insertKey(tenantId, name, ordered, null);
       });
       changed();
       return { key: keyView(made.row, now()), secret: made.secret };

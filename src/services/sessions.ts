@@ -7,15 +7,24 @@
  * first. The CSRF token is derived from the session id (a hash under a separate label): it is
  * bound to the session, needs no storage, and does not reveal the id.
  *
- * The throttle counts failed sign-ins per bucket (one for the client IP, one for the account
- * named) in a sliding window, in SQLite so a restart does not reset it.
+ * The sign-in throttle keeps its counts in SQLite, so a restart does not reset them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
-export const THROTTLE_DEFAULTS = { maxFailures: 10, windowSeconds: 15 * 60 } as const;
+export const THROTTLE_DEFAULTS = {
+  /** Sign-in attempts one client IP may make per window, whatever their outcome. */
+  ipAttempts: 30,
+  /** Failures per (IP, account) per window. */
+  pairFailures: 10,
+  /** Failures on an account (from anywhere) before its attempts are delayed. */
+  accountFreeFailures: 10,
+  delayBaseMs: 250,
+  maxDelayMs: 4000,
+  windowSeconds: 15 * 60,
+} as const;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const TOUCH_EVERY = 60;
@@ -99,51 +108,85 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
 
 export type Sessions = ReturnType<typeof createSessions>;
 
-export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts: { maxFailures?: number; windowSeconds?: number } = {}) {
+/**
+ * The sign-in throttle (README, Pages). Three counts, each over a sliding window:
+ * - every attempt from a client IP, counted before its body is read (30 per 15 min, then 429);
+ * - failures per (IP, account) (10 per 15 min, then 429 for that pair only), so a guesser is
+ *   stopped without touching the account's owner, who signs in from other addresses;
+ * - failures on an account from anywhere: past 10, each attempt on it waits a delay that doubles
+ *   with every further failure (250 ms up to 4 s). An account attacked from many addresses is
+ *   slowed, never locked: its owner still gets in.
+ */
+export function createSignInThrottle(
+  deps: { store: Store; clock: Clock },
+  opts: Partial<{ [K in keyof typeof THROTTLE_DEFAULTS]: number }> = {},
+) {
   const { db } = deps.store;
-  const max = opts.maxFailures ?? THROTTLE_DEFAULTS.maxFailures;
-  const window = opts.windowSeconds ?? THROTTLE_DEFAULTS.windowSeconds;
+  const o = { ...THROTTLE_DEFAULTS, ...opts };
+  const window = o.windowSeconds;
   const now = () => nowSeconds(deps.clock);
   const s = {
-    // The failures still inside the window, newest first: the max-th newest decides when the
-    // bucket opens again.
+    // The rows still inside the window, newest first: the max-th newest decides when the bucket
+    // opens again.
     recent: db.prepare('SELECT at FROM sign_in_failures WHERE bucket = ? AND at > ? ORDER BY at DESC LIMIT ?').pluck(),
+    count: db.prepare('SELECT count(*) FROM (SELECT 1 FROM sign_in_failures WHERE bucket = ? AND at > ? LIMIT ?)').pluck(),
     add: db.prepare('INSERT INTO sign_in_failures (bucket, at) VALUES (?, ?)'),
     clear: db.prepare('DELETE FROM sign_in_failures WHERE bucket = ?'),
     remove: db.prepare('DELETE FROM sign_in_failures WHERE rowid = ?'),
     prune: db.prepare('DELETE FROM sign_in_failures WHERE at <= ?'),
   };
 
-  /** Seconds until every bucket has fewer than `max` failures within the window (0: now). */
-  function waitFor(buckets: readonly string[], t: number): number {
-    let wait = 0;
-    for (const bucket of buckets) {
-      const times = s.recent.all(bucket, t - window, max) as number[];
-      if (times.length >= max) wait = Math.max(wait, times[max - 1]! + window - t);
-    }
-    return wait;
-  }
+  /** Seconds until `bucket` has fewer than `max` rows within the window (0: now). */
+  const waitFor = (bucket: string, max: number, t: number): number => {
+    const times = s.recent.all(bucket, t - window, max) as number[];
+    return times.length >= max ? times[max - 1]! + window - t : 0;
+  };
+
+  const delayAfter = (failures: number): number =>
+    failures < o.accountFreeFailures ? 0 : Math.min(o.delayBaseMs * 2 ** Math.min(failures - o.accountFreeFailures, 30), o.maxDelayMs);
 
   return {
     /**
-     * Starts a sign-in attempt. When a bucket has had `maxFailures` failures within the window,
-     * answers the seconds to wait. Otherwise counts the attempt as a failure in every bucket at
-     * once, before the password is checked, so attempts in flight together cannot all pass the
-     * check; `succeeded()` takes it back and forgets the account's earlier failures.
+     * Counts one sign-in attempt from `ip` (a limiter bucket name), before its body is read.
+     * Answers the seconds to wait when the IP has used its attempts (nothing is counted then).
      */
-    begin(buckets: readonly string[], account: string): { wait: number; succeeded(): void } {
+    admit(ip: string): { wait: number } {
       return db.transaction(() => {
         const t = now();
-        const wait = waitFor(buckets, t);
-        if (wait > 0) return { wait, succeeded: () => {} };
+        const bucket = `attempt:${ip}`;
+        const wait = waitFor(bucket, o.ipAttempts, t);
+        if (wait > 0) return { wait };
         s.prune.run(t - window);
-        const ids = buckets.map((bucket) => s.add.run(bucket, t).lastInsertRowid);
+        s.add.run(bucket, t);
+        return { wait: 0 };
+      })();
+    },
+
+    /**
+     * Starts the password check of `account` from `ip`. When the pair has had `pairFailures`
+     * failures within the window, answers the seconds to wait. Otherwise counts the attempt as a
+     * failure of the pair and of the account at once, before the password is checked, so
+     * attempts in flight together cannot all pass; `delayMs` is how long to hold the attempt
+     * (the account's earlier failures decide it). `succeeded()` takes the attempt back and
+     * forgets the account's failures.
+     */
+    begin(ip: string, account: string): { wait: number; delayMs: number; succeeded(): void } {
+      return db.transaction(() => {
+        const t = now();
+        const pair = `pair:${ip}|${account}`;
+        const acct = `account:${account}`;
+        const wait = waitFor(pair, o.pairFailures, t);
+        if (wait > 0) return { wait, delayMs: 0, succeeded: () => {} };
+        const earlier = s.count.get(acct, t - window, o.accountFreeFailures + 40) as number;
+        const ids = [pair, acct].map((bucket) => s.add.run(bucket, t).lastInsertRowid);
         return {
           wait: 0,
+          delayMs: delayAfter(earlier),
           succeeded: () => {
             db.transaction(() => {
               for (const id of ids) s.remove.run(id);
-              s.clear.run(account);
+              s.clear.run(pair);
+              s.clear.run(acct);
             })();
           },
         };

@@ -2,7 +2,8 @@
  * Where a webhook may point. A webhook URL is http(s), without credentials, at most 2048
  * characters; unless private targets are allowed (WEBHOOK_ALLOW_PRIVATE), its host must be, or
  * resolve only to, public unicast addresses: loopback, private, link-local, carrier-grade NAT,
- * multicast, reserved and the IPv6 forms that embed IPv4 (NAT64, 6to4, Teredo) are refused.
+ * multicast and reserved addresses are refused, and IPv6 forms that embed IPv4 (mapped, compatible,
+ * NAT64, 6to4) are judged by the IPv4 inside; Teredo is refused.
  *
  * The check runs at registration and again at every delivery (through the connection's own DNS
  * lookup), so a host that later resolves to a private address (DNS rebinding) is not called.
@@ -17,10 +18,34 @@ const LOOKUP_TIMEOUT_MS = 5000;
 /** A webhook URL that may not be used; the message names `webhookUrl`. */
 export class WebhookUrlError extends Error {}
 
-/** True for an address that is public unicast (IPv4-mapped IPv6 judged as its IPv4). */
+/**
+ * The IPv4 address an IPv6 address carries, where its form says it carries one: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96, which `http://[::127.0.0.1]/` normalises to), NAT64
+ * (64:ff9b::/96, RFC 6052) and 6to4 (2002::/16, RFC 3056). Such an address reaches, or is routed
+ * by, that IPv4 address, so it is judged by it (README, Subscriptions, events, ingest).
+ */
+export function embeddedIpv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = v6.parts;
+  const low = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && (p[5] === 0xffff || p[5] === 0)) return low(p[6]!, p[7]!);
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return low(p[6]!, p[7]!);
+  if (p[0] === 0x2002) return low(p[1]!, p[2]!);
+  return null;
+}
+
+/**
+ * True for an address that is public unicast. IPv6 forms that embed IPv4 are judged by the IPv4
+ * inside; Teredo, the local-use NAT64 prefix and every other non-unicast range are refused.
+ */
 export function isPublicAddress(ip: string): boolean {
   try {
-    return ipaddr.process(ip).range() === 'unicast';
+    const addr = ipaddr.parse(ip);
+    if (addr.kind() === 'ipv6') {
+      const v4 = embeddedIpv4(addr as ipaddr.IPv6);
+      if (v4 !== null) return v4.range() === 'unicast';
+    }
+    return addr.range() === 'unicast';
   } catch {
     return false;
   }

@@ -1,6 +1,7 @@
 /**
  * The webhook delivery worker (DESIGN.md section 9). Deliveries wait in the SQLite outbox
- * (webhook_deliveries), so a restart loses none. A pass takes the due ones, claims each (moves
+ * (webhook_deliveries), so a restart loses none. The worker starts due ones in free slots (at most
+ * 2 per tenant of 8 in all, so one tenant's dead endpoint cannot hold up another's), claims each (moves
  * its due time past the attempt, so a crash mid-attempt means a retry, never a loss), POSTs the
  * event, and only then records the outcome: delivered on a 2xx within the timeout; otherwise a
  * retry 1 s later, doubling, at most 1 h apart, until 24 h after the event; then failed.
@@ -40,12 +41,17 @@ export type WebhookWorkerDeps = {
   batchSize?: number;
   /** Attempts in flight at once. Default 8. */
   concurrency?: number;
+  /** Attempts of one tenant in flight at once. Default 2. */
+  perTenant?: number;
 };
 
 export type WebhookWorker = {
   /** Stops the loop and waits for the pass in flight. */
   stop(): Promise<void>;
-  /** Runs one pass now (after any pass in flight); resolves to the number of attempts made. */
+  /**
+   * Starts due attempts and waits for them, again until nothing due is left to start (after any
+   * run in flight); resolves to the number of attempts made.
+   */
   runOnce(): Promise<number>;
 };
 
@@ -106,6 +112,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const timeoutMs = deps.timeoutMs ?? 5000;
   const batchSize = deps.batchSize ?? 100;
   const concurrency = deps.concurrency ?? 8;
+  const perTenant = Math.min(deps.perTenant ?? 2, concurrency);
   const allowPrivate = deps.config.webhookAllowPrivate;
   let lastPrune = -Infinity;
   const metrics = metricsFor(deps.store);
@@ -120,7 +127,8 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       metrics.webhookDelivery('cancelled');
       return false;
     }
-    const body = eventJson(d);
+    // The body is the event as /v1/events shows it: its id is the event's, not the delivery row's.
+    const body = eventJson({ id: d.eventId, token: d.token, createdAt: d.createdAt, data: d.data });
     const t = Math.floor(now / 1000);
     let url: URL | null = null;
     try {
@@ -158,24 +166,63 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return true;
   };
 
-  const pass = async (): Promise<number> => {
-    if (!deps.store.db.open) return 0;
+  // Fairness (README, Subscriptions, events, ingest): at most `perTenant` attempts of one tenant are in flight, so a
+  // tenant whose endpoint hangs holds at most that many of the `concurrency` slots; a slot freed
+  // by any attempt is refilled at once, so no tenant waits for another's slow attempts to end.
+  const inFlight = new Map<string, number>();
+  let busy = 0;
+  const running = new Set<Promise<boolean>>();
+  let stopped = false;
+
+  const launch = (d: DueDelivery): Promise<boolean> => {
+    busy++;
+    inFlight.set(d.tenantId, (inFlight.get(d.tenantId) ?? 0) + 1);
+    const p = attempt(d).finally(() => {
+      busy--;
+      const left = (inFlight.get(d.tenantId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(d.tenantId);
+      else inFlight.set(d.tenantId, left);
+      running.delete(p);
+      if (!stopped && deps.loop !== false) refill();
+    });
+    running.add(p);
+    return p;
+  };
+
+  /** Starts due attempts in the free slots, tenants at their cap left out; returns them. */
+  const launchDue = (): Promise<boolean>[] => {
+    if (!deps.store.db.open || busy >= concurrency) return [];
     const now = deps.clock.now();
     if (now - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = now;
       events.prune();
     }
-    const due = outbox.due(now, batchSize);
+    const full = [...inFlight].filter(([, n]) => n >= perTenant).map(([tenant]) => tenant);
+    const launched: Promise<boolean>[] = [];
+    for (const d of outbox.due(now, batchSize, full)) {
+      if (busy >= concurrency) break;
+      if ((inFlight.get(d.tenantId) ?? 0) >= perTenant) continue;
+      launched.push(launch(d));
+    }
+    return launched;
+  };
+
+  const refill = () => {
+    try {
+      launchDue();
+    } catch (err) {
+      if (deps.store.db.open) deps.logger?.error({ err }, 'webhook pass failed');
+    }
+  };
+
+  /** Launches due attempts until none is left to start, waiting for each round; counts them. */
+  const pass = async (): Promise<number> => {
     let made = 0;
-    let next = 0;
-    const lane = async () => {
-      while (next < due.length) {
-        const d = due[next++]!;
-        if (await attempt(d)) made++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
-    return made;
+    for (;;) {
+      const launched = launchDue();
+      if (launched.length === 0) return made;
+      made += (await Promise.all(launched)).filter(Boolean).length;
+    }
   };
 
   let chain: Promise<unknown> = Promise.resolve();
@@ -185,7 +232,6 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return run;
   };
 
-  let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const schedule = (ms: number) => {
     if (stopped || deps.loop === false) return;
@@ -193,15 +239,11 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     timer = setTimeout(tick, ms);
     timer.unref();
   };
+  // The loop starts what is due and comes back after the interval; it never waits for attempts.
   const tick = () => {
     timer = null;
-    runOnce().then(
-      (made) => schedule(made >= batchSize ? 0 : deps.intervalMs ?? 1000),
-      (err: unknown) => {
-        if (deps.store.db.open) deps.logger?.error({ err }, 'webhook pass failed');
-        schedule(deps.intervalMs ?? 1000);
-      },
-    );
+    refill();
+    schedule(deps.intervalMs ?? 1000);
   };
   // New events from this process are looked at without waiting for the next tick.
   const off = deps.loop === false ? () => {} : deps.store.onChange(() => {
@@ -216,6 +258,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       if (timer) clearTimeout(timer);
       timer = null;
       await chain;
+      await Promise.all(running);
     },
     runOnce,
   };

@@ -42,7 +42,8 @@ export function createWebhookOutboxRepo(db: Db) {
       JOIN events e ON e.id = d.event_id
       JOIN subscriptions s ON s.id = d.subscription_id
       LEFT JOIN webhook_secrets w ON w.tenant_id = e.tenant_id
-      WHERE d.status = 'pending' AND d.due_at <= ? ORDER BY d.due_at, d.id LIMIT ?`),
+      WHERE d.status = 'pending' AND d.due_at <= ? AND e.tenant_id NOT IN (SELECT value FROM json_each(?))
+      ORDER BY d.due_at, d.id LIMIT ?`),
     claim: db.prepare(`UPDATE webhook_deliveries SET due_at = @leaseUntil
       WHERE id = @id AND status = 'pending' AND due_at = @dueAt`),
     delivered: db.prepare(`UPDATE webhook_deliveries SET status = 'delivered', attempts = @attempts, last_status = @lastStatus,
@@ -60,7 +61,8 @@ export function createWebhookOutboxRepo(db: Db) {
   return {
     enqueue: (eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number) =>
       void s.enqueue.run(eventId, subscriptionId, dueAt, deadlineAt),
-    due: (now: number, limit: number) => s.due.all(now, limit) as DueDelivery[],
+    /** Due deliveries, oldest first, leaving out the tenants in `skipTenants` (those at their in-flight cap). */
+    due: (now: number, limit: number, skipTenants: readonly string[] = []) => s.due.all(now, JSON.stringify(skipTenants), limit) as DueDelivery[],
     /** Takes a due delivery for one attempt: true when this caller got it (nobody else did). */
     claim: (id: number, dueAt: number, leaseUntil: number) => s.claim.run({ id, dueAt, leaseUntil }).changes === 1,
     delivered: (o: Outcome & { now: number }) => void s.delivered.run({ id: o.id, attempts: o.attempts, lastStatus: o.lastStatus, now: o.now }),

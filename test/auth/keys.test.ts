@@ -82,7 +82,9 @@ describe('POST /v1/keys', () => {
       [{ name: 42 }, 'name'],
       [{ name: ['a'] }, 'name'],
       [{ name: 'tab\there' }, 'name'],
-      [{ scopes: ['ingest'] }, 'scopes'],
+      [{ scopes: ['write'] }, 'scopes'],
+      [{ scopes: [] }, 'scopes'],
+      [{ scopes: 'read' }, 'scopes'],
       [{ name: 'ok', extra: 1 }, 'extra'],
       [[], undefined],
       ['"name"', undefined],
@@ -126,14 +128,16 @@ describe('POST /v1/keys', () => {
     expect(vendor.status).toBe(201);
   });
 
-  it('answers a body over 10 MB with 413 payload_too_large, and reads one just under it', async () => {
+  it('answers a body over 64 KB with 413 payload_too_large (README, Limits), and reads one of exactly 64 KB', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey();
     const padded = (bytes: number) => '{"name":"k"}' + ' '.repeat(bytes - 12);
-    const over = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(10 * 1024 * 1024 + 1));
+    const over = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(64 * 1024 + 1));
     expect(over.status).toBe(413);
-    expect(over.body.error.code).toBe('payload_too_large');
-    const under = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(2 * 1024 * 1024));
+    expect(over.body.error).toMatchObject({ code: 'payload_too_large', message: 'the request body is larger than 64 KB' });
+    const huge = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(10 * 1024 * 1024 + 1));
+    expect(huge.status).toBe(413);
+    const under = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(64 * 1024));
     expect(under.status).toBe(201);
   });
 

@@ -14,7 +14,7 @@ const rotate = (secret: string, id: string, body?: unknown) => {
 describe('POST /v1/keys/:id/rotate', () => {
   it('issues a new key with the old name and scopes, and ends the old one after the grace period', async () => {
     t = makeTestApp();
-    const admin = t.makeKey({ scopes: ['read', 'ingest'] });
+    const admin = t.makeKey({ scopes: ['read', 'manage', 'ingest'] });
     const old = t.services.accounts.createKey(admin.tenantId, { name: 'pipeline', scopes: ['read', 'ingest'] });
     const res = await rotate(admin.secret, old.key.id, { graceSeconds: 600 });
     expect(res.status).toBe(201);
@@ -127,9 +127,9 @@ describe('POST /v1/keys/:id/rotate', () => {
     expect(t.services.accounts.listKeys(b.tenantId)).toHaveLength(1);
   });
 
-  it('refuses to let a read key mint a key with a scope it lacks (403), and rotates nothing', async () => {
+  it('refuses to let a managing key mint a key with a scope it lacks (403), and rotates nothing', async () => {
     t = makeTestApp();
-    const reader = t.makeKey({ scopes: ['read'] });
+    const reader = t.makeKey({ scopes: ['read', 'manage'] });
     const ingest = t.services.accounts.createKey(reader.tenantId, { scopes: ['read', 'ingest'] });
     const res = await rotate(reader.secret, ingest.key.id, { graceSeconds: 60 });
     expect(res.status).toBe(403);

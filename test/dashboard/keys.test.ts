@@ -41,7 +41,8 @@ describe('dashboard keys', () => {
     [{ name: 'x'.repeat(101) }, 'name'],
     [{ name: 5 }, 'name'],
     [{ name: 'tab\there' }, 'name'],
-    [{ scopes: ['ingest'] }, 'scopes'],
+    [{ scopes: ['admin'] }, 'scopes'],
+    [{ scopes: [] }, 'scopes'],
   ])('refuses a bad create body %j with 400 invalid_body', async (body, param) => {
     t = makeTestApp();
     const s = await signedInTenant(t);

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aTenantWithPassword, PASSWORD, sessionSetCookie, signIn } from './support.js';
+import { createSignInThrottle } from '../../src/services/sessions.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -128,8 +129,9 @@ describe('POST /dashboard/api/sign-in', () => {
   });
 });
 
-describe('sign-in throttling: at most 10 failures per 15 min per IP and per account', () => {
+describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account, a delay (never a lockout) per account', () => {
   const from = (ip: string) => ({ 'X-Forwarded-For': ip });
+  const count = (bucket: string) => t.store.db.prepare('SELECT count(*) FROM sign_in_failures WHERE bucket LIKE ?').pluck().get(bucket);
 
   it('counts sign-ins sent at the same time: of 30 concurrent wrong guesses only 10 reach the password check', async () => {
     t = makeTestApp();
@@ -138,20 +140,21 @@ describe('sign-in throttling: at most 10 failures per 15 min per IP and per acco
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
-    expect(t.store.db.prepare("SELECT count(*) FROM sign_in_failures WHERE bucket = ?").pluck().get(`account:${email}`)).toBe(10);
+    expect(count(`pair:%|${email}`)).toBe(10);
+    expect(count(`account:${email}`)).toBe(10);
   });
 
-  it('takes back the attempt of a successful sign-in and forgets the account failures before it', async () => {
+  it('takes back the attempt of a successful sign-in and forgets the failures before it; the IP keeps its attempts', async () => {
     t = makeTestApp();
     const { email } = aTenantWithPassword(t);
     for (let i = 0; i < 3; i++) expect((await t.http.post(SIGN_IN).send({ email, password: `wrong ${i}` })).status).toBe(401);
     expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(200);
-    const count = (bucket: string) => t.store.db.prepare('SELECT count(*) FROM sign_in_failures WHERE bucket LIKE ?').pluck().get(bucket);
     expect(count(`account:${email}`)).toBe(0);
-    expect(count('ip:%')).toBe(3);
+    expect(count('pair:%')).toBe(0);
+    expect(count('attempt:%')).toBe(4);
   });
 
-  it('answers 429 with Retry-After after 10 failures, even for the right password, until the window has passed', async () => {
+  it('answers 429 with Retry-After after 10 failures from one IP on one account, even for the right password, until the window has passed', async () => {
     t = makeTestApp();
     const { email } = aTenantWithPassword(t);
     for (let i = 0; i < 10; i++) {
@@ -187,36 +190,47 @@ describe('sign-in throttling: at most 10 failures per 15 min per IP and per acco
     expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(429);
   });
 
-  it('throttles an account attacked from many IPs, and not the other accounts', async () => {
+  it('never locks the owner out: after failures from many IPs, the owner signs in from a new address', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const victim = aTenantWithPassword(t);
     const other = aTenantWithPassword(t);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 11; i++) {
       expect((await t.http.post(SIGN_IN).set(from(`203.0.113.${i + 1}`)).send({ email: victim.email, password: 'guess' })).status).toBe(401);
     }
-    expect((await t.http.post(SIGN_IN).set(from('203.0.113.200')).send({ email: victim.email, password: PASSWORD })).status).toBe(429);
-    // The account bucket is per email in any letter case.
-    expect((await t.http.post(SIGN_IN).set(from('203.0.113.201')).send({ email: victim.email.toUpperCase(), password: PASSWORD })).status).toBe(429);
+    // The account is slowed (see the throttle's delays below), not locked; any letter case.
+    expect((await t.http.post(SIGN_IN).set(from('198.51.100.200')).send({ email: victim.email.toUpperCase(), password: PASSWORD })).status).toBe(200);
     expect((await t.http.post(SIGN_IN).set(from('203.0.113.202')).send({ email: other.email, password: PASSWORD })).status).toBe(200);
   });
 
-  it('throttles an IP that tries many accounts, and not the other IPs', async () => {
+  it('stops a guesser at its own (IP, account) pair while the owner elsewhere is unaffected', async () => {
+    t = makeTestApp({ env: { TRUST_PROXY: '1' } });
+    const { email } = aTenantWithPassword(t);
+    for (let i = 0; i < 10; i++) expect((await t.http.post(SIGN_IN).set(from('203.0.113.9')).send({ email, password: 'guess' })).status).toBe(401);
+    expect((await t.http.post(SIGN_IN).set(from('203.0.113.9')).send({ email, password: 'guess' })).status).toBe(429);
+    expect((await t.http.post(SIGN_IN).set(from('192.0.2.50')).send({ email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('counts every attempt from an IP, malformed ones included: the 31st in 15 min is 429, other IPs are not affected', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const real = aTenantWithPassword(t);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).send({ email: `probe${i}@example.com`, password: 'guess' })).status).toBe(401);
     }
+    for (let i = 0; i < 10; i++) expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).set('Content-Type', 'application/json').send('{')).status).toBe(400);
     const refused = await t.http.post(SIGN_IN).set(from('198.51.100.7')).send({ email: real.email, password: PASSWORD });
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['retry-after']).toBe('900');
+    expect(refused.headers.connection).toBe('close');
     expect((await t.http.post(SIGN_IN).set(from('198.51.100.8')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
+    t.clock.advance(900_000);
+    expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
   });
 
   it('counts IPv6 clients by their /56, so hopping addresses inside it does not help', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const real = aTenantWithPassword(t);
-    for (let i = 0; i < 10; i++) {
-      await t.http.post(SIGN_IN).set(from(`2001:db8:0:12${i.toString(16)}0::${i + 1}`)).send({ email: `probe${i}@example.com`, password: 'guess' });
+    for (let i = 0; i < 30; i++) {
+      await t.http.post(SIGN_IN).set(from(`2001:db8:0:12${(i % 16).toString(16)}0::${i + 1}`)).send({ email: `probe${i}@example.com`, password: 'guess' });
     }
     expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:12ff::1')).send({ email: real.email, password: PASSWORD })).status).toBe(429);
     expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:1300::1')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
@@ -226,17 +240,42 @@ describe('sign-in throttling: at most 10 failures per 15 min per IP and per acco
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const { email } = aTenantWithPassword(t);
     for (let i = 0; i < 9; i++) await t.http.post(SIGN_IN).set(from(`192.0.2.${i + 1}`)).send({ email, password: 'typo' });
+    expect(count(`account:${email}`)).toBe(9);
     expect((await t.http.post(SIGN_IN).set(from('192.0.2.100')).send({ email, password: PASSWORD })).status).toBe(200);
-    for (let i = 0; i < 10; i++) {
-      expect((await t.http.post(SIGN_IN).set(from(`192.0.2.${i + 20}`)).send({ email, password: 'typo' })).status).toBe(401);
-    }
-    expect((await t.http.post(SIGN_IN).set(from('192.0.2.101')).send({ email, password: PASSWORD })).status).toBe(429);
+    expect(count(`account:${email}`)).toBe(0);
   });
 
   it('does not count malformed requests as failed sign-ins', async () => {
     t = makeTestApp();
     const { email } = aTenantWithPassword(t);
     for (let i = 0; i < 12; i++) expect((await t.http.post(SIGN_IN).send({ email })).status).toBe(400);
+    expect(count(`account:${email}`)).toBe(0);
     expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('refuses a body over 4 KB with 413 and closes the connection', async () => {
+    t = makeTestApp();
+    const { email } = aTenantWithPassword(t);
+    const res = await t.http.post(SIGN_IN).send({ email, password: 'p'.repeat(4100) });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ code: 'payload_too_large', message: 'the request body is larger than 4 KB' });
+    expect(res.headers.connection).toBe('close');
+    expect(count(`account:${email}`)).toBe(0);
+  });
+});
+
+describe('the sign-in throttle', () => {
+  it('delays an account attacked from many addresses more with every failure past 10, up to 4 s, and never refuses it', () => {
+    t = makeTestApp();
+    const throttle = createSignInThrottle({ store: t.store, clock: t.clock });
+    const delays = Array.from({ length: 16 }, (_, i) => {
+      const a = throttle.begin(`203.0.113.${i}`, 'owner@example.com');
+      expect(a.wait).toBe(0);
+      return a.delayMs;
+    });
+    expect(delays).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 250, 500, 1000, 2000, 4000, 4000]);
+    // The window passes: no delay any more.
+    t.clock.advance(900_000);
+    expect(throttle.begin('203.0.113.99', 'owner@example.com').delayMs).toBe(0);
   });
 });

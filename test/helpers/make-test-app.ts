@@ -35,7 +35,7 @@ export type TestApp = {
   http: ReturnType<typeof request>;
   /** Ingests records through the real ingest path (throws IngestRejected on a bad batch). */
   ingest(records: readonly IngestRecord[]): { accepted: number; duplicates: number };
-  /** A tenant with a key; returns the secret. */
+  /** A tenant with a key (scopes default read and manage, as the CLI's); returns the secret. */
   makeKey(opts?: { plan?: string; scopes?: Scope[]; tenantId?: string }): { secret: string; keyId: string; tenantId: string };
   close(): void;
 };
@@ -57,7 +57,7 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
     ingest: (records) => services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value }))),
     makeKey(o = {}) {
       const tenantId = o.tenantId ?? services.accounts.createTenant({ name: 'Test tenant', plan: o.plan ?? 'free' }).id;
-      const made = services.accounts.createKey(tenantId, { scopes: o.scopes ?? ['read'] });
+      const made = services.accounts.createKey(tenantId, { scopes: o.scopes ?? ['read', 'manage'] });
       return { secret: made.secret, keyId: made.key.id, tenantId };
     },
     close: () => store.close(),

@@ -134,15 +134,32 @@ describe('not counted', () => {
     expect(limits(await t.http.get('/healthz').expect(200))).toMatchObject({ remaining: 0, reset: 60 });
   });
 
-  it('static assets under /assets/ are not counted and never refused', async () => {
+  it("static assets under /assets/ are free for a caller's first 50 a minute, then counted like any request", async () => {
     t = limitedApp();
     for (let i = 0; i < 5; i++) await t.http.get('/probe/ok');
-    const res = await t.http.get('/assets/app.js');
-    expect(res.status).not.toBe(429);
-    expect(limits(res)).toMatchObject({ limit: 5, remaining: 0, reset: 60 });
+    for (let i = 0; i < 50; i++) {
+      const res = await t.http.get('/assets/app.js');
+      expect(res.status).not.toBe(429);
+      expect(limits(res)).toMatchObject({ limit: 5, remaining: 0, reset: 60 });
+    }
+    const refused = await t.http.get('/assets/app.js');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    // 12 s later: ten free asset requests are back, and one request in the main bucket.
     t.clock.advance(12_000);
-    await t.http.get('/assets/app.js');
-    await t.http.get('/probe/ok').expect(200);
+    for (let i = 0; i < 10; i++) expect((await t.http.get('/assets/app.js')).status).not.toBe(429);
+    expect(limits(await t.http.get('/assets/app.js'))).toMatchObject({ remaining: 0 });
+    expect((await t.http.get('/assets/app.js')).status).toBe(429);
+    await t.http.get('/probe/ok').expect(429);
+  });
+
+  it('gives every caller its own free assets: another IP is not affected', async () => {
+    t = limitedApp({ TRUST_PROXY: '1' });
+    for (let i = 0; i < 56; i++) await t.http.get('/assets/app.js').set('X-Forwarded-For', '198.51.100.1');
+    expect((await t.http.get('/assets/app.js').set('X-Forwarded-For', '198.51.100.1')).status).toBe(429);
+    const other = await t.http.get('/assets/app.js').set('X-Forwarded-For', '198.51.100.2');
+    expect(other.status).not.toBe(429);
+    expect(limits(other)).toMatchObject({ remaining: 5 });
   });
 
   it('a fresh client sees a full bucket on a peek', async () => {

@@ -109,7 +109,7 @@ describe('events from ingest', () => {
 
   it('makes events for trades that arrive through POST /v1/ingest too', async () => {
     t = makeTestApp();
-    const { secret } = t.makeKey({ scopes: ['read', 'ingest'] });
+    const { secret } = t.makeKey({ scopes: ['read', 'manage', 'ingest'] });
     const token = aToken();
     await register(secret, token.address);
     const res = await t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', 'application/x-ndjson')

@@ -170,6 +170,15 @@ describe('webhook URLs that point inside the network', () => {
     'http://[fe80::1]/hook',
     'http://[fd00::1]/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    // IPv6 forms that embed a private IPv4: judged by the IPv4 inside.
+    'http://[::127.0.0.1]/hook',
+    'http://[::ffff:7f00:1]/hook',
+    'http://[::a00:5]/hook',
+    'http://[64:ff9b::7f00:1]/hook',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[2002:7f00:1::1]/hook',
+    'http://[2002:c0a8:101::]/hook',
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', // Teredo
     'http://2130706433/hook', // 127.0.0.1 written as one number
     'http://0x7f.1/hook',
     'http://100.64.0.1/hook',
@@ -192,6 +201,16 @@ describe('webhook URLs that point inside the network', () => {
     expect(res.status).toBe(201);
     expect(res.body.webhookSecret).toBeTruthy();
   });
+
+  it.each(['http://[::ffff:5db8:d70e]/hook', 'http://[::93.184.215.14]/hook', 'http://[64:ff9b::5db8:d70e]/hook', 'http://[2002:5db8:d70e::1]/hook'])(
+    'accepts %s, whose embedded IPv4 is public',
+    async (webhookUrl) => {
+      t = makeTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
+      const { secret } = t.makeKey();
+      const res = await register(secret, { address: anAddress(), webhookUrl });
+      expect(res.status).toBe(201);
+    },
+  );
 
   it('does not leave an existing subscription changed when the new URL is refused', async () => {
     t = makeTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });

@@ -8,6 +8,9 @@ describe('webhook targets', () => {
     ['169.254.169.254', false], ['100.64.0.1', false], ['0.0.0.0', false], ['255.255.255.255', false], ['224.0.0.1', false],
     ['::1', false], ['::', false], ['fe80::1', false], ['fd12:3456::1', false], ['::ffff:10.0.0.1', false], ['::ffff:8.8.8.8', true],
     ['64:ff9b::a00:1', false], ['2002:a00:1::', false], ['not-an-ip', false], ['', false],
+    ['::127.0.0.1', false], ['::7f00:1', false], ['::ffff:7f00:1', false], ['::a00:1', false], ['64:ff9b::7f00:1', false],
+    ['2002:7f00:1::', false], ['2002:a9fe:a9fe::1', false], ['64:ff9b:1::a00:1', false], ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+    ['::808:808', true], ['64:ff9b::808:808', true], ['2002:808:808::1', true],
   ])('judges %s public: %s', (ip, expected) => {
     expect(isPublicAddress(ip)).toBe(expected);
   });

@@ -43,6 +43,30 @@ const verify = (secret: string, header: string, body: string) => {
 };
 
 describe('webhook delivery', () => {
+  it("sends the event's own id in the body, not the delivery row's, when the two differ", async () => {
+    t = makeTestApp();
+    receiver = await startReceiver([204]);
+    // A first tenant registered without a webhook gets events but no deliveries, so event ids
+    // run ahead of delivery ids.
+    const quiet = t.makeKey();
+    const sub = await subscribe(t, receiver.url());
+    const first = await t.http.post('/v1/tokens/register').set('x-api-key', quiet.secret).send({ address: sub.token });
+    expect(first.status).toBe(201);
+    t.ingest([aTrade(sub.token)]);
+    t.ingest([aTrade(sub.token)]);
+    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    expect(await worker.runOnce()).toBe(2);
+    const page = await t.http.get('/v1/events').set('x-api-key', sub.key);
+    const eventIds = page.body.events.map((e: { id: string }) => e.id) as string[];
+    const rowIds = (t.store.db.prepare('SELECT id FROM webhook_deliveries ORDER BY id').pluck().all() as number[]).map((id) => `evt_${id}`);
+    expect(eventIds).toHaveLength(2);
+    expect(eventIds).not.toEqual(rowIds); // the case where the bug shows
+    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { id: string });
+    expect(bodies.map((b) => b.id).sort()).toEqual(eventIds);
+    for (const r of receiver.received) expect(JSON.parse(r.body).id).toBe(r.headers['svc-event-id']);
+    expect(bodies.sort((a, b) => a.id.localeCompare(b.id))).toEqual(page.body.events);
+  });
+
   it('POSTs the event, signed with the tenant secret, once', async () => {
     t = makeTestApp();
     receiver = await startReceiver([204]);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { requireKey } from '../auth.js';
-import { bodyInt, bodyObject, readJsonBody } from '../body.js';
+import { bodyInt, bodyObject, bodyScopes, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
@@ -16,7 +16,7 @@ const keyName = z.unknown().refine(
   { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
 ).transform((v) => v as string | null).meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
 
-const createBody = bodyObject({ name: keyName.optional() });
+const createBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
@@ -45,26 +45,30 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     return { keys: accounts.listKeys(tenant.id) };
   });
 
-  api.add({ method: 'post', path: '/v1/keys', summary: 'Create a read key; the secret is shown once', access: 'keyed', tag: 'account', scope: 'read', body: createBody, response: S.keyCreated, example: S.keyCreatedExample, statuses: [201] }, async (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+  api.add({
+    method: 'post', path: '/v1/keys', access: 'keyed', tag: 'account', scope: 'manage', body: createBody,
+    summary: 'Create a key (scopes default ["read"], never more than the calling key holds); the secret is shown once',
+    response: S.keyCreated, example: S.keyCreatedExample, statuses: [201],
+  }, async (ctx) => {
+    const { tenant, key } = requireKey(ctx, 'manage');
     const body = await readJsonBody(ctx, createBody);
     privateAnswer(ctx);
-    const made = accounts.issueKey(tenant.id, { name: body.name ?? null });
+    const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: key.scopes });
     ctx.status = 201;
     return { key: made.key, secret: made.secret };
   });
 
-  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'read', response: S.keyRevoked, example: S.keyRevokedExample }, (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'manage', response: S.keyRevoked, example: S.keyRevokedExample }, (ctx) => {
+    const { tenant } = requireKey(ctx, 'manage');
     const id = String(ctx.params.id);
     privateAnswer(ctx);
     return { key: accounts.revokeKey(id, tenant.id) };
   });
 
   api.add(
-    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'read', body: rotateBody, response: S.keyRotated, example: S.keyRotatedExample, statuses: [201] },
+    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'manage', body: rotateBody, response: S.keyRotated, example: S.keyRotatedExample, statuses: [201] },
     async (ctx) => {
-      const caller = requireKey(ctx, 'read');
+      const caller = requireKey(ctx, 'manage');
       const id = String(ctx.params.id);
       const body = await readJsonBody(ctx, rotateBody);
       privateAnswer(ctx);

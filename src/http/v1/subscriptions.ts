@@ -2,7 +2,7 @@
  * Subscriptions and events (DESIGN.md section 9): POST /v1/tokens/register, GET
  * /v1/tokens/registered, DELETE /v1/tokens/registered/:address, GET /v1/events. Thin handlers
  * over the subscriptions and events services; every answer is private to the key's tenant
- * (`Cache-Control: no-store`). These routes need the `read` scope.
+ * (`Cache-Control: no-store`). Reads need the `read` scope; registering and removing need `manage`.
  */
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
@@ -35,11 +35,11 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
   const subscriptions = () => deps.services.subscriptions;
 
   api.add({
-    method: 'post', path: '/v1/tokens/register', access: 'keyed', tag: 'subscriptions', scope: 'read', body: registerBody,
+    method: 'post', path: '/v1/tokens/register', access: 'keyed', tag: 'subscriptions', scope: 'manage', body: registerBody,
     response: S.registered, example: S.registeredExample, statuses: [200, 201],
     summary: 'Register a token (idempotent); a webhook secret is returned the first time the tenant sets a webhook',
   }, async (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+    const { tenant } = requireKey(ctx, 'manage');
     const body = await readJsonBody(ctx, registerBody);
     privateAnswer(ctx);
     const r = await subscriptions().register(tenant.id, body.address, body.webhookUrl);
@@ -54,11 +54,11 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add({
-    method: 'delete', path: '/v1/tokens/registered/:address', access: 'keyed', tag: 'subscriptions', scope: 'read',
+    method: 'delete', path: '/v1/tokens/registered/:address', access: 'keyed', tag: 'subscriptions', scope: 'manage',
     response: S.subscriptionRemoved, example: S.subscriptionRemovedExample,
     summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
   }, (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
+    const { tenant } = requireKey(ctx, 'manage');
     const address = pathAddress(ctx.params.address);
     privateAnswer(ctx);
     return { subscription: subscriptions().remove(tenant.id, address) };

@@ -1,0 +1,80 @@
+/**
+ * A full store: SQLite's max_page_count pinned at the store's size makes every write that needs
+ * a new page fail with SQLITE_FULL, the same error a full disk gives. Writes answer 507
+ * insufficient_storage in the envelope, nothing half-written; reads still work; /healthz says so
+ * (503, store "full") until the store has room and a write succeeds again.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { anAddress } from '../helpers/builders.js';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+
+let t: TestApp | undefined;
+afterEach(() => {
+  t?.close();
+  t = undefined;
+});
+
+const pageCount = (app: TestApp) => app.store.db.pragma('page_count', { simple: true }) as number;
+
+describe('a full store', () => {
+  it('answers writes with 507 insufficient_storage, keeps reads working, and /healthz reports it', async () => {
+    t = makeTestApp();
+    const { secret, tenantId } = t.makeKey({ plan: 'enterprise' });
+    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok', store: 'ok' });
+    t.store.db.pragma(`max_page_count = ${pageCount(t)}`);
+
+    // Register until the free room in the existing pages runs out.
+    let accepted = 0;
+    let refused: Awaited<ReturnType<typeof t.http.post>> | null = null;
+    while (refused === null && accepted < 5000) {
+      const res = await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() });
+      if (res.status === 201) accepted++;
+      else refused = res;
+    }
+    expect(refused).not.toBeNull();
+    expect(refused!.status).toBe(507);
+    expect(refused!.body.error).toEqual({
+      code: 'insufficient_storage',
+      message: 'the store is full; nothing was written; retry once space is freed',
+      requestId: expect.any(String),
+    });
+    expect(refused!.headers['ratelimit-limit']).toBe('30000');
+    // Nothing half-written: exactly the subscriptions that were answered 201.
+    expect(t.services.subscriptions.list(tenantId)).toHaveLength(accepted);
+
+    // Reads still answer.
+    const list = await t.http.get('/v1/tokens/registered').set('x-api-key', secret);
+    expect(list.status).toBe(200);
+    expect(list.body.subscriptions).toHaveLength(accepted);
+
+    const health = await t.http.get('/healthz');
+    expect(health.status).toBe(503);
+    expect(health.headers['cache-control']).toBe('no-store');
+    expect(health.body).toEqual({ status: 'degraded', store: 'full' });
+
+    // Room again: the next write succeeds and /healthz is ok once more.
+    t.store.db.pragma('max_page_count = 1000000');
+    const again = await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() });
+    expect(again.status).toBe(201);
+    const healthy = await t.http.get('/healthz');
+    expect(healthy.status).toBe(200);
+    expect(healthy.body).toEqual({ status: 'ok', store: 'ok' });
+  });
+
+  it('reports a full disk after a write failed with SQLITE_FULL, even when page counts cannot show it', async () => {
+    t = makeTestApp();
+    const { secret } = t.makeKey({ plan: 'enterprise' });
+    t.store.db.pragma(`max_page_count = ${pageCount(t)}`);
+    let status = 201;
+    for (let i = 0; i < 5000 && status === 201; i++) {
+      status = (await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() })).status;
+    }
+    expect(status).toBe(507);
+    // Page counts now show room, but no write has succeeded yet: the store is still reported
+    // full, as a full disk (which no pragma shows) would be.
+    t.store.db.pragma('max_page_count = 1000000');
+    expect((await t.http.get('/healthz')).status).toBe(503);
+    expect((await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() })).status).toBe(201);
+    expect((await t.http.get('/healthz')).status).toBe(200);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Webhook delivery is fair per tenant (README, Subscriptions, events, ingest): a tenant whose endpoint never answers
+ * holds at most its own in-flight slots, and another tenant's deliveries are all made while those
+ * attempts still hang. Real receivers on loopback; the worker's own loop drives delivery.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aToken, aTrade } from '../helpers/builders.js';
+import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+let t: TestApp | undefined;
+let receivers: Receiver[] = [];
+let worker: WebhookWorker | undefined;
+afterEach(async () => {
+  // Receivers first: closing them ends the hanging attempts the worker waits for.
+  for (const r of receivers) await r.close();
+  await worker?.stop();
+  t?.close();
+  t = worker = undefined;
+  receivers = [];
+});
+
+async function tenantWithWebhook(app: TestApp, url: string): Promise<string> {
+  const { secret } = app.makeKey();
+  const token = aToken();
+  app.ingest([token]);
+  const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
+  expect(res.status).toBe(201);
+  return token.address;
+}
+
+const until = async (what: () => boolean, label: string) => {
+  for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(what(), label).toBe(true);
+};
+
+const status = (app: TestApp, token: string) =>
+  app.store.db.prepare(`SELECT d.status, count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    WHERE e.token = ? GROUP BY d.status`).all(token) as { status: string; n: number }[];
+
+describe('webhook fairness', () => {
+  it("delivers every event of a healthy tenant while a dead tenant's endpoint holds only its own slots", async () => {
+    t = makeTestApp();
+    const dead = await startReceiver([0]);
+    const healthy = await startReceiver([204]);
+    receivers = [dead, healthy];
+    const deadToken = await tenantWithWebhook(t, dead.url());
+    const healthyToken = await tenantWithWebhook(t, healthy.url());
+    // The dead tenant's 20 events are older, so they come first in the outbox.
+    for (let i = 0; i < 20; i++) t.ingest([aTrade(deadToken)]);
+    for (let i = 0; i < 10; i++) t.ingest([aTrade(healthyToken)]);
+
+    // An attempt hangs for a minute: far longer than this test runs.
+    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, intervalMs: 20, timeoutMs: 60_000, concurrency: 8, perTenant: 2 });
+    await until(() => healthy.received.length === 10, 'the healthy tenant got its 10 deliveries');
+    expect(status(t, healthyToken)).toEqual([{ status: 'delivered', n: 10 }]);
+    // The dead tenant's endpoint got exactly its 2 slots' worth of requests, still unanswered.
+    expect(dead.received).toHaveLength(2);
+    expect(status(t, deadToken)).toEqual([{ status: 'pending', n: 20 }]);
+
+    // New events of the healthy tenant go out while the dead attempts still hang.
+    for (let i = 0; i < 5; i++) t.ingest([aTrade(healthyToken)]);
+    await until(() => healthy.received.length === 15, 'the healthy tenant got 5 more');
+    expect(dead.received).toHaveLength(2);
+    const ids = healthy.received.map((r) => r.headers['svc-event-id']);
+    expect(new Set(ids).size).toBe(15);
+  }, 30_000);
+});
