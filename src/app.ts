@@ -50,7 +50,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     services,
     limiter: createLimiter({ clock }),
     // CACHE=off turns caching off: the benchmark's uncached run.
-    cache: createResponseCache(input.store, { enabled: input.config.responseCache }),
+    cache: createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes }),
   };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;

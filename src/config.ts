@@ -20,6 +20,8 @@ export type Config = Readonly<{
   webhookAllowPrivate: boolean;
   /** In-process response caches (CACHE=off turns them off: the benchmark's uncached run). */
   responseCache: boolean;
+  /** Bound on the bytes the response cache holds (CACHE_MAX_MB; README, Response cache). */
+  cacheMaxBytes: number;
 }>;
 
 /** A bad environment value: the message is one line naming the variable. */
@@ -71,6 +73,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   CACHE: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
+  CACHE_MAX_MB: int(1, 1_048_576).default(256),
 });
 
 /**
@@ -104,5 +107,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     responseCache: e.CACHE,
+    cacheMaxBytes: e.CACHE_MAX_MB * 1024 * 1024,
   });
 }
