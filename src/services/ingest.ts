@@ -6,7 +6,7 @@
  * naming each bad line. Writes happen in transactions; derived views (token price, candle
  * rollups, and the hooks registered below) are updated in the same transaction as the trades.
  */
-import type { Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
@@ -131,7 +131,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     };
   }
 
-  const writeTx = db.transaction((records: readonly NumberedRecord[], demo: boolean): IngestResult => {
+  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean): IngestResult => {
     const now = nowSeconds(deps.clock);
     const ids = new Map<string, number>();
     const idOf = (address: string): number => {

@@ -11,7 +11,7 @@
  * named) in a sliding window, in SQLite so a restart does not reset it.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/db.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
@@ -132,7 +132,7 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
      * check; `succeeded()` takes it back and forgets the account's earlier failures.
      */
     begin(buckets: readonly string[], account: string): { wait: number; succeeded(): void } {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const t = now();
         const wait = waitFor(buckets, t);
         if (wait > 0) return { wait, succeeded: () => {} };
@@ -141,7 +141,7 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
         return {
           wait: 0,
           succeeded: () => {
-            db.transaction(() => {
+            writeTransaction(db, () => {
               for (const id of ids) s.remove.run(id);
               s.clear.run(account);
             })();

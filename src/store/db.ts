@@ -32,6 +32,21 @@ export type Store = {
 
 export class SchemaTooNewError extends Error {}
 
+/** How long a writer waits for another connection's write lock before SQLITE_BUSY (README, Concurrent writers). */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Wraps `fn` in a write transaction that takes the write lock when it begins (BEGIN IMMEDIATE),
+ * waiting up to the busy timeout for another process's lock. Every write transaction uses this:
+ * a deferred one that reads first starts as a reader, and in WAL mode a reader that another
+ * process wrote past cannot become a writer at all (SQLITE_BUSY at once, no busy wait), which is
+ * what failed requests while a CLI ingest ran. Nested inside an open transaction it is a savepoint.
+ */
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  const tx = db.transaction(fn);
+  return (...args: A) => tx.immediate(...args);
+}
+
 type Migration = { version: number; name: string; sql: string };
 
 export function loadMigrations(dir = migrationsDir): Migration[] {
@@ -52,7 +67,7 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
   }
   for (const m of migrations) {
     if (m.version <= from) continue;
-    db.transaction(() => {
+    writeTransaction(db, () => {
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     })();
@@ -61,13 +76,13 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
 }
 
 /** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
-export function openStore(path: string, opts: { migrate?: boolean } = {}): Store {
+export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number } = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   db.pragma('cache_size = -65536');
   if (opts.migrate !== false) migrate(db);
 
