@@ -27,6 +27,14 @@ export type Store = {
   onChange(listener: Listener): () => void;
   /** A number that grows with every change seen (local or external). */
   version(): number;
+  /**
+   * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
+   * after any other such write of this process has finished. While it runs, `settled()` gives
+   * readers a promise to wait on, so they never see half of it (README, Ingest limits).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** A promise that resolves when the running sliced write ends, or null when none runs. */
+  settled(): Promise<void> | null;
   close(): void;
 };
 
@@ -91,6 +99,9 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   let lastDataVersion = dataVersion.get() as number;
   let version = 0;
 
+  let tail: Promise<unknown> = Promise.resolve();
+  let running: { promise: Promise<void>; resolve: () => void } | null = null;
+
   const emit = (change: Change) => {
     version++;
     for (const l of listeners) l(change);
@@ -112,6 +123,22 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
       return () => listeners.delete(listener);
     },
     version: () => version,
+    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      const run = tail.then(async () => {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        running = { promise, resolve };
+        try {
+          return await fn();
+        } finally {
+          running = null;
+          resolve();
+        }
+      });
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    settled: () => running?.promise ?? null,
     close() {
       listeners.clear();
       if (db.open) db.close();
