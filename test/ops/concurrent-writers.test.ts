@@ -90,8 +90,8 @@ describe('a CLI ingest beside the server', () => {
     expect(JSON.parse(stdout)).toEqual({ accepted: CLI_TRADES, duplicates: 0 });
     expect(failures).toEqual([]);
     // The requests really ran while the CLI was writing.
-    expect(statuses.ingest!.length).toBeGreaterThanOrEqual(10);
-    expect(statuses.signIn!.length).toBeGreaterThanOrEqual(5);
+    expect(statuses.ingest!.length).toBeGreaterThanOrEqual(3);
+    expect(statuses.signIn!.length).toBeGreaterThanOrEqual(3);
     const count = app.store.db.prepare('SELECT count(*) FROM trades WHERE token_id = (SELECT id FROM tokens WHERE address = ?)').pluck();
     expect(count.get(cliToken.address)).toBe(CLI_TRADES);
     expect(count.get(ours.address)).toBe(2 * statuses.ingest!.length);
