@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export type Db = Database.Database;
 
@@ -84,7 +85,11 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
 }
 
 /** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
-export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number } = {}): Store {
+/**
+ * `backgroundCheckpoint` (default true for files): WAL checkpoints run on a worker thread instead
+ * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
+ */
+export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number; backgroundCheckpoint?: boolean } = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -93,6 +98,13 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   db.pragma('cache_size = -65536');
   if (opts.migrate !== false) migrate(db);
+  let checkpointer: Checkpointer | null = null;
+  if (path !== ':memory:' && opts.backgroundCheckpoint !== false) {
+    db.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer(path, () => {
+      if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    });
+  }
 
   const listeners = new Set<Listener>();
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -103,6 +115,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   let running: { promise: Promise<void>; resolve: () => void } | null = null;
 
   const emit = (change: Change) => {
+    checkpointer?.kick();
     version++;
     for (const l of listeners) l(change);
   };
@@ -140,6 +153,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
     },
     settled: () => running?.promise ?? null,
     close() {
+      checkpointer?.close();
       listeners.clear();
       if (db.open) db.close();
     },
