@@ -95,18 +95,12 @@ async function* numberedLines(path: string): AsyncGenerator<{ line: number; valu
 }
 
 /**
- * Records per CLI write transaction (README, Concurrent writers): sized so one transaction holds
- * the write lock for at most about 50 ms, so a request of a server on the same file never waits
- * longer than that for the lock. Measured on the two-core machine under load: 250 trades over 50
- * tokens took 17 ms (median) to 53 ms (max); 500 took 60 ms median with spikes far above.
+ * Records per CLI write transaction, so one holds the write lock at most about 50 ms (250 took
+ * 17-53 ms under load), and a pause after each, longer than a waiting writer's poll interval
+ * (SQLite has no queue of waiters), so a server beside the CLI gets its turn (README,
+ * Concurrent writers).
  */
 export const CLI_SLICE = 250;
-/**
- * Pause after each transaction. SQLite has no queue of waiters: a waiting writer polls (its busy
- * handler sleeps 1, 2, 5, 10, 15, 20, 25 ms ...), so a CLI that begins again at once could take
- * the lock before the server wakes up, every time. A writer that began waiting during a
- * transaction of at most 50 ms polls again at most 20 ms after it ends, so it gets the next turn.
- */
 const CLI_PAUSE_MS = 20;
 /** The CLI waits this long for a lock (a server may hold it for a large HTTP batch). */
 const CLI_BUSY_TIMEOUT_MS = 120_000;
