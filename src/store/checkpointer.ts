@@ -19,11 +19,21 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
-parentPort.on('message', () => {
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    db.close();
+    Atomics.store(workerData.closed, 0, 1);
+    Atomics.notify(workerData.closed, 0);
+    parentPort.close();
+    return;
+  }
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
   parentPort.postMessage('done');
 });
 `;
+
+/** How long close() waits for the worker's connection to close. */
+const CLOSE_WAIT_MS = 5000;
 
 /** A checkpoint at least this often, besides those asked for after writes. */
 export const CHECKPOINT_EVERY_MS = 1000;
@@ -32,7 +42,8 @@ export const CHECKPOINT_EVERY_MS = 1000;
 export function startCheckpointer(path: string, onFail: () => void): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
   // execArgv: [] so the worker does not load the parent's loaders (tsx), which kept processes alive.
-  const worker = new Worker(WORKER, { eval: true, workerData: { path, module }, execArgv: [] });
+  const closedFlag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, closed: closedFlag }, execArgv: [] });
   let running = false;
   let again = false;
   let closed = false;
@@ -52,7 +63,9 @@ export function startCheckpointer(path: string, onFail: () => void): Checkpointe
       run();
     }
   });
+  let failed = false;
   worker.on('error', () => {
+    failed = true;
     if (closed) return;
     closed = true;
     onFail();
@@ -64,9 +77,19 @@ export function startCheckpointer(path: string, onFail: () => void): Checkpointe
   timer.unref();
   return {
     kick: run,
+    /**
+     * Waits (synchronously, at most CLOSE_WAIT_MS) until the worker's connection is closed, so a
+     * caller may delete or replace the file right after: a connection left open on a deleted
+     * file made the next one fail with "disk I/O error".
+     */
     close() {
+      const wasClosed = closed;
       closed = true;
       clearInterval(timer);
+      if (!wasClosed && !failed) {
+        worker.postMessage('close');
+        Atomics.wait(closedFlag, 0, 0, CLOSE_WAIT_MS);
+      }
       void worker.terminate();
     },
   };
