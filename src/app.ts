@@ -22,6 +22,7 @@ import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { createLimiter } from './limiter/limiter.js';
 import { createResponseCache } from './http/response-cache.js';
+import { waitForSlicedWrites } from './http/write-gate.js';
 import { enforceRateLimit } from './http/rate-limit-headers.js';
 import { conditionalGet } from './http/conditional.js';
 import { healthRouter } from './http/health.js';
@@ -53,7 +54,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     services,
     limiter: createLimiter({ clock }),
     // CACHE=off turns caching off: the benchmark's uncached run.
-    cache: createResponseCache(input.store, { enabled: input.config.responseCache }),
+    cache: createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes }),
   };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
@@ -96,6 +97,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   app.use(corsMiddleware(input.config));
   app.use(enforceRateLimit());
   app.use(rejectInvalidCaller());
+  app.use(waitForSlicedWrites(input.store));
   app.use(conditionalGet());
   app.use(root.routes());
   app.use(root.allowedMethods());

@@ -22,6 +22,8 @@ export type Config = Readonly<{
   responseCache: boolean;
   /** Open connections one client IP (IPv6 /56) may hold (README, Limits). */
   maxConnectionsPerIp: number;
+  /** Bound on the bytes the response cache holds (CACHE_MAX_MB; README, Response cache). */
+  cacheMaxBytes: number;
 }>;
 
 /** A bad environment value: the message is one line naming the variable. */
@@ -74,6 +76,7 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   CACHE: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
   MAX_CONNECTIONS_PER_IP: int(1, 1_000_000).default(256),
+  CACHE_MAX_MB: int(1, 1_048_576).default(256),
 });
 
 /**
@@ -108,5 +111,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     responseCache: e.CACHE,
     maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    cacheMaxBytes: e.CACHE_MAX_MB * 1024 * 1024,
   });
 }

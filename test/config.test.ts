@@ -27,6 +27,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ MAX_CONNECTIONS_PER_IP: '16' }).maxConnectionsPerIp).toBe(16);
   });
 
+  it('bounds the response cache in bytes: CACHE_MAX_MB, default 256', () => {
+    expect(loadConfig({}).cacheMaxBytes).toBe(256 * 1024 * 1024);
+    expect(loadConfig({ CACHE_MAX_MB: '1' }).cacheMaxBytes).toBe(1024 * 1024);
+    for (const bad of ['0', '-1', '1.5', '64MB', '1e3']) expect(() => loadConfig({ CACHE_MAX_MB: bad })).toThrow(/^invalid CACHE_MAX_MB/);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
   });

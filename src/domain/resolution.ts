@@ -12,8 +12,12 @@ export type Resolution =
 /** The resolutions the datafeed lists, in the UDF spelling. */
 export const SUPPORTED_RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', '30', '60', '240', '1D', '1W', '1M'] as const;
 
-/** Bucket widths (seconds) kept as rollups at ingest; coarser resolutions are built from them. */
-export const ROLLUP_SECONDS = [60, 900, 3600, 86400] as const;
+/**
+ * Bucket widths (seconds) kept as rollups at ingest; every resolution is folded from the widest
+ * that divides it. 1 s and 15 s bound the seconds resolutions (README, Seconds resolutions): a bar reads at
+ * most 5 rows (5S from 1 s), 2 (30S from 15 s) or 1, never the raw trades of a busy second.
+ */
+export const ROLLUP_SECONDS = [1, 15, 60, 900, 3600, 86400] as const;
 
 const DAY = 86400;
 /** 1970-01-05 was the first Monday after the epoch. */
@@ -57,13 +61,16 @@ export function nextBucket(res: Resolution, start: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }
 
-/**
- * The rollup width to build this resolution from: the widest rollup that divides it, or null for
- * sub-minute resolutions, which are aggregated from raw trades.
- */
-export function rollupSourceFor(res: Resolution): number | null {
+/** The rollup width to build this resolution from: the widest rollup that divides it. */
+export function rollupSourceFor(res: Resolution): number {
   if (res.kind !== 'fixed') return DAY;
-  let best: number | null = null;
+  let best: number = ROLLUP_SECONDS[0];
   for (const r of ROLLUP_SECONDS) if (res.seconds % r === 0) best = r;
   return best;
+}
+
+/** Rollup rows one bar of `res` may fold: the bound on rows a history request reads per bar. */
+export function rowsPerBar(res: Resolution): number {
+  if (res.kind === 'month') return 31;
+  return Math.ceil(res.seconds / rollupSourceFor(res));
 }

@@ -15,4 +15,9 @@ export class PreparedJson<T = unknown> {
     this.json = JSON.stringify(value);
     this.etag = createHash('sha1').update(this.json).digest('base64url');
   }
+
+  /** Heap bytes held, for the byte-bounded response cache: at most two a character. */
+  approxBytes(): number {
+    return 2 * this.json.length + 2 * this.etag.length + 96;
+  }
 }

@@ -1,14 +1,14 @@
 /**
- * In-process cache of computed read answers (node-cache, useClones: false: entries are shared and
- * must not be mutated). An entry belongs to one token or to "any token" (discovery, search), and
+ * In-process cache of computed read answers (entries are shared and must not be mutated), bounded
+ * in bytes (CACHE_MAX_MB; README, Response cache): the least recently used answers go first. An entry belongs to one token or to "any token" (discovery, search), and
  * is dropped exactly when that changes: every key carries a generation number that a store change
  * bumps (per changed token; the any-token generation on every token change; everything on a
  * change made by another process), so a read after an ingest never sees an answer computed before
  * it. Answers that depend on the current second (windows) put it in their key and live briefly.
  */
-import NodeCache from 'node-cache';
 import type { Store } from '../store/db.js';
 import { PreparedJson } from './prepared-json.js';
+import { approxBytes, createByteLru } from './byte-lru.js';
 
 /** What an entry depends on: one token's data, or the data of every token. */
 export type CacheScope = { token: number } | 'tokens';
@@ -27,14 +27,17 @@ export type ResponseCache = {
   json<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds?: number): PreparedJson<T>;
   /** Number of live entries (for tests and metrics). */
   size(): number;
+  /** Estimated bytes held (never above the bound) and entries evicted to stay under it. */
+  usage(): { bytes: number; maxBytes: number; evictions: number };
 };
 
-export type ResponseCacheOptions = { enabled?: boolean; maxKeys?: number };
+/** `maxBytes`: the bound on what the entries hold (default 256 MB, CACHE_MAX_MB). */
+export type ResponseCacheOptions = { enabled?: boolean; maxBytes?: number };
 
 export function createResponseCache(store: Store, opts: ResponseCacheOptions = {}): ResponseCache {
   const enabled = opts.enabled ?? true;
-  const maxKeys = opts.maxKeys ?? 20_000;
-  const cache = new NodeCache({ useClones: false, stdTTL: 30, checkperiod: 2, deleteOnExpire: true });
+  const maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
+  const cache = createByteLru<{ v: unknown }>(maxBytes);
   const tokenGeneration = new Map<number, number>();
   let anyTokenGeneration = 0;
   let epoch = 0;
@@ -44,12 +47,12 @@ export function createResponseCache(store: Store, opts: ResponseCacheOptions = {
       if (change.tokens === 'all') {
         epoch++;
         tokenGeneration.clear();
-        cache.flushAll();
+        cache.clear();
         return;
       }
       if (change.tokens.size === 0) return;
       anyTokenGeneration++;
-      // Entries of an old generation can never be read again; their TTL frees them.
+      // Entries of an old generation can never be read again; their TTL or eviction frees them.
       for (const id of change.tokens) tokenGeneration.set(id, (tokenGeneration.get(id) ?? 0) + 1);
     });
   }
@@ -62,16 +65,16 @@ export function createResponseCache(store: Store, opts: ResponseCacheOptions = {
         scope === 'tokens'
           ? `${epoch}|*${anyTokenGeneration}|${key}`
           : `${epoch}|${scope.token}.${tokenGeneration.get(scope.token) ?? 0}|${key}`;
-      const hit = cache.get<{ v: T }>(full);
-      if (hit !== undefined) return hit.v;
+      const hit = cache.get(full);
+      if (hit !== undefined) return hit.v as T;
       const v = compute();
-      // A full cache answers uncached rather than growing without bound.
-      if (cache.getStats().keys < maxKeys) cache.set(full, { v }, ttlSeconds);
+      cache.set(full, { v }, approxBytes(v) + 32, ttlSeconds * 1000);
       return v;
     },
     json(scope, key, compute, ttlSeconds) {
       return this.through(scope, `json|${key}`, () => new PreparedJson(compute()), ttlSeconds);
     },
-    size: () => cache.getStats().keys,
+    size: () => cache.size,
+    usage: () => ({ bytes: cache.bytes, maxBytes, evictions: cache.evictions }),
   };
 }

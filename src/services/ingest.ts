@@ -6,13 +6,14 @@
  * naming each bad line. Writes happen in transactions; derived views (token price, candle
  * rollups, and the hooks registered below) are updated in the same transaction as the trades.
  */
-import type { Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
 import { rollupDeltas } from '../domain/candles.js';
 import { createCandlesRepo } from '../store/candles-repo.js';
 import type { TradeJson } from '../store/trades-repo.js';
+import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
 export type LineError = { line: number; error: string };
@@ -48,6 +49,17 @@ export type Validator = {
 export type Ingest = {
   /** A validator for one batch: tracks which tokens the batch defines, in order. */
   validator(): Validator;
+  /**
+   * Validates every value in chunks that yield to the event loop; the records, or throws
+   * IngestRejected naming the bad ones.
+   */
+  validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
+  /**
+   * Writes validated records as one atomic transaction. Beyond one slice (WRITE_SLICE records)
+   * the transaction stays open across slices and the event loop runs between them; requests
+   * wait on `store.settled()` meanwhile (README, Ingest limits). Batches run one at a time.
+   */
+  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */
   write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): IngestResult;
   /** Validates every record, then writes all of them in one transaction, or throws IngestRejected. */
@@ -131,7 +143,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     };
   }
 
-  const writeTx = db.transaction((records: readonly NumberedRecord[], demo: boolean): IngestResult => {
+  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean): SliceResult => {
     const now = nowSeconds(deps.clock);
     const ids = new Map<string, number>();
     const idOf = (address: string): number => {
@@ -206,11 +218,8 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     }
     for (const id of touched) touchToken.run(now, id);
     for (const hook of hooks) hook({ trades, touchedTokens: touched, now });
-    pendingChange = dexChanged ? 'all' : touched;
-    return { accepted, duplicates };
+    return { accepted, duplicates, change: dexChanged ? 'all' : touched };
   });
-
-  let pendingChange: Set<number> | 'all' | null = null;
 
   function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
     const isBuy = r.side === 'buy';
@@ -224,18 +233,20 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {
-    pendingChange = null;
-    const result = writeTx(records, opts.demo === true);
+    const { accepted, duplicates, change } = writeTx(records, opts.demo === true);
     // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
-    const change = pendingChange as Set<number> | 'all' | null;
-    if (change === 'all' || (change !== null && change.size > 0)) deps.store.notifyChange({ tokens: change });
-    pendingChange = null;
-    return result;
+    if (change === 'all' || change.size > 0) deps.store.notifyChange({ tokens: change });
+    return { accepted, duplicates };
   }
 
   return {
     validator,
+    validate: (values) => validateChunked(validator(), values),
     write,
+    writeSliced: (records, opts = {}) =>
+      records.length <= WRITE_SLICE && deps.store.settled() === null
+        ? Promise.resolve(write(records, opts))
+        : writeInSlices(deps.store, (slice) => writeTx(slice, opts.demo === true), records),
     ingest(values, opts) {
       const v = validator();
       const records: NumberedRecord[] = [];
@@ -250,25 +261,4 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       hooks.push(hook);
     },
   };
-}
-
-/**
- * Splits NDJSON text into numbered values; a line that is not JSON becomes an error. Blank lines
- * are skipped but still counted, so line numbers match the caller's file.
- */
-export function parseNdjson(text: string, firstLine = 1): { values: { line: number; value: unknown }[]; errors: LineError[] } {
-  const values: { line: number; value: unknown }[] = [];
-  const errors: LineError[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim();
-    if (raw === '') continue;
-    const line = firstLine + i;
-    try {
-      values.push({ line, value: JSON.parse(raw) });
-    } catch {
-      if (errors.length <= MAX_ERRORS) errors.push({ line, error: 'not valid JSON' });
-    }
-  }
-  return { values, errors };
 }

@@ -10,7 +10,7 @@
  * The sign-in throttle keeps its counts in SQLite, so a restart does not reset them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/db.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
@@ -151,7 +151,7 @@ export function createSignInThrottle(
      * Answers the seconds to wait when the IP has used its attempts (nothing is counted then).
      */
     admit(ip: string): { wait: number } {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const t = now();
         const bucket = `attempt:${ip}`;
         const wait = waitFor(bucket, o.ipAttempts, t);
@@ -171,7 +171,7 @@ export function createSignInThrottle(
      * forgets the account's failures.
      */
     begin(ip: string, account: string): { wait: number; delayMs: number; succeeded(): void } {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const t = now();
         const pair = `pair:${ip}|${account}`;
         const acct = `account:${account}`;
@@ -183,7 +183,7 @@ export function createSignInThrottle(
           wait: 0,
           delayMs: delayAfter(earlier),
           succeeded: () => {
-            db.transaction(() => {
+            writeTransaction(db, () => {
               for (const id of ids) s.remove.run(id);
               s.clear.run(pair);
               s.clear.run(acct);

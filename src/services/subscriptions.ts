@@ -7,7 +7,7 @@
  * by that call only.
  */
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { normalizeAddress } from '../domain/address.js';
@@ -58,7 +58,7 @@ export function createSubscriptions(deps: { store: Store; clock: Clock; config?:
     }
   };
 
-  const registerTx = db.transaction((tenantId: string, addr: string, url: string | null | undefined): RegisterResult => {
+  const registerTx = writeTransaction(db, (tenantId: string, addr: string, url: string | null | undefined): RegisterResult => {
     const now = nowSeconds(deps.clock);
     const max = repo.maxSubscriptions(tenantId);
     if (max === undefined) throw new SubscriptionError('not_found', `no tenant with id ${tenantId}`);
@@ -101,7 +101,7 @@ export function createSubscriptions(deps: { store: Store; clock: Clock; config?:
     /** Removes a subscription (and its pending webhook deliveries); returns it. */
     remove(tenantId: string, addressValue: string): Subscription {
       const addr = address(addressValue);
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const found = repo.find(tenantId, addr);
         if (!found) throw new SubscriptionError('not_found', `${addr} is not registered`);
         repo.remove(found.id);

@@ -1,5 +1,5 @@
 /** Tenants, plans and API keys: the rows behind accounts, keys and authentication. */
-import type { Db } from './db.js';
+import { writeTransaction, type Db } from './db.js';
 
 export type Plan = { name: string; requestsPerMinute: number; maxKeys: number; maxSubscriptions: number };
 export type Tenant = { id: string; name: string; plan: string; email: string | null; createdAt: number };
@@ -70,7 +70,7 @@ export function createAccountsRepo(db: Db) {
     /** Keys of a tenant that are neither revoked nor expiring: what the plan's maxKeys caps. */
     countActiveKeys: (tenantId: string) => s.countActive.get(tenantId) as number,
     /** Runs `fn` in one IMMEDIATE transaction, so a count and the insert it allows are atomic. */
-    inTransaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }
 

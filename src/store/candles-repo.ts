@@ -1,6 +1,7 @@
 /**
- * Candle rollups: written at ingest (one upsert per touched bucket), read for history. Minute and
- * coarser resolutions read rollups only; sub-minute resolutions aggregate raw trades.
+ * Candle rollups: written at ingest (one upsert per touched bucket), read for history. Every
+ * resolution reads rollups only (1 s and 15 s for the seconds resolutions), never raw trades, so
+ * a request reads at most countback x rowsPerBar rows however busy the token (README, Seconds resolutions).
  */
 import type { Db } from './db.js';
 import { DescendingBarBuilder, type Bar, type RollupDelta } from '../domain/candles.js';
@@ -15,8 +16,11 @@ export type BarQuery =
 export type CandlesRepo = {
   /** Merges deltas into the stored rollups (call inside the ingest transaction). */
   applyDeltas(deltas: Iterable<RollupDelta>): void;
-  /** Bars ascending, each t in the query's window, at most MAX_BARS (the newest kept). */
-  readBars(tokenId: number, res: Resolution, q: BarQuery): Bar[];
+  /**
+   * Bars ascending, each t in the query's window, at most MAX_BARS (the newest kept). `stats`,
+   * when given, receives the number of rollup rows read.
+   */
+  readBars(tokenId: number, res: Resolution, q: BarQuery, stats?: { rows: number }): Bar[];
   /** The start of the newest bar before `before`, or null when there is none. */
   newestBarBefore(tokenId: number, res: Resolution, before: number): number | null;
 };
@@ -46,17 +50,8 @@ export function createCandlesRepo(db: Db): CandlesRepo {
       'SELECT t, o, h, l, c, v FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
     )
     .raw();
-  const tradesDesc = db
-    .prepare<[number, number, number]>(
-      `SELECT block_time, price_usd, volume_usd FROM trades
-       WHERE token_id = ? AND block_time >= ? AND block_time < ? ORDER BY block_time DESC, id DESC`,
-    )
-    .raw();
   const newestRollup = db
     .prepare<[number, number, number], number | null>('SELECT max(t) FROM candles WHERE token_id = ? AND res = ? AND t < ?')
-    .pluck();
-  const newestTrade = db
-    .prepare<[number, number], number | null>('SELECT max(block_time) FROM trades WHERE token_id = ? AND block_time < ?')
     .pluck();
 
   return {
@@ -65,7 +60,7 @@ export function createCandlesRepo(db: Db): CandlesRepo {
       for (const d of deltas) upsert.run(d.tokenId, d.res, d.t, d.o, d.h, d.l, d.c, d.v, d.vb, d.n, d.nb, d.oTime, d.oId, d.cTime, d.cId);
     },
 
-    readBars(tokenId, res, q) {
+    readBars(tokenId, res, q, stats) {
       const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
       // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
       const upper = nextBucket(res, bucketStart(res, q.to - 1));
@@ -74,20 +69,16 @@ export function createCandlesRepo(db: Db): CandlesRepo {
       const builder = new DescendingBarBuilder();
       // The bar being built is complete once a row of an older bucket arrives, so stop when
       // `want` bars are complete and the next row starts another bucket.
-      const rows =
-        source === null ? tradesDesc.iterate(tokenId, lower, upper) : rollupDesc.iterate(tokenId, source, lower, upper);
-      for (const row of rows as Iterable<number[]>) {
+      let read = 0;
+      for (const row of rollupDesc.iterate(tokenId, source, lower, upper) as Iterable<number[]>) {
+        read++;
         const bucket = bucketStart(res, row[0]!);
         if (builder.completed === want - 1 && builder.currentBucket !== null && builder.currentBucket !== bucket) {
           break;
         }
-        if (source === null) {
-          const p = row[1]!;
-          builder.add(bucket, p, p, p, p, row[2]!);
-        } else {
-          builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
-        }
+        builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
       }
+      if (stats !== undefined) stats.rows = read;
       let bars = builder.finish();
       if (q.mode === 'range') bars = bars.filter((b) => b.t >= q.from);
       return bars.length > want ? bars.slice(bars.length - want) : bars;
@@ -95,8 +86,7 @@ export function createCandlesRepo(db: Db): CandlesRepo {
 
     newestBarBefore(tokenId, res, before) {
       const upper = nextBucket(res, bucketStart(res, before - 1));
-      const source = rollupSourceFor(res);
-      const t = source === null ? newestTrade.get(tokenId, upper) : newestRollup.get(tokenId, source, upper);
+      const t = newestRollup.get(tokenId, rollupSourceFor(res), upper);
       return t === null || t === undefined ? null : bucketStart(res, t);
     },
   };

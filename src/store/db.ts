@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export type Db = Database.Database;
 
@@ -27,10 +28,33 @@ export type Store = {
   onChange(listener: Listener): () => void;
   /** A number that grows with every change seen (local or external). */
   version(): number;
+  /**
+   * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
+   * after any other such write of this process has finished. While it runs, `settled()` gives
+   * readers a promise to wait on, so they never see half of it (README, Ingest limits).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** A promise that resolves when the running sliced write ends, or null when none runs. */
+  settled(): Promise<void> | null;
   close(): void;
 };
 
 export class SchemaTooNewError extends Error {}
+
+/** How long a writer waits for another connection's write lock before SQLITE_BUSY (README, Concurrent writers). */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Wraps `fn` in a write transaction that takes the write lock when it begins (BEGIN IMMEDIATE),
+ * waiting up to the busy timeout for another process's lock. Every write transaction uses this:
+ * a deferred one that reads first starts as a reader, and in WAL mode a reader that another
+ * process wrote past cannot become a writer at all (SQLITE_BUSY at once, no busy wait), which is
+ * what failed requests while a CLI ingest ran. Nested inside an open transaction it is a savepoint.
+ */
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  const tx = db.transaction(fn);
+  return (...args: A) => tx.immediate(...args);
+}
 
 type Migration = { version: number; name: string; sql: string };
 
@@ -52,7 +76,7 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
   }
   for (const m of migrations) {
     if (m.version <= from) continue;
-    db.transaction(() => {
+    writeTransaction(db, () => {
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     })();
@@ -61,22 +85,37 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
 }
 
 /** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
-export function openStore(path: string, opts: { migrate?: boolean } = {}): Store {
+/**
+ * `backgroundCheckpoint` (default true for files): WAL checkpoints run on a worker thread instead
+ * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
+ */
+export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number; backgroundCheckpoint?: boolean } = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   db.pragma('cache_size = -65536');
   if (opts.migrate !== false) migrate(db);
+  let checkpointer: Checkpointer | null = null;
+  if (path !== ':memory:' && opts.backgroundCheckpoint !== false) {
+    db.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer(path, () => {
+      if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    });
+  }
 
   const listeners = new Set<Listener>();
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let lastDataVersion = dataVersion.get() as number;
   let version = 0;
 
+  let tail: Promise<unknown> = Promise.resolve();
+  let running: { promise: Promise<void>; resolve: () => void } | null = null;
+
   const emit = (change: Change) => {
+    checkpointer?.kick();
     version++;
     for (const l of listeners) l(change);
   };
@@ -97,7 +136,24 @@ export function openStore(path: string, opts: { migrate?: boolean } = {}): Store
       return () => listeners.delete(listener);
     },
     version: () => version,
+    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      const run = tail.then(async () => {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        running = { promise, resolve };
+        try {
+          return await fn();
+        } finally {
+          running = null;
+          resolve();
+        }
+      });
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    settled: () => running?.promise ?? null,
     close() {
+      checkpointer?.close();
       listeners.clear();
       if (db.open) db.close();
     },

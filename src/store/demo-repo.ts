@@ -3,7 +3,7 @@
  * trade rate, size and quote currency) and behind `cli demo --remove` (every row that belongs to
  * a demo token, in one transaction). README, Demo data.
  */
-import type { Db } from './db.js';
+import { writeTransaction, type Db } from './db.js';
 
 export type FeedToken = { id: number; address: string; price: number; createdAt: number; lastTradeAt: number | null };
 export type FeedMarket = { address: string; quoteSymbol: string; liquidityUsd: number };
@@ -39,7 +39,7 @@ export function createDemoRepo(db: Db) {
     (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'tokens' ORDER BY name").pluck().all() as string[])
       .filter((table) => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).includes('token_id'));
 
-  const remove = db.transaction((): DemoRemoval => {
+  const remove = writeTransaction(db, (): DemoRemoval => {
     const ids = demoIds.all();
     if (ids.length === 0) return { tokens: 0, markets: 0, trades: 0, holders: 0, events: 0 };
     const counted: Record<string, number> = {};
@@ -74,7 +74,7 @@ export function createDemoRepo(db: Db) {
     holderCount: (tokenId: number): number => holderCount.get(tokenId) ?? 0,
     holderAt: (tokenId: number, offset: number): string | undefined => holderAt.get(tokenId, offset),
     /** Deletes every demo token and every row that belongs to one; counts of what went. */
-    removeDemo: (): DemoRemoval => remove.immediate(),
+    removeDemo: (): DemoRemoval => remove(),
     /** The most recently traded token (demo or not): the one the start-up message links the embed to. */
     newestTraded: (): string | undefined => newestTraded.get(),
     /** Ids of the demo tokens. */

@@ -4,7 +4,7 @@
  * unique-wallet counts never scan a window's raw trades. Backfilled trades fold in like any
  * other: sums are additive and "last" compares trade order (blockTime, id).
  */
-import type { Db } from './db.js';
+import { writeTransaction, type Db } from './db.js';
 import type { IngestHook, InsertedTrade } from '../services/ingest.js';
 
 /**
@@ -88,7 +88,7 @@ export function readViewsHook(db: Db): IngestHook {
  * were written around the ingest path (a bulk loader); the same statements as migration 003.
  */
 export function rebuildReadViews(db: Db): void {
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.exec(`
       DELETE FROM wallet_rollups; DELETE FROM wallet_last; DELETE FROM market_rollups; DELETE FROM market_last;
       INSERT INTO wallet_rollups (token_id, res, t, wallet, vb, vs, nb, ns)

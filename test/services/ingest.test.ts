@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aHolder, aMarket, aToken, aTrade } from '../helpers/builders.js';
-import { IngestRejected, parseNdjson } from '../../src/services/ingest.js';
+import { IngestRejected } from '../../src/services/ingest.js';
+import { parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, NotJsonArray } from '../../src/services/ingest-parse.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -148,11 +149,36 @@ describe('ingest', () => {
   });
 });
 
-describe('parseNdjson', () => {
-  it('numbers lines as in the file, skipping blank ones, and reports lines that are not JSON', () => {
-    const { values, errors } = parseNdjson('{"a":1}\n\n{oops}\n[1]\n');
+describe('parseNdjsonChunked', () => {
+  it('numbers lines as in the file, skipping blank ones, and reports lines that are not JSON', async () => {
+    const { values, errors } = await parseNdjsonChunked('{"a":1}\n\n{oops}\n[1]\n');
     expect(values.map((v) => v.line)).toEqual([1, 4]);
     expect(errors).toEqual([{ line: 3, error: 'not valid JSON' }]);
+  });
+
+  it('stops at the first record over the cap, whether or not the rest is JSON', async () => {
+    await expect(parseNdjsonChunked('{}\n\n{}\n{}\n', 2)).rejects.toBeInstanceOf(TooManyRecords);
+    await expect(parseNdjsonChunked('{}\n{}\nnot json', 2)).rejects.toBeInstanceOf(TooManyRecords);
+    expect((await parseNdjsonChunked('{}\n\n\n{}\n', 2)).values).toHaveLength(2);
+  });
+});
+
+describe('parseJsonArrayChunked', () => {
+  it('parses the elements of an array one by one, numbered from 1', async () => {
+    const text = ' [ {"a":"x,]}\\"y"} , [1,[2]], 3,"s" ,null ] ';
+    const { values } = await parseJsonArrayChunked(text);
+    expect(values).toEqual(JSON.parse(text).map((value: unknown, i: number) => ({ line: i + 1, value })));
+    expect((await parseJsonArrayChunked('[]')).values).toEqual([]);
+    expect((await parseJsonArrayChunked('  ')).values).toEqual([]);
+  });
+
+  it.each(['[1,]', '[,1]', '[1 2]', '[{]}', '[1', '[1]x', '{"a":1}', '"s"', '[{"a":1}}]', '[1,,2]'])('refuses %s as not one JSON array', async (text) => {
+    await expect(parseJsonArrayChunked(text)).rejects.toBeInstanceOf(NotJsonArray);
+  });
+
+  it('stops at the first element over the cap', async () => {
+    await expect(parseJsonArrayChunked('[{},{},{}', 2)).rejects.toBeInstanceOf(TooManyRecords);
+    expect((await parseJsonArrayChunked('[{},{}]', 2)).values).toHaveLength(2);
   });
 });
 

@@ -2,8 +2,9 @@
  * POST /v1/ingest (DESIGN.md sections 3 and 9): the same ingest path as the CLI, one atomic
  * transaction per request. The body is NDJSON (application/x-ndjson) or a JSON array of records
  * (application/json), UTF-8, uncompressed, at most 10 MB (a larger Content-Length is refused
- * before reading). An invalid batch is 400 invalid_body with `details` [{line, error}] (for an
- * array, line = 1-based index) and nothing of it is written.
+ * before reading) and at most 100,000 records (counted while parsing). An invalid batch is 400
+ * invalid_body with `details` [{line, error}] (for an array, line = 1-based index) and nothing of
+ * it is written. Parsing, validation and writing yield to the event loop (README, Ingest limits).
  */
 import { z } from 'zod';
 import getRawBody from 'raw-body';
@@ -12,7 +13,8 @@ import { ApiError, invalidBody, payloadTooLarge, type ErrorDetail } from '../../
 import { requireKey } from '../auth.js';
 import { ApiRouter } from '../route.js';
 import { MAX_BODY_BYTES } from '../body.js';
-import { IngestRejected, parseNdjson, type LineError } from '../../services/ingest.js';
+import { IngestRejected, type LineError } from '../../services/ingest.js';
+import { MAX_INGEST_RECORDS, NotJsonArray, parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, type Parsed } from '../../services/ingest-parse.js';
 import type { AppContext, AppDeps } from '../types.js';
 import { ingested, ingestedExample } from './schemas/subscriptions.js';
 
@@ -53,18 +55,14 @@ async function readBody(ctx: AppContext): Promise<string> {
   }
 }
 
-/** The numbered values of the body, or a 400 for a body that is not JSON at all. */
-function values(text: string, format: Format): { values: { line: number; value: unknown }[]; errors: LineError[] } {
-  if (format === 'ndjson') return parseNdjson(text);
-  if (text.trim() === '') return { values: [], errors: [] };
-  let parsed: unknown;
+/** The numbered values of the body, or a 400 for a body that is not JSON at all or too many records. */
+async function values(text: string, format: Format): Promise<Parsed> {
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidBody('the body is not valid JSON');
+    return format === 'ndjson' ? await parseNdjsonChunked(text) : await parseJsonArrayChunked(text);
+  } catch (err) {
+    if (err instanceof TooManyRecords || err instanceof NotJsonArray) throw invalidBody(err.message);
+    throw err;
   }
-  if (!Array.isArray(parsed)) throw invalidBody('the body must be a JSON array of records');
-  return { values: parsed.map((value, i) => ({ line: i + 1, value })), errors: [] };
 }
 
 const rejected = (errors: readonly LineError[]) =>
@@ -77,27 +75,25 @@ export function ingestRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
   api.add({
     method: 'post', path: '/v1/ingest', access: 'keyed', tag: 'ingest', scope: 'ingest',
-    body: z.array(ingestRecord).max(1_000_000), bodyMediaTypes: ['application/x-ndjson', 'application/json'],
+    body: z.array(ingestRecord).max(MAX_INGEST_RECORDS), bodyMediaTypes: ['application/x-ndjson', 'application/json'],
     response: ingested, example: ingestedExample,
     summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
   }, async (ctx) => {
     requireKey(ctx, 'ingest');
     const format = bodyFormat(ctx);
     const text = await readBody(ctx);
-    const parsed = values(text, format);
+    const parsed = await values(text, format);
     const ingest = deps.services.ingest;
-    if (parsed.errors.length > 0) {
-      // Report the records that are JSON but invalid too, in line order, before refusing.
-      const v = ingest.validator();
-      for (const { line, value } of parsed.values) v.check(line, value);
-      throw rejected([...parsed.errors, ...v.errors].sort((a, b) => a.line - b.line).slice(0, 101));
-    }
+    let records;
     try {
-      return ingest.ingest(parsed.values);
+      records = await ingest.validate(parsed.values);
     } catch (err) {
-      if (err instanceof IngestRejected) throw rejected(err.errors);
-      throw err;
+      if (!(err instanceof IngestRejected)) throw err;
+      // Report the records that are JSON but invalid too, in line order.
+      throw rejected([...parsed.errors, ...err.errors].sort((a, b) => a.line - b.line).slice(0, 101));
     }
+    if (parsed.errors.length > 0) throw rejected(parsed.errors.slice(0, 101));
+    return ingest.writeSliced(records);
   });
   return api;
 }
