@@ -1,5 +1,5 @@
 /**
- * Discovery, search and prices (DESIGN.md section 6): thin handlers over the cached views of
+ * Discovery, search and prices (README, Discovery and Search): thin handlers over the cached views of
  * discovery-views.ts.
  */
 import { z } from 'zod';
@@ -39,9 +39,9 @@ export function marketRouter(deps: AppDeps): ApiRouter {
           minLiquidityUsd: intParam(0, 1_000_000_000_000_000).optional(),
         }),
       },
-      (_ctx, q) => {
+      async (_ctx, q) => {
         const window = q.window ?? '24h';
-        return { window, tokens: discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now()) };
+        return { window, tokens: await discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now) };
       },
     );
   }
@@ -60,7 +60,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       tag: 'market',
       query: z.object({ q: textParam(1, 64), limit }),
     },
-    (_ctx, q) => ({ results: discovery.search(q.q, q.limit ?? 20, now()) }),
+    async (_ctx, q) => ({ results: await discovery.search(q.q, q.limit ?? 20, now) }),
   );
 
   api.add(

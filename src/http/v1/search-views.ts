@@ -1,0 +1,99 @@
+/**
+ * /v1/search over the search index and the 24 h window board (README, Search). Order: exact
+ * address, exact symbol, symbol prefix, name contains; within each by 24 h volume, ties by
+ * address; each token once, under its best match. A match kind's tokens with 24 h volume are
+ * among the board's traded tokens, already in volume order; the rest (volume 0, by address) are
+ * read from the index with paged index ranges: exact symbol is one range in address order; for
+ * prefix and name matches, whose index order is not address order, a walk of every token in
+ * address order and an enumeration of the matches (symbol range, or trigram index for names of
+ * three or more characters) take turns, and the first to finish gives the answer. The walk
+ * finishes after about need / density rows, the enumeration after the number of matches: the
+ * cheaper of the two, at most twice over.
+ */
+import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
+import { foldCase } from '../../store/search-index-repo.js';
+import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
+import type { WindowBoard } from './window-board.js';
+
+/** Rows per index page. */
+const PAGE = 256;
+
+export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
+
+const byAddress = (a: IndexedToken, b: IndexedToken) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+
+/**
+ * The first `want` tokens matching `q` in search order; `address` is the query as an address
+ * (normalised) or null. `board` is the 24 h board, refreshed by the caller.
+ */
+export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number): SearchHit[] {
+  const qf = foldCase(q);
+  const kindOf = (x: { address: string; sym: string; name: string }): number =>
+    x.address === address ? 0 : x.sym === qf ? 1 : x.sym.startsWith(qf) ? 2 : x.name.includes(qf) ? 3 : -1;
+  const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
+
+  // Tokens with volume, by kind, in volume order (the trending order is volume, then address).
+  const withVolume: SearchHit[][] = MATCH_KINDS.map(() => []);
+  for (const e of board.ranking('trending')) {
+    const kind = kindOf({ address: e.t.address, sym: e.sym, name: e.name });
+    if (kind >= 0) withVolume[kind]!.push({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
+  }
+
+  /** Up to `need` tokens of match kind `kind` without volume, by address. */
+  function withoutVolume(kind: number, need: number): IndexedToken[] {
+    const fits = (x: IndexedToken) => kindOf(x) === kind && !traded(x.id);
+    if (kind === 0) {
+      const x = address === null ? undefined : index.byAddress(address);
+      return x !== undefined && fits(x) ? [x] : [];
+    }
+    if (kind === 1) {
+      const out: IndexedToken[] = [];
+      for (let after = ''; ; ) {
+        const page = index.bySymbol(qf, after, PAGE);
+        out.push(...page.filter(fits));
+        if (out.length >= need || page.length < PAGE) return out.slice(0, need);
+        after = page.at(-1)!.address;
+      }
+    }
+    // Prefix or name: the address walk and the enumeration take turns.
+    let prefixFrom = { sym: qf, address: '' };
+    let nameAfter = 0;
+    const enumerate: (() => IndexedToken[]) | null =
+      kind === 2
+        ? () => {
+            const page = index.bySymbolPrefix(qf, prefixFrom, PAGE);
+            const last = page.at(-1);
+            if (last !== undefined) prefixFrom = { sym: last.sym, address: last.address };
+            return page;
+          }
+        : [...qf].length >= 3
+          ? () => {
+              const page = index.byName(qf, nameAfter, PAGE);
+              nameAfter = page.at(-1)?.id ?? nameAfter;
+              return page;
+            }
+          : null;
+    const walked: IndexedToken[] = [];
+    const enumerated: IndexedToken[] = [];
+    for (let after = ''; ; ) {
+      const page = index.inAddressOrder(after, PAGE);
+      walked.push(...page.filter(fits));
+      if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);
+      after = page.at(-1)!.address;
+      if (enumerate !== null) {
+        const found = enumerate();
+        enumerated.push(...found.filter(fits));
+        if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
+      }
+    }
+  }
+
+  const out: SearchHit[] = [];
+  for (let kind = 0; kind < MATCH_KINDS.length && out.length < want; kind++) {
+    out.push(...withVolume[kind]!.slice(0, want - out.length));
+    if (out.length < want) {
+      for (const x of withoutVolume(kind, want - out.length)) out.push({ id: x.id, volume24hUsd: 0, matchedBy: MATCH_KINDS[kind]! });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,147 @@
+/**
+ * The window board (README, Discovery): for one window w, the exact figures at `asOf` of every
+ * token traded in (asOf - w, asOf], kept in memory and brought forward to a newer `now` by
+ * recomputing only the tokens whose figures can have changed:
+ * - tokens a write of this process touched (store change notifications);
+ * - tokens with a trade in (asOf - w, now - w]: it left the window and may be the new base price;
+ * - tokens with a trade in (asOf, now]: a trade stored ahead of the clock entered the window.
+ * Anything else (a write by another process, a clock that went back) rebuilds the board. Work is
+ * done in slices that yield to the event loop, so no request blocks it however many tokens are
+ * active; the rankings are sorted once per change of the board and read by every request.
+ */
+import type { Store } from '../../store/db.js';
+import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-repo.js';
+import { createWindowRepo } from '../../store/window-repo.js';
+import { foldCase } from '../../store/search-index-repo.js';
+import { WINDOW_SECONDS, priceChangePct, type WindowKey } from '../../domain/windows.js';
+import type { WindowFigures } from './token-views.js';
+
+export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
+export type BoardKind = 'trending' | 'gainers' | 'losers';
+
+/** Tokens need this many trades in the window to be gainers or losers. */
+export const MIN_MOVER_TRADES = 10;
+/** Tokens recomputed between two yields to the event loop. */
+const SLICE = 64;
+/** Refresh rounds one caller waits for while writes keep coming; then it answers. */
+const MAX_ROUNDS = 3;
+
+const byAddress = (a: BoardEntry, b: BoardEntry) => (a.t.address < b.t.address ? -1 : a.t.address > b.t.address ? 1 : 0);
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export type WindowBoard = ReturnType<typeof createWindowBoard>;
+
+export function createWindowBoard(store: Store, window: WindowKey) {
+  const seconds = WINDOW_SECONDS[window];
+  const repo = createDiscoveryRepo(store.db);
+  const windows = createWindowRepo(store.db);
+  let entries = new Map<number, BoardEntry>();
+  let asOf: number | null = null;
+  let dirty = new Set<number>();
+  let stale = true;
+  let generation = 0;
+  let running: Promise<void> | null = null;
+  const sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
+  /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
+  let recomputed = 0;
+
+  store.onChange((change) => {
+    if (change.tokens === 'all') stale = true;
+    else for (const id of change.tokens) dirty.add(id);
+  });
+
+  function recompute(id: number, now: number): void {
+    recomputed++;
+    const t = repo.summary(id);
+    if (t === undefined || t.lastTradeAt === null || t.lastTradeAt <= now - seconds) {
+      entries.delete(id);
+      return;
+    }
+    const s = windows.window(id, now, seconds, t.lastTradeAt);
+    const f: WindowFigures = {
+      priceChangePct: priceChangePct(t.priceUsd, windows.priceAt(id, now - seconds)),
+      volumeUsd: s.volumeUsd,
+      buyVolumeUsd: s.buyVolumeUsd,
+      sellVolumeUsd: s.sellVolumeUsd,
+      trades: s.trades,
+      buys: s.buys,
+      sells: s.sells,
+    };
+    entries.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
+  }
+
+  async function step(now: number): Promise<void> {
+    let ids: Iterable<number>;
+    if (stale || asOf === null || now < asOf) {
+      stale = false;
+      dirty = new Set();
+      entries = new Map();
+      ids = repo.tradedSince(now - seconds + 1);
+    } else {
+      const changed = dirty;
+      dirty = new Set();
+      for (const id of repo.tradedBetween(asOf - seconds + 1, now - seconds + 1)) changed.add(id);
+      for (const id of repo.tradedBetween(asOf + 1, now + 1)) changed.add(id);
+      ids = changed;
+    }
+    let n = 0;
+    for (const id of ids) {
+      recompute(id, now);
+      if (++n % SLICE === 0) await yieldToLoop();
+    }
+    asOf = now;
+    generation++;
+  }
+
+  return {
+    window,
+    /**
+     * Brings the board to the clock's current second and returns that second: the one the
+     * board's figures are exact for. `clockNow` is read again after each wait, so a caller that
+     * waited for another's refresh answers for the time it answers at.
+     */
+    async refresh(clockNow: () => number): Promise<number> {
+      for (let round = 0; ; round++) {
+        if (running !== null) {
+          await running;
+          continue;
+        }
+        const now = clockNow();
+        if (asOf === now && !stale && dirty.size === 0) return now;
+        // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
+        // few rounds it answers from the last complete board.
+        if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
+        running = step(now).finally(() => (running = null));
+        await running;
+      }
+    },
+
+    /** The entry of a token, when it traded in the window. */
+    get: (id: number): BoardEntry | undefined => entries.get(id),
+
+    /**
+     * The tokens of a ranking, best first, ties by address: trending by volume (tokens without
+     * volume left out); gainers and losers by price change among tokens with at least
+     * MIN_MOVER_TRADES trades and a change.
+     */
+    ranking(kind: BoardKind): readonly BoardEntry[] {
+      const cached = sorted.get(kind);
+      if (cached !== undefined && cached.generation === generation) return cached.list;
+      const all = [...entries.values()];
+      let list: BoardEntry[];
+      if (kind === 'trending') {
+        list = all.filter((e) => e.f.volumeUsd > 0).sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b));
+      } else {
+        const dir = kind === 'gainers' ? 1 : -1;
+        list = all
+          .filter((e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null)
+          .sort((a, b) => dir * (b.f.priceChangePct! - a.f.priceChangePct!) || byAddress(a, b));
+      }
+      sorted.set(kind, { generation, list });
+      return list;
+    },
+
+    /** Tokens recomputed since the board was made. */
+    recomputed: (): number => recomputed,
+  };
+}

@@ -1,0 +1,20 @@
+-- The search index of /v1/search (src/store/search-index-repo.ts keeps it at ingest, as an
+-- IngestHook): each token's address with its symbol and name folded to lower case, so exact
+-- symbol and symbol prefix are index ranges, a walk in address order reads only this narrow
+-- table, and names are searched by substring through an FTS5 trigram index (queries of three or
+-- more characters). Filled here with SQLite's lower(), which folds ASCII only; the repo refolds
+-- the tokens with other letters once, in JavaScript (README, Search).
+
+CREATE TABLE token_search (
+  token_id INTEGER PRIMARY KEY,
+  address  TEXT NOT NULL,
+  sym      TEXT NOT NULL,
+  name     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX token_search_address ON token_search(address, sym, name);
+CREATE INDEX token_search_sym ON token_search(sym, address);
+
+CREATE VIRTUAL TABLE token_search_names USING fts5(name, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+
+INSERT INTO token_search (token_id, address, sym, name) SELECT id, address, lower(symbol), lower(name) FROM tokens;
+INSERT INTO token_search_names (rowid, name) SELECT token_id, name FROM token_search;
