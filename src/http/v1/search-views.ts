@@ -16,7 +16,7 @@ import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
 import type { WindowBoard } from './window-board.js';
 
 /** Rows per index page. */
-const PAGE = 256;
+export const SEARCH_PAGE = 256;
 
 export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
 
@@ -24,9 +24,11 @@ const byAddress = (a: IndexedToken, b: IndexedToken) => (a.address < b.address ?
 
 /**
  * The first `want` tokens matching `q` in search order; `address` is the query as an address
- * (normalised) or null. `board` is the 24 h board, refreshed by the caller.
+ * (normalised) or null. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
+ * index read (smaller in tests, to cross page boundaries with few tokens).
  */
-export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number): SearchHit[] {
+export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number, page = SEARCH_PAGE): SearchHit[] {
+  const PAGE = page;
   const qf = foldCase(q);
   const kindOf = (x: { address: string; sym: string; name: string }): number =>
     x.address === address ? 0 : x.sym === qf ? 1 : x.sym.startsWith(qf) ? 2 : x.name.includes(qf) ? 3 : -1;
