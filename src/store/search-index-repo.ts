@@ -24,6 +24,17 @@ const FOLDED_KEY = 'search_index_folded';
 type Row = [number, string, string, string];
 const toToken = ([id, address, sym, name]: Row): IndexedToken => ({ id, address, sym, name });
 
+/** The distinct one- and two-character substrings of `s` (characters are code points, as in SQLite). */
+export function shortGrams(s: string): Set<string> {
+  const cs = [...s];
+  const out = new Set<string>();
+  for (let i = 0; i < cs.length; i++) {
+    out.add(cs[i]!);
+    if (i + 1 < cs.length) out.add(cs[i]! + cs[i + 1]!);
+  }
+  return out;
+}
+
 /** Writes one token's row (and its name in the trigram index) when it is missing or changed. */
 function indexWriter(db: Db) {
   const source = db.prepare<[number], [string, string, string]>('SELECT address, symbol, name FROM tokens WHERE id = ?').raw();
@@ -32,6 +43,8 @@ function indexWriter(db: Db) {
     ON CONFLICT (token_id) DO UPDATE SET address = excluded.address, sym = excluded.sym, name = excluded.name`);
   const dropName = db.prepare('DELETE FROM token_search_names WHERE rowid = ?');
   const addName = db.prepare('INSERT INTO token_search_names (rowid, name) VALUES (?, ?)');
+  const dropGram = db.prepare('DELETE FROM token_search_grams WHERE gram = ? AND token_id = ?');
+  const addGram = db.prepare('INSERT OR IGNORE INTO token_search_grams (gram, token_id) VALUES (?, ?)');
   return (id: number): void => {
     const src = source.get(id);
     if (src === undefined) return;
@@ -42,8 +55,12 @@ function indexWriter(db: Db) {
     if (cur !== undefined && cur[0] === sym && cur[1] === folded) return;
     upsert.run(id, address, sym, folded);
     if (cur === undefined || cur[1] !== folded) {
-      if (cur !== undefined) dropName.run(id);
+      if (cur !== undefined) {
+        dropName.run(id);
+        for (const g of shortGrams(cur[1])) dropGram.run(g, id);
+      }
       addName.run(id, folded);
+      for (const g of shortGrams(folded)) addGram.run(g, id);
     }
   };
 }
@@ -75,7 +92,7 @@ export function searchIndexHook(db: Db): IngestHook {
 /** Rebuilds the whole index from the tokens table (for stores written around the ingest path). */
 export function rebuildSearchIndex(db: Db): void {
   db.transaction(() => {
-    db.exec('DELETE FROM token_search; DELETE FROM token_search_names;');
+    db.exec('DELETE FROM token_search; DELETE FROM token_search_names; DELETE FROM token_search_grams;');
     const write = indexWriter(db);
     for (const id of db.prepare<[], number>('SELECT id FROM tokens').pluck().all()) write(id);
   })();
@@ -102,6 +119,12 @@ export function createSearchIndexRepo(db: Db) {
     .prepare<[{ match: string; after: number; n: number }], Row>(
       `SELECT ${COLS} FROM token_search_names f JOIN token_search s ON s.token_id = f.rowid
        WHERE token_search_names MATCH @match AND f.rowid > @after ORDER BY f.rowid LIMIT @n`,
+    )
+    .raw();
+  const byGram = db
+    .prepare<[{ gram: string; after: number; n: number }], Row>(
+      `SELECT ${COLS} FROM token_search_grams g JOIN token_search s ON s.token_id = g.token_id
+       WHERE g.gram = @gram AND g.token_id > @after ORDER BY g.token_id LIMIT @n`,
     )
     .raw();
 
@@ -132,6 +155,8 @@ export function createSearchIndexRepo(db: Db) {
      */
     byName: (text: string, after: number, n: number): IndexedToken[] =>
       count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
+    /** Up to `n` tokens whose folded name contains `gram` (one or two characters), with ids after `after`, by id. */
+    byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
   };
 }
 

@@ -5,10 +5,10 @@
  * among the board's traded tokens, already in volume order; the rest (volume 0, by address) are
  * read from the index with paged index ranges: exact symbol is one range in address order; for
  * prefix and name matches, whose index order is not address order, a walk of every token in
- * address order and an enumeration of the matches (symbol range, or trigram index for names of
- * three or more characters) take turns, and the first to finish gives the answer. The walk
- * finishes after about need / density rows, the enumeration after the number of matches: the
- * cheaper of the two, at most twice over.
+ * address order and an enumeration of the matches (the symbol range; for names the trigram index,
+ * or the table of one- and two-character substrings for shorter queries) take turns, and the
+ * first to finish gives the answer. The walk finishes after about need / density rows, the
+ * enumeration after the number of matches: the cheaper of the two, at most twice over.
  */
 import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
@@ -60,7 +60,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
     // Prefix or name: the address walk and the enumeration take turns.
     let prefixFrom = { sym: qf, address: '' };
     let nameAfter = 0;
-    const enumerate: (() => IndexedToken[]) | null =
+    const enumerate: () => IndexedToken[] =
       kind === 2
         ? () => {
             const page = index.bySymbolPrefix(qf, prefixFrom, PAGE);
@@ -68,13 +68,11 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
             if (last !== undefined) prefixFrom = { sym: last.sym, address: last.address };
             return page;
           }
-        : [...qf].length >= 3
-          ? () => {
-              const page = index.byName(qf, nameAfter, PAGE);
-              nameAfter = page.at(-1)?.id ?? nameAfter;
-              return page;
-            }
-          : null;
+        : () => {
+            const page = [...qf].length >= 3 ? index.byName(qf, nameAfter, PAGE) : index.byShortName(qf, nameAfter, PAGE);
+            nameAfter = page.at(-1)?.id ?? nameAfter;
+            return page;
+          };
     const walked: IndexedToken[] = [];
     const enumerated: IndexedToken[] = [];
     for (let after = ''; ; ) {
@@ -82,11 +80,9 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
       walked.push(...page.filter(fits));
       if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);
       after = page.at(-1)!.address;
-      if (enumerate !== null) {
-        const found = enumerate();
-        enumerated.push(...found.filter(fits));
-        if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
-      }
+      const found = enumerate();
+      enumerated.push(...found.filter(fits));
+      if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
     }
   }
 

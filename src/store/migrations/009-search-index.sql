@@ -14,7 +14,20 @@ CREATE TABLE token_search (
 CREATE UNIQUE INDEX token_search_address ON token_search(address, sym, name);
 CREATE INDEX token_search_sym ON token_search(sym, address);
 
+CREATE TABLE token_search_grams (
+  gram     TEXT NOT NULL,
+  token_id INTEGER NOT NULL,
+  PRIMARY KEY (gram, token_id)
+) WITHOUT ROWID;
+
 CREATE VIRTUAL TABLE token_search_names USING fts5(name, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
 
 INSERT INTO token_search (token_id, address, sym, name) SELECT id, address, lower(symbol), lower(name) FROM tokens;
 INSERT INTO token_search_names (rowid, name) SELECT token_id, name FROM token_search;
+WITH RECURSIVE at(token_id, name, i) AS (
+  SELECT token_id, name, 1 FROM token_search WHERE length(name) > 0
+  UNION ALL SELECT token_id, name, i + 1 FROM at WHERE i < length(name)
+)
+INSERT OR IGNORE INTO token_search_grams (gram, token_id)
+SELECT substr(name, i, 1), token_id FROM at
+UNION ALL SELECT substr(name, i, 2), token_id FROM at WHERE i < length(name);
