@@ -22,7 +22,13 @@ export type BenchOptions = {
   ingestBatch: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached')[];
+  passes: ('cached' | 'uncached' | 'hostile')[];
+  /** Tokens of the hostile pass's wide store (0: the wide store is left out). */
+  wideTokens: number;
+  /** Of those, tokens traded in the last 24 h. */
+  wideActive: number;
+  /** Seconds each kind of request runs in the hostile pass. */
+  hostileSeconds: number;
   /** Only routes whose name contains one of these (all when empty). */
   only: string[];
   logLevel: string;
@@ -50,7 +56,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
-  --pass P              cached, uncached or both (default both)
+  --pass P              cached, uncached, both (default) or hostile: the expensive requests one
+                        in flight while a probe times /healthz, on the data set and a wide store
+  --wide-tokens N       tokens of the hostile pass's wide store (default 200000; 0 leaves it out)
+  --wide-active N       of those, tokens traded in the last 24 h (default 20000)
+  --hostile-seconds S   seconds per kind of request in the hostile pass (default 4)
   --only NAME           only the route named NAME, or those whose name contains it (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
@@ -87,6 +97,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'limiter-ips': { type: 'string' },
       'startup-runs': { type: 'string' },
       pass: { type: 'string' },
+      'wide-tokens': { type: 'string' },
+      'wide-active': { type: 'string' },
+      'hostile-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       regenerate: { type: 'boolean' },
@@ -97,7 +110,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'both';
-  if (!['cached', 'uncached', 'both'].includes(pass)) throw new Error('--pass must be cached, uncached or both');
+  if (!['cached', 'uncached', 'both', 'hostile'].includes(pass)) throw new Error('--pass must be cached, uncached, both or hostile');
+  const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const logLevel = values['log-level'] ?? 'warn';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
   return {
@@ -116,7 +130,10 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
-    passes: pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached'],
+    passes: pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached' | 'hostile'],
+    wideTokens,
+    wideActive: Math.min(wideTokens, int('wide-active', values['wide-active'], 20_000, 0, 2_000_000)),
+    hostileSeconds: int('hostile-seconds', values['hostile-seconds'], 4, 1, 120),
     only: values.only ?? [],
     logLevel,
     regenerate: values.regenerate ?? false,
