@@ -122,13 +122,17 @@ describe('search and discovery on 20,000 tokens', () => {
     await board.refresh(() => t.clock.seconds());
     expect(board.recomputed()).toBe(ACTIVE);
     expect(board.ranking('trending')).toHaveLength(ACTIVE);
-    // Token i trades at NOW - 80,000 + 30 i (+ 0, 1, 2): 7,000 s later the trades of tokens 0..19
-    // have left the 24 h window, and token 20's first one.
-    t.clock.advance(7_000_000);
+    // Token i trades at NOW - 80,000 + 30 i (+ 0, 1, 2). At NOW + 6,700 s the trades with
+    // 30 i + k <= 300 have left the 24 h window; 300 s later those with 30 i + k <= 600: tokens
+    // 10 to 20 change, and tokens 0 to 19 are gone.
+    t.clock.advance(6_700_000);
+    await board.refresh(() => t.clock.seconds());
+    const from = t.clock.seconds();
+    t.clock.advance(300_000);
     const before = board.recomputed();
     await board.refresh(() => t.clock.seconds());
-    const changed = createDiscoveryRepo(t.store.db).tradedBetween(NOW - 86_400 + 1, t.clock.seconds() - 86_400 + 1).length;
-    expect(changed).toBe(21);
+    const changed = createDiscoveryRepo(t.store.db).tradedBetween(from - 86_400 + 1, t.clock.seconds() - 86_400 + 1).length;
+    expect(changed).toBe(11);
     expect(board.recomputed() - before).toBe(changed);
     expect(board.ranking('trending')).toHaveLength(ACTIVE - 20);
     const tok = t.store.db.prepare('SELECT address FROM tokens WHERE id = 3000').pluck().get() as string;

@@ -4,7 +4,12 @@
  * names change and the clock moves forward and back: the window boards are brought forward
  * incrementally and must never differ from a fresh computation.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+import { createServices } from '../../src/services/index.js';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
@@ -70,7 +75,8 @@ const letter = fc.constantFrom('a', 'B', 'b', 'Ä', 'ä', 'c', '%', '_');
 const word = fc.array(letter, { minLength: 1, maxLength: 4 }).map((xs) => xs.join(''));
 const op = fc.oneof(
   fc.record({ kind: fc.constant('trades' as const), token: fc.nat(7), n: fc.integer({ min: 1, max: 12 }), at: fc.integer({ min: -100_000, max: 3000 }), price: fc.integer({ min: 1, max: 9 }), vol: fc.integer({ min: 0, max: 50 }) }),
-  fc.record({ kind: fc.constant('clock' as const), seconds: fc.integer({ min: -4000, max: 30_000 }) }),
+  // Mostly steps the board is brought forward over; some long ones and some back, which rebuild it.
+  fc.record({ kind: fc.constant('clock' as const), seconds: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: -4000, max: 30_000 })) }),
   fc.record({ kind: fc.constant('rename' as const), token: fc.nat(7), symbol: word, name: word }),
   fc.record({ kind: fc.constant('market' as const), token: fc.nat(7), liquidity: fc.integer({ min: 0, max: 3 }) }),
 );
@@ -136,6 +142,27 @@ describe('discovery and search as trades arrive and the clock moves', () => {
       expect(res.body.results.map((r: { address: string; matchedBy: string; volume24hUsd: number }) => [r.address, r.matchedBy, r.volume24hUsd])).toEqual(
         naiveSearch(t, 'alp', now, 3),
       );
+    }
+  });
+
+  it('show a write by another process (a CLI ingest) on the next request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'board-'));
+    try {
+      const path = join(dir, 'store.db');
+      t = makeTestApp({ store: openStore(path) });
+      t.clock.set(NOW * 1000);
+      const [a, b] = [aToken({ symbol: 'AAA' }), aToken({ symbol: 'BBB' })];
+      t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 10, volumeUsd: 5 })]);
+      const trending = async () => (await t.http.get('/v1/market/trending')).body.tokens.map((x: { symbol: string }) => x.symbol);
+      expect(await trending()).toEqual(['AAA']);
+      const cli = openStore(path);
+      createServices({ store: cli, clock: { now: () => NOW * 1000 } }).ingest.ingest([{ line: 1, value: aTrade(b.address, { blockTime: NOW - 5, volumeUsd: 50 }) }]);
+      cli.close();
+      expect(await trending()).toEqual(['BBB', 'AAA']);
+      expect((await t.http.get('/v1/search?q=bbb')).body.results).toEqual([expect.objectContaining({ address: b.address, volume24hUsd: 50 })]);
+    } finally {
+      t.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

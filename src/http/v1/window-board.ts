@@ -5,7 +5,8 @@
  * - tokens a write of this process touched (store change notifications);
  * - tokens with a trade in (asOf - w, now - w]: it left the window and may be the new base price;
  * - tokens with a trade in (asOf, now]: a trade stored ahead of the clock entered the window.
- * Anything else (a write by another process, a clock that went back) rebuilds the board. Work is
+ * Anything else (a write by another process, a clock that went back or jumped more than five
+ * minutes) rebuilds the board. Work is
  * done in slices that yield to the event loop, so no request blocks it however many tokens are
  * active; the rankings are sorted once per change of the board and read by every request.
  */
@@ -23,6 +24,11 @@ export type BoardKind = 'trending' | 'gainers' | 'losers';
 export const MIN_MOVER_TRADES = 10;
 /** Tokens recomputed between two yields to the event loop. */
 const SLICE = 64;
+/**
+ * Seconds the clock may move before the board is rebuilt rather than brought forward: the
+ * tokens with trades in a long span are found in one synchronous read, so the span stays short.
+ */
+const REBUILD_AFTER = 300;
 /** Refresh rounds one caller waits for while writes keep coming; then it answers. */
 const MAX_ROUNDS = 3;
 
@@ -72,7 +78,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
   async function step(now: number): Promise<void> {
     let ids: Iterable<number>;
-    if (stale || asOf === null || now < asOf) {
+    if (stale || asOf === null || now < asOf || now - asOf > REBUILD_AFTER) {
       stale = false;
       dirty = new Set();
       entries = new Map();
