@@ -14,6 +14,7 @@ import { createWindowBoard } from '../../src/http/v1/window-board.js';
 import { searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
 import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
 import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
+import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
 import { loadMigrations, migrate } from '../../src/store/db.js';
 import { normalizeAddress } from '../../src/domain/address.js';
 
@@ -70,8 +71,8 @@ function fullScans(db: Db, sql: string): string[] {
 }
 
 describe('search and discovery on 20,000 tokens', () => {
-  it('plan every statement of the search index and discovery repos as index ranges', () => {
-    const sources = [...preparedBy(t.store.db, createSearchIndexRepo), ...preparedBy(t.store.db, createDiscoveryRepo)];
+  it('plan every statement of the search index, discovery and change log repos as index ranges', () => {
+    const sources = [createSearchIndexRepo, createDiscoveryRepo, createTokenChangesRepo].flatMap((make) => preparedBy(t.store.db, make));
     expect(sources.length).toBeGreaterThanOrEqual(10);
     for (const sql of sources) expect({ sql, scans: fullScans(t.store.db, sql) }).toEqual({ sql, scans: [] });
   });

@@ -145,7 +145,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
     }
   });
 
-  it('show a write by another process (a CLI ingest) on the next request', async () => {
+  it('show a write by another process (a CLI ingest) on the next request, recomputing only the token it touched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'board-'));
     try {
       const path = join(dir, 'store.db');
@@ -155,10 +155,16 @@ describe('discovery and search as trades arrive and the clock moves', () => {
       t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 10, volumeUsd: 5 })]);
       const trending = async () => (await t.http.get('/v1/market/trending')).body.tokens.map((x: { symbol: string }) => x.symbol);
       expect(await trending()).toEqual(['AAA']);
+      const board = createWindowBoard(t.store, '24h');
+      await board.refresh(() => t.clock.seconds());
+      const before = board.recomputed();
       const cli = openStore(path);
       createServices({ store: cli, clock: { now: () => NOW * 1000 } }).ingest.ingest([{ line: 1, value: aTrade(b.address, { blockTime: NOW - 5, volumeUsd: 50 }) }]);
       cli.close();
       expect(await trending()).toEqual(['BBB', 'AAA']);
+      // From the change log: the token the other process touched, not a rebuild.
+      await board.refresh(() => t.clock.seconds());
+      expect(board.recomputed() - before).toBe(1);
       expect((await t.http.get('/v1/search?q=bbb')).body.results).toEqual([expect.objectContaining({ address: b.address, volume24hUsd: 50 })]);
     } finally {
       t.close();

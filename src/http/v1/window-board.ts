@@ -2,17 +2,18 @@
  * The window board (README, Discovery): for one window w, the exact figures at `asOf` of every
  * token traded in (asOf - w, asOf], kept in memory and brought forward to a newer `now` by
  * recomputing only the tokens whose figures can have changed:
- * - tokens a write of this process touched (store change notifications);
+ * - tokens an ingest touched, whichever process wrote (the token change log of migration 009);
  * - tokens with a trade in (asOf - w, now - w]: it left the window and may be the new base price;
  * - tokens with a trade in (asOf, now]: a trade stored ahead of the clock entered the window.
- * Anything else (a write by another process, a clock that went back or jumped more than five
- * minutes) rebuilds the board. Work is
+ * Anything else (a change log pruned past the board's place, a clock that went back or jumped
+ * more than five minutes) rebuilds the board. Work is
  * done in slices that yield to the event loop, so no request blocks it however many tokens are
  * active; the rankings are sorted once per change of the board and read by every request.
  */
 import type { Store } from '../../store/db.js';
 import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-repo.js';
 import { createWindowRepo } from '../../store/window-repo.js';
+import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { WINDOW_SECONDS, priceChangePct, type WindowKey } from '../../domain/windows.js';
 import type { WindowFigures } from './token-views.js';
@@ -41,20 +42,16 @@ export function createWindowBoard(store: Store, window: WindowKey) {
   const seconds = WINDOW_SECONDS[window];
   const repo = createDiscoveryRepo(store.db);
   const windows = createWindowRepo(store.db);
+  const changes = createTokenChangesRepo(store.db);
   let entries = new Map<number, BoardEntry>();
   let asOf: number | null = null;
-  let dirty = new Set<number>();
-  let stale = true;
+  /** The last change log entry the board has applied. */
+  let seen = 0;
   let generation = 0;
   let running: Promise<void> | null = null;
   const sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
-
-  store.onChange((change) => {
-    if (change.tokens === 'all') stale = true;
-    else for (const id of change.tokens) dirty.add(id);
-  });
 
   function recompute(id: number, now: number): void {
     recomputed++;
@@ -78,18 +75,18 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
   async function step(now: number): Promise<void> {
     let ids: Iterable<number>;
-    if (stale || asOf === null || now < asOf || now - asOf > REBUILD_AFTER) {
-      stale = false;
-      dirty = new Set();
+    // Read before the tokens: a change committed after this point is applied by the next step.
+    const log = changes.bounds();
+    if (asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1) {
       entries = new Map();
       ids = repo.tradedSince(now - seconds + 1);
     } else {
-      const changed = dirty;
-      dirty = new Set();
+      const changed = new Set(changes.since(seen, log.last));
       for (const id of repo.tradedBetween(asOf - seconds + 1, now - seconds + 1)) changed.add(id);
       for (const id of repo.tradedBetween(asOf + 1, now + 1)) changed.add(id);
       ids = changed;
     }
+    seen = log.last;
     let n = 0;
     for (const id of ids) {
       recompute(id, now);
@@ -113,7 +110,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
           continue;
         }
         const now = clockNow();
-        if (asOf === now && !stale && dirty.size === 0) return now;
+        if (asOf === now && changes.last() === seen) return now;
         // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
         // few rounds it answers from the last complete board.
         if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;

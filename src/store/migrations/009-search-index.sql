@@ -31,3 +31,12 @@ WITH RECURSIVE at(token_id, name, i) AS (
 INSERT OR IGNORE INTO token_search_grams (gram, token_id)
 SELECT substr(name, i, 1), token_id FROM at
 UNION ALL SELECT substr(name, i, 2), token_id FROM at WHERE i < length(name);
+
+-- The token change log (src/store/token-changes-repo.ts): the ids of the tokens each ingest
+-- transaction touched, in commit order, whichever process wrote. The discovery boards of a
+-- server read what changed since they last looked, so a CLI ingest beside the server costs them
+-- the tokens it touched, not a rebuild. Old entries are pruned at ingest.
+CREATE TABLE token_changes (
+  seq      INTEGER PRIMARY KEY,
+  token_id INTEGER NOT NULL
+);
