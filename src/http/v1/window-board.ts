@@ -47,17 +47,25 @@ export function createWindowBoard(store: Store, window: WindowKey) {
   let asOf: number | null = null;
   /** The last change log entry the board has applied. */
   let seen = 0;
+  /**
+   * Tokens this process announced as changed (store notifications). Ingest also writes them to
+   * the change log; this covers any other in-process writer that announces what it changed.
+   */
+  let dirty = new Set<number>();
+  store.onChange((change) => {
+    if (change.tokens !== 'all') for (const id of change.tokens) dirty.add(id);
+  });
   let generation = 0;
   let running: Promise<void> | null = null;
   const sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
 
-  function recompute(id: number, now: number): void {
+  function recompute(into: Map<number, BoardEntry>, id: number, now: number): void {
     recomputed++;
     const t = repo.summary(id);
     if (t === undefined || t.lastTradeAt === null || t.lastTradeAt <= now - seconds) {
-      entries.delete(id);
+      into.delete(id);
       return;
     }
     const s = windows.window(id, now, seconds, t.lastTradeAt);
@@ -70,28 +78,43 @@ export function createWindowBoard(store: Store, window: WindowKey) {
       buys: s.buys,
       sells: s.sells,
     };
-    entries.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
+    into.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
   }
 
+  /**
+   * One refresh to `now`. A rebuild fills a new map and an update recomputes tokens in place;
+   * either way `asOf` and `seen` move only at the end, so a step that fails part way is redone
+   * whole by the next one (recomputing a token twice gives the same entry).
+   */
   async function step(now: number): Promise<void> {
-    let ids: Iterable<number>;
     // Read before the tokens: a change committed after this point is applied by the next step.
     const log = changes.bounds();
-    if (asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1) {
-      entries = new Map();
+    const rebuild = asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1;
+    let ids: Iterable<number>;
+    let into = entries;
+    const announced = dirty;
+    dirty = new Set();
+    if (rebuild) {
+      into = new Map();
       ids = repo.tradedSince(now - seconds + 1);
     } else {
-      const changed = new Set(changes.since(seen, log.last));
-      for (const id of repo.tradedBetween(asOf - seconds + 1, now - seconds + 1)) changed.add(id);
-      for (const id of repo.tradedBetween(asOf + 1, now + 1)) changed.add(id);
+      const changed = new Set([...announced, ...changes.since(seen, log.last)]);
+      for (const id of repo.tradedBetween(asOf! - seconds + 1, now - seconds + 1)) changed.add(id);
+      for (const id of repo.tradedBetween(asOf! + 1, now + 1)) changed.add(id);
       ids = changed;
     }
-    seen = log.last;
     let n = 0;
-    for (const id of ids) {
-      recompute(id, now);
-      if (++n % SLICE === 0) await yieldToLoop();
+    try {
+      for (const id of ids) {
+        recompute(into, id, now);
+        if (++n % SLICE === 0) await yieldToLoop();
+      }
+    } catch (err) {
+      for (const id of announced) dirty.add(id);
+      throw err;
     }
+    entries = into;
+    seen = log.last;
     asOf = now;
     generation++;
   }
@@ -110,7 +133,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
           continue;
         }
         const now = clockNow();
-        if (asOf === now && changes.last() === seen) return now;
+        if (asOf === now && changes.last() === seen && dirty.size === 0) return now;
         // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
         // few rounds it answers from the last complete board.
         if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
