@@ -28,6 +28,7 @@ export type HostileRow = {
 };
 
 export const PROBE_TARGET_MS = 100;
+const SETTLE_MS = 2000;
 export const RSS_TARGET_MB = 1024;
 
 /** What the kinds need to know of the store and the server. */
@@ -118,6 +119,9 @@ export async function runHostile(opts: { store: string; base: string; pid: numbe
   const phases: { kind: string; from: number; to: number; rss: number; row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'> }[] = [];
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, rssMb(opts.pid))), 50);
+  // A freshly started server (and the probe thread) settle first, so the first kind does not
+  // carry the start-up's own work.
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   try {
     for (const kind of hostileKinds(opts.target)) {
       rss = rssMb(opts.pid);
