@@ -34,6 +34,31 @@ const REBUILD_AFTER = 300;
 const MAX_ROUNDS = 3;
 
 const byAddress = (a: BoardEntry, b: BoardEntry) => (a.t.address < b.t.address ? -1 : a.t.address > b.t.address ? 1 : 0);
+
+/** Which entries a ranking holds, and its order (best first, ties by address). */
+const RANKINGS: Record<BoardKind, { holds: (e: BoardEntry) => boolean; order: (a: BoardEntry, b: BoardEntry) => number }> = {
+  trending: { holds: (e) => e.f.volumeUsd > 0, order: (a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b) },
+  gainers: {
+    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
+    order: (a, b) => b.f.priceChangePct! - a.f.priceChangePct! || byAddress(a, b),
+  },
+  losers: {
+    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
+    order: (a, b) => a.f.priceChangePct! - b.f.priceChangePct! || byAddress(a, b),
+  },
+};
+
+/** Inserts `e` into `list`, which is sorted by `order`, at its place (binary search). */
+function insertSorted(list: BoardEntry[], e: BoardEntry, order: (a: BoardEntry, b: BoardEntry) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list[mid]!, e) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, e);
+}
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
@@ -90,7 +115,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     // Read before the tokens: a change committed after this point is applied by the next step.
     const log = changes.bounds();
     const rebuild = asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1;
-    let ids: Iterable<number>;
+    let ids: Set<number> | number[];
     let into = entries;
     const announced = dirty;
     dirty = new Set();
@@ -117,6 +142,20 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     seen = log.last;
     asOf = now;
     generation++;
+    // An update re-places only the tokens it recomputed in the sorted rankings (a linear pass
+    // and a binary search each) instead of sorting every traded token again every second.
+    if (rebuild) sorted.clear();
+    else for (const [kind, cached] of sorted) sorted.set(kind, { generation, list: replace(kind, cached.list, new Set(ids)) });
+  }
+
+  function replace(kind: BoardKind, list: readonly BoardEntry[], changed: ReadonlySet<number>): BoardEntry[] {
+    const { holds, order } = RANKINGS[kind];
+    const out = list.filter((e) => !changed.has(e.t.id));
+    for (const id of changed) {
+      const e = entries.get(id);
+      if (e !== undefined && holds(e)) insertSorted(out, e, order);
+    }
+    return out;
   }
 
   return {
@@ -153,16 +192,8 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     ranking(kind: BoardKind): readonly BoardEntry[] {
       const cached = sorted.get(kind);
       if (cached !== undefined && cached.generation === generation) return cached.list;
-      const all = [...entries.values()];
-      let list: BoardEntry[];
-      if (kind === 'trending') {
-        list = all.filter((e) => e.f.volumeUsd > 0).sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b));
-      } else {
-        const dir = kind === 'gainers' ? 1 : -1;
-        list = all
-          .filter((e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null)
-          .sort((a, b) => dir * (b.f.priceChangePct! - a.f.priceChangePct!) || byAddress(a, b));
-      }
+      const { holds, order } = RANKINGS[kind];
+      const list = [...entries.values()].filter(holds).sort(order);
       sorted.set(kind, { generation, list });
       return list;
     },
