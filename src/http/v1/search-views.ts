@@ -13,7 +13,7 @@
 import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
-import type { WindowBoard } from './window-board.js';
+import type { BoardEntry, WindowBoard } from './window-board.js';
 
 /** Rows per index page. */
 export const SEARCH_PAGE = 256;
@@ -35,10 +35,21 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
 
   // Tokens with volume, by kind, in volume order (the trending order is volume, then address).
+  // Only the first `want` of a kind can be answered, so a kind that has them stops being tested
+  // (a full prefix kind still keeps its tokens out of the name kind).
   const withVolume: SearchHit[][] = MATCH_KINDS.map(() => []);
+  const [byAddr, bySym, byPrefix, byName] = withVolume as [SearchHit[], SearchHit[], SearchHit[], SearchHit[]];
+  const hit = (e: BoardEntry, kind: number): SearchHit => ({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
+  const exact = address === null ? undefined : index.byAddress(address);
+  const exactEntry = exact === undefined ? undefined : board.get(exact.id);
+  if (exactEntry !== undefined && exactEntry.f.volumeUsd > 0) byAddr.push(hit(exactEntry, 0));
   for (const e of board.ranking('trending')) {
-    const kind = kindOf({ address: e.t.address, sym: e.sym, name: e.name });
-    if (kind >= 0) withVolume[kind]!.push({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
+    if (bySym.length >= want) break;
+    if (e.t.address === address) continue;
+    if (e.sym === qf) bySym.push(hit(e, 1));
+    else if (e.sym.startsWith(qf)) {
+      if (byPrefix.length < want) byPrefix.push(hit(e, 2));
+    } else if (byName.length < want && e.name.includes(qf)) byName.push(hit(e, 3));
   }
 
   /** Up to `need` tokens of match kind `kind` without volume, by address. */
