@@ -16,7 +16,6 @@ import { createWindowBoard, type BoardKind, type WindowBoard } from './window-bo
 import { searchTokens } from './search-views.js';
 
 export type DiscoveryKind = BoardKind;
-export { MIN_MOVER_TRADES } from './window-board.js';
 
 /** Longest discovery list and search answer. */
 export const MAX_DISCOVERY = 100;

@@ -6,9 +6,9 @@
  * - tokens with a trade in (asOf - w, now - w]: it left the window and may be the new base price;
  * - tokens with a trade in (asOf, now]: a trade stored ahead of the clock entered the window.
  * Anything else (a change log pruned past the board's place, a clock that went back or jumped
- * more than five minutes) rebuilds the board. Work is
- * done in slices that yield to the event loop, so no request blocks it however many tokens are
- * active; the rankings are sorted once per change of the board and read by every request.
+ * more than five minutes) rebuilds the board. Work is done in slices that yield to the event
+ * loop, so no request blocks it however many tokens are active. The rankings are sorted once
+ * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
 import type { Store } from '../../store/db.js';
 import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-repo.js';
