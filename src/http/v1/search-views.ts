@@ -43,11 +43,26 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   const exact = address === null ? undefined : index.byAddress(address);
   const exactEntry = exact === undefined ? undefined : board.get(exact.id);
   if (exactEntry !== undefined && exactEntry.f.volumeUsd > 0) byAddr.push(hit(exactEntry, 0));
+  // The exact-symbol tokens, from the index when they fit in one page: then the walk below can
+  // stop as soon as it has the prefix matches the answer can hold, instead of looking through
+  // every traded token for a late exact match.
+  const sameSymbol = index.bySymbol(qf, '', PAGE);
+  const symbolKnown = sameSymbol.length < PAGE;
+  if (symbolKnown) {
+    const traded = sameSymbol.flatMap((x) => {
+      const e = x.address === address ? undefined : board.get(x.id);
+      return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
+    });
+    traded.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+    bySym.push(...traded.slice(0, want).map((e) => hit(e, 1)));
+  }
   for (const e of board.ranking('trending')) {
     if (bySym.length >= want) break;
+    if (symbolKnown && byPrefix.length >= want - byAddr.length - bySym.length) break;
     if (e.t.address === address) continue;
-    if (e.sym === qf) bySym.push(hit(e, 1));
-    else if (e.sym.startsWith(qf)) {
+    if (e.sym === qf) {
+      if (!symbolKnown) bySym.push(hit(e, 1));
+    } else if (e.sym.startsWith(qf)) {
       if (byPrefix.length < want) byPrefix.push(hit(e, 2));
     } else if (byName.length < want && e.name.includes(qf)) byName.push(hit(e, 3));
   }
