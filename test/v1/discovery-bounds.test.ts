@@ -105,7 +105,7 @@ describe('search and discovery on 20,000 tokens', () => {
     expect(hits).toHaveLength(100);
     expect(hits.every((h) => h.matchedBy === 'symbolPrefix')).toBe(true);
     // The enumeration must read every prefix match; the walk, every token up to the 100th
-    // match without volume in address order. Each reads pages in turn.
+    // match without volume in address order. They read pages in turn.
     const syms = t.store.db.prepare('SELECT sym, token_id FROM token_search ORDER BY address').raw().all() as [string, number][];
     const traded = new Set(board.ranking('trending').map((e) => e.t.id));
     const matches = syms.filter(([sym]) => sym.startsWith('e'));
@@ -115,7 +115,9 @@ describe('search and discovery on 20,000 tokens', () => {
     }
     const cheaper = Math.min(matches.length, walk);
     expect(cheaper).toBeLessThan(TOKENS / 5);
-    expect(index.rowsRead()).toBeLessThanOrEqual(2 * (cheaper + SEARCH_PAGE));
+    // Plus the first page of each enumeration (symbol, prefix, name), read to see whether every
+    // match fits one page.
+    expect(index.rowsRead()).toBeLessThanOrEqual(2 * (cheaper + SEARCH_PAGE) + 3 * SEARCH_PAGE);
   });
 
   it('recomputes only the tokens whose window changed when the clock moves or a trade arrives', async () => {

@@ -56,7 +56,23 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
     traded.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
     bySym.push(...traded.slice(0, want).map((e) => hit(e, 1)));
   }
-  for (const e of board.ranking('trending')) {
+  // When the prefix and name matches fit a page each too, every match is known: their traded
+  // tokens come from the board by id and no walk is needed (rare queries).
+  const fewPrefixes = index.bySymbolPrefix(qf, { sym: qf, address: '' }, PAGE);
+  const fewNames = [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE);
+  const allKnown = symbolKnown && fewPrefixes.length < PAGE && fewNames.length < PAGE;
+  if (allKnown) {
+    for (const [kind, list] of [[2, byPrefix], [3, byName]] as const) {
+      const traded = [...fewPrefixes, ...fewNames].flatMap((x) => {
+        const e = kindOf(x) === kind ? board.get(x.id) : undefined;
+        return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
+      });
+      const unique = [...new Map(traded.map((e) => [e.t.id, e])).values()];
+      unique.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+      list.push(...unique.slice(0, want).map((e) => hit(e, kind)));
+    }
+  }
+  for (const e of allKnown ? [] : board.ranking('trending')) {
     if (bySym.length >= want) break;
     if (symbolKnown && byPrefix.length >= want - byAddr.length - bySym.length) break;
     if (e.t.address === address) continue;
