@@ -82,7 +82,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
   });
   let generation = 0;
   let running: Promise<void> | null = null;
-  const sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
+  let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
 
@@ -138,21 +138,30 @@ export function createWindowBoard(store: Store, window: WindowKey) {
       for (const id of announced) dirty.add(id);
       throw err;
     }
+    // A rebuild sorts each ranking here, one per turn of the event loop, rather than in the
+    // first request that reads it; an update re-places only the tokens it recomputed (a linear
+    // pass and a binary search each) instead of sorting every traded token again every second.
+    const lists = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
+    if (rebuild) {
+      for (const [kind, { holds, order }] of Object.entries(RANKINGS) as [BoardKind, (typeof RANKINGS)[BoardKind]][]) {
+        await yieldToLoop();
+        lists.set(kind, { generation: generation + 1, list: [...into.values()].filter(holds).sort(order) });
+      }
+    } else {
+      for (const [kind, cached] of sorted) lists.set(kind, { generation: generation + 1, list: replace(into, kind, cached.list, new Set(ids)) });
+    }
     entries = into;
     seen = log.last;
     asOf = now;
     generation++;
-    // An update re-places only the tokens it recomputed in the sorted rankings (a linear pass
-    // and a binary search each) instead of sorting every traded token again every second.
-    if (rebuild) sorted.clear();
-    else for (const [kind, cached] of sorted) sorted.set(kind, { generation, list: replace(kind, cached.list, new Set(ids)) });
+    sorted = lists;
   }
 
-  function replace(kind: BoardKind, list: readonly BoardEntry[], changed: ReadonlySet<number>): BoardEntry[] {
+  function replace(from: Map<number, BoardEntry>, kind: BoardKind, list: readonly BoardEntry[], changed: ReadonlySet<number>): BoardEntry[] {
     const { holds, order } = RANKINGS[kind];
     const out = list.filter((e) => !changed.has(e.t.id));
     for (const id of changed) {
-      const e = entries.get(id);
+      const e = from.get(id);
       if (e !== undefined && holds(e)) insertSorted(out, e, order);
     }
     return out;
