@@ -22,11 +22,17 @@ export type BenchOptions = {
   ingestBatch: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached' | 'fanout')[];
+  passes: ('cached' | 'uncached' | 'fanout' | 'hostile')[];
   /** Subscriber counts of the fan-out pass, one run each. */
   fanoutSubscribers: number[];
   /** Measured seconds of each fan-out run. */
   fanoutSeconds: number;
+  /** Tokens of the hostile pass's wide store (0: the wide store is left out). */
+  wideTokens: number;
+  /** Of those, tokens traded in the last 24 h. */
+  wideActive: number;
+  /** Seconds each kind of request runs in the hostile pass. */
+  hostileSeconds: number;
   /** Only routes whose name contains one of these (all when empty). */
   only: string[];
   logLevel: string;
@@ -54,9 +60,14 @@ export const USAGE = `usage: npm run bench -- [options]
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
-  --pass P              cached, uncached, both (the two), fanout, or all (default all)
+  --pass P              cached, uncached, both (the two), fanout, all (default: cached, uncached
+                        and fanout) or hostile: the expensive requests one in flight while a
+                        probe times /healthz, on the data set and a wide store
   --fanout-subscribers L  subscriber counts of the fan-out pass (default 1000,10000)
   --fanout-seconds S    measured seconds of each fan-out run (default 10)
+  --wide-tokens N       tokens of the hostile pass's wide store (default 200000; 0 leaves it out)
+  --wide-active N       of those, tokens traded in the last 24 h (default 20000)
+  --hostile-seconds S   seconds per kind of request in the hostile pass (default 4)
   --only NAME           only the route named NAME, or those whose name contains it (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
@@ -95,6 +106,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       pass: { type: 'string' },
       'fanout-subscribers': { type: 'string' },
       'fanout-seconds': { type: 'string' },
+      'wide-tokens': { type: 'string' },
+      'wide-active': { type: 'string' },
+      'hostile-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       regenerate: { type: 'boolean' },
@@ -105,8 +119,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'all';
-  if (!['cached', 'uncached', 'both', 'fanout', 'all'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout or all');
+  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout, all or hostile');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
+  const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const logLevel = values['log-level'] ?? 'warn';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
   return {
@@ -125,9 +140,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
-    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached' | 'fanout'],
+    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached' | 'fanout' | 'hostile'],
     fanoutSubscribers,
     fanoutSeconds: int('fanout-seconds', values['fanout-seconds'], 10, 1, 600),
+    wideTokens,
+    wideActive: Math.min(wideTokens, int('wide-active', values['wide-active'], 20_000, 0, 2_000_000)),
+    hostileSeconds: int('hostile-seconds', values['hostile-seconds'], 4, 1, 120),
     only: values.only ?? [],
     logLevel,
     regenerate: values.regenerate ?? false,

@@ -24,6 +24,8 @@ import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorW
 import { startBenchServer, type BenchServer } from './server-control.js';
 import { measureStartup } from './startup.js';
 import { runFanout, type FanoutFigure } from './fanout.js';
+import { formatHostile, hostileMisses, runHostile, type HostileRow } from './hostile.js';
+import { ensureWideStore } from './wide-data.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -111,6 +113,38 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error }, otherCores: share.otherCores };
 }
 
+/** The hostile pass on one store: provisioned copy, bench server, every expensive kind of request. */
+async function runHostileOn(label: string, opts: BenchOptions, storePath: string, hot: string, anchor: number): Promise<HostileRow[]> {
+  const work = join(DATA_DIR, 'work.db');
+  copyStore(storePath, work);
+  const { secret } = await provision(work, anchor * 1000, hot);
+  say(`hostile ${label}: starting the server`);
+  const server = await startBenchServer({
+    storePath: work, anchorMs: anchor * 1000, env: { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' }, logFile: join(DATA_DIR, `server-hostile-${label}.log`),
+  });
+  try {
+    return await runHostile({ store: label, base: server.base, pid: server.pid, target: { hot, anchor, secret, serverNow: server.serverNow }, seconds: opts.hostileSeconds, say });
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The hostile pass: on the data set, then on the wide store (README, Benchmark). */
+async function hostilePass(opts: BenchOptions, plan: DataPlan, storePath: string): Promise<HostileRow[]> {
+  const rows = await runHostileOn('bench', opts, storePath, hotToken(plan).address, plan.anchor);
+  if (opts.wideTokens === 0) return rows;
+  say(`wide store: ${opts.wideTokens.toLocaleString('en')} tokens, ${opts.wideActive.toLocaleString('en')} traded in the last 24 h`);
+  let last = 0;
+  const wide = ensureWideStore(DATA_DIR, { tokens: opts.wideTokens, active: opts.wideActive, anchor: plan.anchor }, (n) => {
+    if (Date.now() - last > 5000) {
+      last = Date.now();
+      say(`  generating: ${n.toLocaleString('en')} tokens written`);
+    }
+  });
+  say(wide.generatedMs === null ? 'wide store reused' : `wide store generated in ${(wide.generatedMs / 1000).toFixed(1)} s`);
+  return [...rows, ...(await runHostileOn(`${Math.round(opts.wideTokens / 1000)}k tokens`, opts, wide.path, wide.hot, plan.anchor))];
+}
+
 /**
  * Routes with their baselines, whose fixed bodies are copies of the routes' answers, measured as
  * one interleaved group (the trades pages go together, so the deep page is compared with the
@@ -160,7 +194,8 @@ async function main(): Promise<void> {
     return;
   }
   mkdirSync(DATA_DIR, { recursive: true });
-  const report: Report = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
+  const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
+  const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
   say(`data set: ${opts.trades.toLocaleString('en')} trades over ${opts.tokens} tokens and ${opts.days} days, anchor ${new Date(opts.anchor * 1000).toISOString()}`);
@@ -179,24 +214,25 @@ async function main(): Promise<void> {
     `hot token ${s.hotTrades.toLocaleString('en')} (${((s.hotTrades / s.trades) * 100).toFixed(1)} %, ${s.hotTrades24h.toLocaleString('en')} in the last 24 h), ` +
     `${(s.bytes / 1e6).toFixed(0)} MB`);
 
-  // `--pass fanout` alone measures only the fan-out.
-  const onlyFanout = opts.passes.every((p) => p === 'fanout');
-  if (!onlyFanout) say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
-  if (!onlyFanout) try {
-    report.limiter = await limiterMemory(opts.limiterIps);
-  } catch (err) {
-    report.errors.limiter = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  // The fan-out or hostile pass alone skips the measurements that do not concern it.
+  if (!passesOnly) {
+    say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
+    try {
+      report.limiter = await limiterMemory(opts.limiterIps);
+    } catch (err) {
+      report.errors.limiter = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    }
+
+    say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
+    try {
+      const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
+      report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
+    } catch (err) {
+      report.errors.ingest = err instanceof Error ? err.message : String(err);
+    }
   }
 
-  if (!onlyFanout) say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
-  if (!onlyFanout) try {
-    const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
-    report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
-  } catch (err) {
-    report.errors.ingest = err instanceof Error ? err.message : String(err);
-  }
-
-  if (opts.startupRuns > 0 && !onlyFanout) {
+  if (opts.startupRuns > 0 && !passesOnly) {
     say('start-up of dist/src/server.js on the full store');
     const work = join(DATA_DIR, 'work.db');
     copyStore(data.path, work);
@@ -215,7 +251,8 @@ async function main(): Promise<void> {
         }
         continue;
       }
-      report.passes.push(await runPass(pass, opts, plan, data.path, s));
+      if (pass === 'hostile') report.hostile = await hostilePass(opts, plan, data.path);
+      else report.passes.push(await runPass(pass, opts, plan, data.path, s));
     } catch (err) {
       report.errors[pass] = err instanceof Error ? err.message : String(err);
       say(`ERROR in the ${pass} pass: ${report.errors[pass]}`);
@@ -227,7 +264,8 @@ async function main(): Promise<void> {
 
   const rows = reportRows(report);
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
-  const failed = failures(rows);
+  if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
+  const failed = [...failures(rows), ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` }))];
   process.stdout.write(failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`);
   for (const f of fanout) {
     const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)} ms`);

@@ -1,7 +1,8 @@
 /**
- * Token sets for discovery and search (DESIGN.md section 6): tokens traded since a time, the
- * newest tokens, and search matches with the kind of match. Window figures come from the window
- * statistics; this file only picks and describes the tokens.
+ * Token sets for discovery (README, Discovery): the tokens traded since a time, the tokens with
+ * trades in a span of time (what changes a window's figures as the clock moves), one token's
+ * summary, and the newest tokens. Every read is an index range; window figures come from the
+ * window statistics.
  */
 import type { Db } from './db.js';
 
@@ -26,54 +27,33 @@ const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd, t.c
   t.created_at AS createdAt, t.last_trade_at AS lastTradeAt,
   (SELECT coalesce(sum(m.liquidity_usd), 0) FROM markets m WHERE m.token_id = t.id) AS liquidityUsd`;
 
-const folded = new WeakSet<Db>();
-
-/**
- * `fold_case(x)`: JavaScript's toLowerCase, so case-insensitive matching covers more than ASCII
- * (SQLite's lower() and NOCASE fold ASCII only).
- */
-function registerFoldCase(db: Db): void {
-  if (folded.has(db)) return;
-  db.function('fold_case', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
-  folded.add(db);
-}
-
-/** The folding used by search, for callers that fold the query the same way. */
-export const foldCase = (s: string): string => s.toLowerCase();
-
 export function createDiscoveryRepo(db: Db) {
-  registerFoldCase(db);
-  const tradedSince = db.prepare<[{ since: number; minLiquidity: number }], TokenSummary>(
-    `SELECT * FROM (SELECT ${SUMMARY} FROM tokens t WHERE t.last_trade_at >= @since) WHERE liquidityUsd >= @minLiquidity`,
-  );
+  const tradedSince = db.prepare<[number], number>('SELECT id FROM tokens WHERE last_trade_at >= ?').pluck();
+  const summary = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t WHERE t.id = ?`);
   const newest = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT ?`);
-  // instr() rather than LIKE, so % and _ in the query match themselves.
-  const search = db.prepare<[{ q: string; address: string }], TokenSummary & { match: number }>(
-    `SELECT * FROM (
-       SELECT ${SUMMARY}, CASE
-         WHEN t.address = @address THEN 0
-         WHEN fold_case(t.symbol) = @q THEN 1
-         WHEN instr(fold_case(t.symbol), @q) = 1 THEN 2
-         WHEN instr(fold_case(t.name), @q) > 0 THEN 3
-       END AS match
-       FROM tokens t)
-     WHERE match IS NOT NULL`,
-  );
+  // The minute rollups of markets are keyed by (res, t, token_id, ...): the tokens with trades in
+  // a span of minutes are one range. The minute is a superset; the exact check is per token.
+  const inMinutes = db
+    .prepare<[number, number], number>('SELECT DISTINCT token_id FROM market_rollups WHERE res = 60 AND t >= ? AND t < ?')
+    .pluck();
+  const hasTrade = db
+    .prepare<[number, number, number], number>('SELECT 1 FROM trades WHERE token_id = ? AND block_time >= ? AND block_time < ? LIMIT 1')
+    .pluck();
 
   return {
-    /** Tokens whose last trade is at or after `since`, with at least `minLiquidity` liquidity. */
-    tradedSince: (since: number, minLiquidity: number): TokenSummary[] => tradedSince.all({ since, minLiquidity }),
+    /** Ids of the tokens whose last trade is at or after `since` (index tokens_last_trade). */
+    tradedSince: (since: number): number[] => tradedSince.all(since),
+
+    /** Ids of the tokens with a trade at from <= blockTime < to. */
+    tradedBetween(from: number, to: number): number[] {
+      if (from >= to) return [];
+      return inMinutes.all(Math.floor(from / 60) * 60, to).filter((id) => hasTrade.get(id, from, to) !== undefined);
+    },
+
+    summary: (id: number): TokenSummary | undefined => summary.get(id),
 
     /** The `limit` newest tokens by createdAt, ties by address. */
     newest: (limit: number): TokenSummary[] => newest.all(limit),
-
-    /**
-     * Every token matching `q`, under its best match: address equals `address` (the query as an
-     * address, or null), symbol equals `q` ignoring case, symbol starts with it, name contains it.
-     */
-    search(q: string, address: string | null): (TokenSummary & { matchedBy: MatchKind })[] {
-      return search.all({ q: foldCase(q), address: address ?? '' }).map(({ match, ...t }) => ({ ...t, matchedBy: MATCH_KINDS[match]! }));
-    },
   };
 }
 

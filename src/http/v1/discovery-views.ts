@@ -1,22 +1,24 @@
 /**
- * The computed answers behind /v1/market/*, /v1/search and /v1/prices (DESIGN.md section 6).
- * Window figures come from the per-token cache of TokenViews; whole lists are cached for any-token
- * scope (dropped when any token changes) and keyed by the current second.
+ * The computed answers behind /v1/market/*, /v1/search and /v1/prices (README, Discovery and
+ * Search). Trending, gainers and losers read the window boards (window-board.ts), which keep
+ * every traded token's figures current; search reads the search index and the 24 h board. Both
+ * answer for the second the board was brought to. New and prices read a bounded set of tokens.
  */
 import type { ResponseCache } from '../response-cache.js';
-import type { TokenViews, WindowFigures } from './token-views.js';
-import { createDiscoveryRepo, MATCH_KINDS, type MatchKind, type TokenSummary } from '../../store/discovery-repo.js';
+import type { TokenViews } from './token-views.js';
 import type { TokensRepo } from '../../store/tokens-repo.js';
-import type { Db } from '../../store/db.js';
-import { WINDOW_SECONDS, product, type WindowKey } from '../../domain/windows.js';
+import type { Store } from '../../store/db.js';
+import { createDiscoveryRepo, type MatchKind, type TokenSummary } from '../../store/discovery-repo.js';
+import { createSearchIndexRepo } from '../../store/search-index-repo.js';
+import { DISCOVERY_WINDOWS, product } from '../../domain/windows.js';
 import { normalizeAddress } from '../../domain/address.js';
+import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
+import { searchTokens } from './search-views.js';
 
-export type DiscoveryKind = 'trending' | 'gainers' | 'losers';
+export type DiscoveryKind = BoardKind;
 
 /** Longest discovery list and search answer. */
 export const MAX_DISCOVERY = 100;
-/** Tokens need this many trades in the window to be gainers or losers. */
-export const MIN_MOVER_TRADES = 10;
 const TIMED_TTL = 3;
 
 export type DiscoveryItem = {
@@ -33,9 +35,7 @@ export type DiscoveryItem = {
   createdAt: number;
 };
 
-const byAddress = (a: { address: string }, b: { address: string }) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
-
-function item(rank: number, t: TokenSummary, f: WindowFigures): DiscoveryItem {
+function item(rank: number, t: TokenSummary, f: Pick<DiscoveryItem, 'priceChangePct' | 'volumeUsd' | 'trades'>): DiscoveryItem {
   return {
     rank,
     address: t.address,
@@ -51,37 +51,24 @@ function item(rank: number, t: TokenSummary, f: WindowFigures): DiscoveryItem {
   };
 }
 
-export function createDiscoveryViews(db: Db, tokens: TokensRepo, views: TokenViews, cache: ResponseCache) {
-  const repo = createDiscoveryRepo(db);
+export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: TokenViews, cache: ResponseCache) {
+  const repo = createDiscoveryRepo(store.db);
+  const index = createSearchIndexRepo(store.db);
+  const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, w)])) as Record<
+    (typeof DISCOVERY_WINDOWS)[number],
+    WindowBoard
+  >;
 
-  /** Whether the token can have trades in (now - w, now]: its last trade is after now - w. */
-  const tradedIn = (t: { lastTradeAt: number | null }, window: WindowKey, now: number) =>
-    t.lastTradeAt !== null && t.lastTradeAt > now - WINDOW_SECONDS[window];
-
-  function ranked(kind: DiscoveryKind, window: WindowKey, minLiquidityUsd: number, limit: number, now: number): DiscoveryItem[] {
-    const all = cache.through(
-      'tokens',
-      `${kind}:${window}:${minLiquidityUsd}:${now}`,
-      () => {
-        // Only tokens traded after now - w can have volume or trades in the window.
-        const rows = repo
-          .tradedSince(now - WINDOW_SECONDS[window] + 1, minLiquidityUsd)
-          .map((t) => ({ t, f: views.figures(t, window, now) }));
-        let picked: typeof rows;
-        if (kind === 'trending') {
-          picked = rows.filter((r) => r.f.volumeUsd > 0).sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a.t, b.t));
-        } else {
-          // gainers: largest change first; losers: smallest (most negative) first
-          const dir = kind === 'gainers' ? 1 : -1;
-          picked = rows
-            .filter((r) => r.f.trades >= MIN_MOVER_TRADES && r.f.priceChangePct !== null)
-            .sort((a, b) => dir * (b.f.priceChangePct! - a.f.priceChangePct!) || byAddress(a.t, b.t));
-        }
-        return picked.slice(0, MAX_DISCOVERY).map((r, i) => item(i + 1, r.t, r.f));
-      },
-      TIMED_TTL,
-    );
-    return all.slice(0, limit);
+  /** The top `limit` of a ranking with at least `minLiquidityUsd`, exact for the second the board is at. */
+  async function ranked(kind: DiscoveryKind, window: (typeof DISCOVERY_WINDOWS)[number], minLiquidityUsd: number, limit: number, clockNow: () => number): Promise<DiscoveryItem[]> {
+    const board = boards[window];
+    await board.refresh(clockNow);
+    const out: DiscoveryItem[] = [];
+    for (const e of board.ranking(kind)) {
+      if (out.length >= limit) break;
+      if (e.t.liquidityUsd >= minLiquidityUsd) out.push(item(out.length + 1, e.t, e.f));
+    }
+    return out;
   }
 
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
@@ -105,27 +92,26 @@ export function createDiscoveryViews(db: Db, tokens: TokensRepo, views: TokenVie
     matchedBy: MatchKind;
   };
 
-  function search(q: string, limit: number, now: number): SearchResult[] {
+  async function search(q: string, limit: number, clockNow: () => number): Promise<SearchResult[]> {
+    const board = boards['24h'];
+    const now = await board.refresh(clockNow);
     const all = cache.through(
       'tokens',
       `search:${now}:${q}`,
-      () => {
-        const matches = repo.search(q, normalizeAddress(q)).map((t) => ({
-          t,
-          rank: MATCH_KINDS.indexOf(t.matchedBy),
-          volume: tradedIn(t, '24h', now) ? views.figures(t, '24h', now).volumeUsd : 0,
-        }));
-        matches.sort((a, b) => a.rank - b.rank || b.volume - a.volume || byAddress(a.t, b.t));
-        return matches.slice(0, MAX_DISCOVERY).map(({ t, volume }) => ({
-          address: t.address,
-          symbol: t.symbol,
-          name: t.name,
-          priceUsd: t.priceUsd,
-          liquidityUsd: t.liquidityUsd,
-          volume24hUsd: volume,
-          matchedBy: t.matchedBy,
-        }));
-      },
+      () =>
+        searchTokens(index, board, q, normalizeAddress(q), MAX_DISCOVERY).flatMap((hit) => {
+          const t = board.get(hit.id)?.t ?? repo.summary(hit.id);
+          if (t === undefined) return [];
+          return [{
+            address: t.address,
+            symbol: t.symbol,
+            name: t.name,
+            priceUsd: t.priceUsd,
+            liquidityUsd: t.liquidityUsd,
+            volume24hUsd: hit.volume24hUsd,
+            matchedBy: hit.matchedBy,
+          }];
+        }),
       TIMED_TTL,
     );
     return all.slice(0, limit);

@@ -1,5 +1,5 @@
 /**
- * Discovery, search and prices (DESIGN.md section 6): thin handlers over the cached views of
+ * Discovery, search and prices (README, Discovery and Search): thin handlers over the cached views of
  * discovery-views.ts.
  */
 import { z } from 'zod';
@@ -42,9 +42,9 @@ export function marketRouter(deps: AppDeps): ApiRouter {
         response: S.rankedTokens,
         example: S.rankedTokensExample,
       },
-      (_ctx, q) => {
+      async (_ctx, q) => {
         const window = q.window ?? '24h';
-        return { window, tokens: discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now()) };
+        return { window, tokens: await discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now) };
       },
     );
   }
@@ -65,7 +65,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.searchResults,
       example: S.searchResultsExample,
     },
-    (_ctx, q) => ({ results: discovery.search(q.q, q.limit ?? 20, now()) }),
+    async (_ctx, q) => ({ results: await discovery.search(q.q, q.limit ?? 20, now) }),
   );
 
   api.add(

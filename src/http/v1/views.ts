@@ -11,7 +11,7 @@ function createViews(deps: AppDeps) {
   const cache = deps.cache;
   const tokens = createTokensRepo(deps.store.db);
   const tokenViews = createTokenViews(deps, cache);
-  return { cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store.db, tokens, tokenViews, cache) };
+  return { cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, tokens, tokenViews, cache) };
 }
 
 export type Views = ReturnType<typeof createViews>;

@@ -1,0 +1,139 @@
+/**
+ * /v1/search over the search index and the 24 h window board (README, Search). Order: exact
+ * address, exact symbol, symbol prefix, name contains; within each by 24 h volume, ties by
+ * address; each token once, under its best match. A match kind's tokens with 24 h volume are
+ * among the board's traded tokens, already in volume order; the rest (volume 0, by address) are
+ * read from the index with paged index ranges: exact symbol is one range in address order; for
+ * prefix and name matches, whose index order is not address order, a walk of every token in
+ * address order and an enumeration of the matches (the symbol range; for names the trigram index,
+ * or the table of one- and two-character substrings for shorter queries) take turns, and the
+ * first to finish gives the answer. The walk finishes after about need / density rows, the
+ * enumeration after the number of matches: the cheaper of the two, at most twice over.
+ */
+import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
+import { foldCase } from '../../store/search-index-repo.js';
+import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
+import type { BoardEntry, WindowBoard } from './window-board.js';
+
+/** Rows per index page. */
+export const SEARCH_PAGE = 256;
+
+export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
+
+const byAddress = (a: IndexedToken, b: IndexedToken) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
+
+/**
+ * The first `want` tokens matching `q` in search order; `address` is the query as an address
+ * (normalised) or null. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
+ * index read (smaller in tests, to cross page boundaries with few tokens).
+ */
+export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number, page = SEARCH_PAGE): SearchHit[] {
+  const PAGE = page;
+  const qf = foldCase(q);
+  const kindOf = (x: { address: string; sym: string; name: string }): number =>
+    x.address === address ? 0 : x.sym === qf ? 1 : x.sym.startsWith(qf) ? 2 : x.name.includes(qf) ? 3 : -1;
+  const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
+
+  // Tokens with volume, by kind, in volume order (the trending order is volume, then address).
+  // Only the first `want` of a kind can be answered, so a kind that has them stops being tested
+  // (a full prefix kind still keeps its tokens out of the name kind).
+  const withVolume: SearchHit[][] = MATCH_KINDS.map(() => []);
+  const [byAddr, bySym, byPrefix, byName] = withVolume as [SearchHit[], SearchHit[], SearchHit[], SearchHit[]];
+  const hit = (e: BoardEntry, kind: number): SearchHit => ({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
+  const exact = address === null ? undefined : index.byAddress(address);
+  const exactEntry = exact === undefined ? undefined : board.get(exact.id);
+  if (exactEntry !== undefined && exactEntry.f.volumeUsd > 0) byAddr.push(hit(exactEntry, 0));
+  // The exact-symbol tokens, from the index when they fit in one page: then the walk below can
+  // stop as soon as it has the prefix matches the answer can hold, instead of looking through
+  // every traded token for a late exact match.
+  const sameSymbol = index.bySymbol(qf, '', PAGE);
+  const symbolKnown = sameSymbol.length < PAGE;
+  if (symbolKnown) {
+    const traded = sameSymbol.flatMap((x) => {
+      const e = x.address === address ? undefined : board.get(x.id);
+      return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
+    });
+    traded.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+    bySym.push(...traded.slice(0, want).map((e) => hit(e, 1)));
+  }
+  // When the prefix and name matches fit a page each too, every match is known: their traded
+  // tokens come from the board by id and no walk is needed (rare queries).
+  const fewPrefixes = index.bySymbolPrefix(qf, { sym: qf, address: '' }, PAGE);
+  const fewNames = [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE);
+  const allKnown = symbolKnown && fewPrefixes.length < PAGE && fewNames.length < PAGE;
+  if (allKnown) {
+    for (const [kind, list] of [[2, byPrefix], [3, byName]] as const) {
+      const traded = [...fewPrefixes, ...fewNames].flatMap((x) => {
+        const e = kindOf(x) === kind ? board.get(x.id) : undefined;
+        return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
+      });
+      const unique = [...new Map(traded.map((e) => [e.t.id, e])).values()];
+      unique.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+      list.push(...unique.slice(0, want).map((e) => hit(e, kind)));
+    }
+  }
+  for (const e of allKnown ? [] : board.ranking('trending')) {
+    if (bySym.length >= want) break;
+    if (symbolKnown && byPrefix.length >= want - byAddr.length - bySym.length) break;
+    if (e.t.address === address) continue;
+    if (e.sym === qf) {
+      if (!symbolKnown) bySym.push(hit(e, 1));
+    } else if (e.sym.startsWith(qf)) {
+      if (byPrefix.length < want) byPrefix.push(hit(e, 2));
+    } else if (byName.length < want && e.name.includes(qf)) byName.push(hit(e, 3));
+  }
+
+  /** Up to `need` tokens of match kind `kind` without volume, by address. */
+  function withoutVolume(kind: number, need: number): IndexedToken[] {
+    const fits = (x: IndexedToken) => kindOf(x) === kind && !traded(x.id);
+    if (kind === 0) {
+      const x = address === null ? undefined : index.byAddress(address);
+      return x !== undefined && fits(x) ? [x] : [];
+    }
+    if (kind === 1) {
+      const out: IndexedToken[] = [];
+      for (let after = ''; ; ) {
+        const page = index.bySymbol(qf, after, PAGE);
+        out.push(...page.filter(fits));
+        if (out.length >= need || page.length < PAGE) return out.slice(0, need);
+        after = page.at(-1)!.address;
+      }
+    }
+    // Prefix or name: the address walk and the enumeration take turns.
+    let prefixFrom = { sym: qf, address: '' };
+    let nameAfter = 0;
+    const enumerate: () => IndexedToken[] =
+      kind === 2
+        ? () => {
+            const page = index.bySymbolPrefix(qf, prefixFrom, PAGE);
+            const last = page.at(-1);
+            if (last !== undefined) prefixFrom = { sym: last.sym, address: last.address };
+            return page;
+          }
+        : () => {
+            const page = [...qf].length >= 3 ? index.byName(qf, nameAfter, PAGE) : index.byShortName(qf, nameAfter, PAGE);
+            nameAfter = page.at(-1)?.id ?? nameAfter;
+            return page;
+          };
+    const walked: IndexedToken[] = [];
+    const enumerated: IndexedToken[] = [];
+    for (let after = ''; ; ) {
+      const page = index.inAddressOrder(after, PAGE);
+      walked.push(...page.filter(fits));
+      if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);
+      after = page.at(-1)!.address;
+      const found = enumerate();
+      enumerated.push(...found.filter(fits));
+      if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
+    }
+  }
+
+  const out: SearchHit[] = [];
+  for (let kind = 0; kind < MATCH_KINDS.length && out.length < want; kind++) {
+    out.push(...withVolume[kind]!.slice(0, want - out.length));
+    if (out.length < want) {
+      for (const x of withoutVolume(kind, want - out.length)) out.push({ id: x.id, volume24hUsd: 0, matchedBy: MATCH_KINDS[kind]! });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,213 @@
+/**
+ * The window board (README, Discovery): for one window w, the exact figures at `asOf` of every
+ * token traded in (asOf - w, asOf], kept in memory and brought forward to a newer `now` by
+ * recomputing only the tokens whose figures can have changed:
+ * - tokens an ingest touched, whichever process wrote (the token change log of migration 009);
+ * - tokens with a trade in (asOf - w, now - w]: it left the window and may be the new base price;
+ * - tokens with a trade in (asOf, now]: a trade stored ahead of the clock entered the window.
+ * Anything else (a change log pruned past the board's place, a clock that went back or jumped
+ * more than five minutes) rebuilds the board. Work is done in slices that yield to the event
+ * loop, so no request blocks it however many tokens are active. The rankings are sorted once
+ * per rebuild and then only re-place the recomputed tokens; every request reads them.
+ */
+import type { Store } from '../../store/db.js';
+import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-repo.js';
+import { createWindowRepo } from '../../store/window-repo.js';
+import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
+import { foldCase } from '../../store/search-index-repo.js';
+import { WINDOW_SECONDS, priceChangePct, type WindowKey } from '../../domain/windows.js';
+import type { WindowFigures } from './token-views.js';
+
+export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
+export type BoardKind = 'trending' | 'gainers' | 'losers';
+
+/** Tokens need this many trades in the window to be gainers or losers. */
+export const MIN_MOVER_TRADES = 10;
+/** Tokens recomputed between two yields to the event loop. */
+const SLICE = 64;
+/**
+ * Seconds the clock may move before the board is rebuilt rather than brought forward: the
+ * tokens with trades in a long span are found in one synchronous read, so the span stays short.
+ */
+const REBUILD_AFTER = 300;
+/** Refresh rounds one caller waits for while writes keep coming; then it answers. */
+const MAX_ROUNDS = 3;
+
+const byAddress = (a: BoardEntry, b: BoardEntry) => (a.t.address < b.t.address ? -1 : a.t.address > b.t.address ? 1 : 0);
+
+/** Which entries a ranking holds, and its order (best first, ties by address). */
+const RANKINGS: Record<BoardKind, { holds: (e: BoardEntry) => boolean; order: (a: BoardEntry, b: BoardEntry) => number }> = {
+  trending: { holds: (e) => e.f.volumeUsd > 0, order: (a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b) },
+  gainers: {
+    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
+    order: (a, b) => b.f.priceChangePct! - a.f.priceChangePct! || byAddress(a, b),
+  },
+  losers: {
+    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
+    order: (a, b) => a.f.priceChangePct! - b.f.priceChangePct! || byAddress(a, b),
+  },
+};
+
+/** Inserts `e` into `list`, which is sorted by `order`, at its place (binary search). */
+function insertSorted(list: BoardEntry[], e: BoardEntry, order: (a: BoardEntry, b: BoardEntry) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list[mid]!, e) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, e);
+}
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export type WindowBoard = ReturnType<typeof createWindowBoard>;
+
+export function createWindowBoard(store: Store, window: WindowKey) {
+  const seconds = WINDOW_SECONDS[window];
+  const repo = createDiscoveryRepo(store.db);
+  const windows = createWindowRepo(store.db);
+  const changes = createTokenChangesRepo(store.db);
+  let entries = new Map<number, BoardEntry>();
+  let asOf: number | null = null;
+  /** The last change log entry the board has applied. */
+  let seen = 0;
+  /**
+   * Tokens this process announced as changed (store notifications). Ingest also writes them to
+   * the change log; this covers any other in-process writer that announces what it changed.
+   */
+  let dirty = new Set<number>();
+  store.onChange((change) => {
+    if (change.tokens !== 'all') for (const id of change.tokens) dirty.add(id);
+  });
+  let generation = 0;
+  let running: Promise<void> | null = null;
+  let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
+  /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
+  let recomputed = 0;
+
+  function recompute(into: Map<number, BoardEntry>, id: number, now: number): void {
+    recomputed++;
+    const t = repo.summary(id);
+    if (t === undefined || t.lastTradeAt === null || t.lastTradeAt <= now - seconds) {
+      into.delete(id);
+      return;
+    }
+    const s = windows.window(id, now, seconds, t.lastTradeAt);
+    const f: WindowFigures = {
+      priceChangePct: priceChangePct(t.priceUsd, windows.priceAt(id, now - seconds)),
+      volumeUsd: s.volumeUsd,
+      buyVolumeUsd: s.buyVolumeUsd,
+      sellVolumeUsd: s.sellVolumeUsd,
+      trades: s.trades,
+      buys: s.buys,
+      sells: s.sells,
+    };
+    into.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
+  }
+
+  /**
+   * One refresh to `now`. A rebuild fills a new map and an update recomputes tokens in place;
+   * either way `asOf` and `seen` move only at the end, so a step that fails part way is redone
+   * whole by the next one (recomputing a token twice gives the same entry).
+   */
+  async function step(now: number): Promise<void> {
+    // Read before the tokens: a change committed after this point is applied by the next step.
+    const log = changes.bounds();
+    const rebuild = asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1;
+    let ids: Set<number> | number[];
+    let into = entries;
+    const announced = dirty;
+    dirty = new Set();
+    if (rebuild) {
+      into = new Map();
+      ids = repo.tradedSince(now - seconds + 1);
+    } else {
+      const changed = new Set([...announced, ...changes.since(seen, log.last)]);
+      for (const id of repo.tradedBetween(asOf! - seconds + 1, now - seconds + 1)) changed.add(id);
+      for (const id of repo.tradedBetween(asOf! + 1, now + 1)) changed.add(id);
+      ids = changed;
+    }
+    let n = 0;
+    try {
+      for (const id of ids) {
+        recompute(into, id, now);
+        if (++n % SLICE === 0) await yieldToLoop();
+      }
+    } catch (err) {
+      for (const id of announced) dirty.add(id);
+      throw err;
+    }
+    // A rebuild sorts each ranking here, one per turn of the event loop, rather than in the
+    // first request that reads it; an update re-places only the tokens it recomputed (a linear
+    // pass and a binary search each) instead of sorting every traded token again every second.
+    const lists = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
+    if (rebuild) {
+      for (const [kind, { holds, order }] of Object.entries(RANKINGS) as [BoardKind, (typeof RANKINGS)[BoardKind]][]) {
+        await yieldToLoop();
+        lists.set(kind, { generation: generation + 1, list: [...into.values()].filter(holds).sort(order) });
+      }
+    } else {
+      for (const [kind, cached] of sorted) lists.set(kind, { generation: generation + 1, list: replace(into, kind, cached.list, new Set(ids)) });
+    }
+    entries = into;
+    seen = log.last;
+    asOf = now;
+    generation++;
+    sorted = lists;
+  }
+
+  function replace(from: Map<number, BoardEntry>, kind: BoardKind, list: readonly BoardEntry[], changed: ReadonlySet<number>): BoardEntry[] {
+    const { holds, order } = RANKINGS[kind];
+    const out = list.filter((e) => !changed.has(e.t.id));
+    for (const id of changed) {
+      const e = from.get(id);
+      if (e !== undefined && holds(e)) insertSorted(out, e, order);
+    }
+    return out;
+  }
+
+  return {
+    window,
+    /**
+     * Brings the board to the clock's current second and returns that second: the one the
+     * board's figures are exact for. `clockNow` is read again after each wait, so a caller that
+     * waited for another's refresh answers for the time it answers at.
+     */
+    async refresh(clockNow: () => number): Promise<number> {
+      for (let round = 0; ; round++) {
+        if (running !== null) {
+          await running;
+          continue;
+        }
+        const now = clockNow();
+        if (asOf === now && changes.last() === seen && dirty.size === 0) return now;
+        // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
+        // few rounds it answers from the last complete board.
+        if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
+        running = step(now).finally(() => (running = null));
+        await running;
+      }
+    },
+
+    /** The entry of a token, when it traded in the window. */
+    get: (id: number): BoardEntry | undefined => entries.get(id),
+
+    /**
+     * The tokens of a ranking, best first, ties by address: trending by volume (tokens without
+     * volume left out); gainers and losers by price change among tokens with at least
+     * MIN_MOVER_TRADES trades and a change.
+     */
+    ranking(kind: BoardKind): readonly BoardEntry[] {
+      const cached = sorted.get(kind);
+      if (cached !== undefined && cached.generation === generation) return cached.list;
+      const { holds, order } = RANKINGS[kind];
+      const list = [...entries.values()].filter(holds).sort(order);
+      sorted.set(kind, { generation, list });
+      return list;
+    },
+
+    /** Tokens recomputed since the board was made. */
+    recomputed: (): number => recomputed,
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The search index of migration 009 (README, Search): each token's address, folded symbol and
+ * folded name, kept in the ingest transaction by an IngestHook, and the paged reads /v1/search
+ * makes of it. Every read is an index range with a LIMIT, and every row a read returns is
+ * counted (`rowsRead`), so tests can pin how much of the index one search may touch.
+ */
+import type { Db } from './db.js';
+import type { IngestHook } from '../services/ingest.js';
+import { createMetaRepo } from './meta-repo.js';
+
+/** A token as the search index holds it: symbol and name folded with foldCase. */
+export type IndexedToken = { id: number; address: string; sym: string; name: string };
+
+/**
+ * The folding search uses for symbols, names and queries: JavaScript's toLowerCase, so
+ * case-insensitive matching covers more than ASCII (SQLite's lower() and NOCASE fold ASCII only).
+ */
+export const foldCase = (s: string): string => s.toLowerCase();
+
+/** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
+const TOP = '\u{10FFFF}';
+const FOLDED_KEY = 'search_index_folded';
+
+type Row = [number, string, string, string];
+const toToken = ([id, address, sym, name]: Row): IndexedToken => ({ id, address, sym, name });
+
+/** The distinct one- and two-character substrings of `s` (characters are code points, as in SQLite). */
+export function shortGrams(s: string): Set<string> {
+  const cs = [...s];
+  const out = new Set<string>();
+  for (let i = 0; i < cs.length; i++) {
+    out.add(cs[i]!);
+    if (i + 1 < cs.length) out.add(cs[i]! + cs[i + 1]!);
+  }
+  return out;
+}
+
+/** Writes one token's row (and its name in the trigram index) when it is missing or changed. */
+function indexWriter(db: Db) {
+  const source = db.prepare<[number], [string, string, string]>('SELECT address, symbol, name FROM tokens WHERE id = ?').raw();
+  const current = db.prepare<[number], [string, string]>('SELECT sym, name FROM token_search WHERE token_id = ?').raw();
+  const upsert = db.prepare(`INSERT INTO token_search (token_id, address, sym, name) VALUES (?, ?, ?, ?)
+    ON CONFLICT (token_id) DO UPDATE SET address = excluded.address, sym = excluded.sym, name = excluded.name`);
+  const dropName = db.prepare('DELETE FROM token_search_names WHERE rowid = ?');
+  const addName = db.prepare('INSERT INTO token_search_names (rowid, name) VALUES (?, ?)');
+  const dropGram = db.prepare('DELETE FROM token_search_grams WHERE gram = ? AND token_id = ?');
+  const addGram = db.prepare('INSERT OR IGNORE INTO token_search_grams (gram, token_id) VALUES (?, ?)');
+  return (id: number): void => {
+    const src = source.get(id);
+    if (src === undefined) return;
+    const [address, symbol, name] = src;
+    const sym = foldCase(symbol);
+    const folded = foldCase(name);
+    const cur = current.get(id);
+    if (cur !== undefined && cur[0] === sym && cur[1] === folded) return;
+    upsert.run(id, address, sym, folded);
+    if (cur === undefined || cur[1] !== folded) {
+      if (cur !== undefined) {
+        dropName.run(id);
+        for (const g of shortGrams(cur[1])) dropGram.run(g, id);
+      }
+      addName.run(id, folded);
+      for (const g of shortGrams(folded)) addGram.run(g, id);
+    }
+  };
+}
+
+/**
+ * Refolds, once per store, the rows migration 009 folded with lower(): only tokens whose symbol
+ * or name has a character outside printable ASCII can differ.
+ */
+function refoldOnce(db: Db): void {
+  const meta = createMetaRepo(db);
+  if (meta.get(FOLDED_KEY) !== undefined) return;
+  const write = indexWriter(db);
+  db.transaction(() => {
+    const ids = db.prepare<[], number>(`SELECT id FROM tokens WHERE symbol GLOB '*[^ -~]*' OR name GLOB '*[^ -~]*'`).pluck().all();
+    for (const id of ids) write(id);
+    meta.set(FOLDED_KEY, '1');
+  }).immediate();
+}
+
+/** The hook that keeps the search index; add it to src/services/ingest-hooks.ts. */
+export function searchIndexHook(db: Db): IngestHook {
+  refoldOnce(db);
+  const write = indexWriter(db);
+  return ({ touchedTokens }) => {
+    for (const id of touchedTokens) write(id);
+  };
+}
+
+/** Rebuilds the whole index from the tokens table (for stores written around the ingest path). */
+export function rebuildSearchIndex(db: Db): void {
+  db.transaction(() => {
+    db.exec('DELETE FROM token_search; DELETE FROM token_search_names; DELETE FROM token_search_grams;');
+    const write = indexWriter(db);
+    for (const id of db.prepare<[], number>('SELECT id FROM tokens').pluck().all()) write(id);
+  })();
+}
+
+export function createSearchIndexRepo(db: Db) {
+  const COLS = 's.token_id, s.address, s.sym, s.name';
+  const byAddress = db.prepare<[string], Row>(`SELECT ${COLS} FROM token_search s WHERE s.address = ?`).raw();
+  const bySymbol = db
+    .prepare<[{ sym: string; after: string; n: number }], Row>(
+      `SELECT ${COLS} FROM token_search s WHERE s.sym = @sym AND s.address > @after ORDER BY s.address LIMIT @n`,
+    )
+    .raw();
+  const bySymbolPrefix = db
+    .prepare<[{ lo: string; hi: string; sym: string; after: string; n: number }], Row>(
+      `SELECT ${COLS} FROM token_search s
+       WHERE s.sym >= @lo AND s.sym < @hi AND (s.sym, s.address) > (@sym, @after) ORDER BY s.sym, s.address LIMIT @n`,
+    )
+    .raw();
+  const inAddressOrder = db
+    .prepare<[{ after: string; n: number }], Row>(`SELECT ${COLS} FROM token_search s WHERE s.address > @after ORDER BY s.address LIMIT @n`)
+    .raw();
+  const byName = db
+    .prepare<[{ match: string; after: number; n: number }], Row>(
+      `SELECT ${COLS} FROM token_search_names f JOIN token_search s ON s.token_id = f.rowid
+       WHERE token_search_names MATCH @match AND f.rowid > @after ORDER BY f.rowid LIMIT @n`,
+    )
+    .raw();
+  const byGram = db
+    .prepare<[{ gram: string; after: number; n: number }], Row>(
+      `SELECT ${COLS} FROM token_search_grams g JOIN token_search s ON s.token_id = g.token_id
+       WHERE g.gram = @gram AND g.token_id > @after ORDER BY g.token_id LIMIT @n`,
+    )
+    .raw();
+
+  let rowsRead = 0;
+  const count = (rows: Row[]): IndexedToken[] => {
+    rowsRead += rows.length;
+    return rows.map(toToken);
+  };
+
+  return {
+    /** Rows returned by this repo's reads so far (the measure of a search's cost). */
+    rowsRead: (): number => rowsRead,
+    byAddress(address: string): IndexedToken | undefined {
+      const row = byAddress.get(address);
+      if (row !== undefined) rowsRead++;
+      return row === undefined ? undefined : toToken(row);
+    },
+    /** Up to `n` tokens whose folded symbol is `sym`, with addresses after `after`, by address. */
+    bySymbol: (sym: string, after: string, n: number): IndexedToken[] => count(bySymbol.all({ sym, after, n })),
+    /** Up to `n` tokens whose folded symbol starts with `prefix`, after (sym, address) = `from`, by (sym, address). */
+    bySymbolPrefix: (prefix: string, from: { sym: string; address: string }, n: number): IndexedToken[] =>
+      count(bySymbolPrefix.all({ lo: prefix, hi: prefix + TOP, sym: from.sym, after: from.address, n })),
+    /** Up to `n` tokens with addresses after `after`, by address. */
+    inAddressOrder: (after: string, n: number): IndexedToken[] => count(inAddressOrder.all({ after, n })),
+    /**
+     * Up to `n` tokens whose folded name contains `text` (three or more characters: the trigram
+     * index cannot answer shorter ones), with ids after `after`, by id.
+     */
+    byName: (text: string, after: number, n: number): IndexedToken[] =>
+      count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
+    /** Up to `n` tokens whose folded name contains `gram` (one or two characters), with ids after `after`, by id. */
+    byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
+  };
+}
+
+export type SearchIndexRepo = ReturnType<typeof createSearchIndexRepo>;

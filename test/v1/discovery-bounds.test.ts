@@ -1,0 +1,171 @@
+/**
+ * The cost bounds of search and discovery, pinned structurally on a store of 20,000 tokens (README,
+ * Search and Discovery): every statement is an index range (no full scan in its query plan), a
+ * search reads a number of index rows that depends on its matches and not on the store, and
+ * moving the clock recomputes only the tokens whose window changed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import type { IngestRecord } from '../../src/domain/records.js';
+import type { Db } from '../../src/store/db.js';
+import { createWindowBoard } from '../../src/http/v1/window-board.js';
+import { searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
+import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
+import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
+import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
+import { loadMigrations, migrate } from '../../src/store/db.js';
+import { normalizeAddress } from '../../src/domain/address.js';
+
+const NOW = 1_700_000_000;
+const TOKENS = 20_000;
+const ACTIVE = 2_000;
+let t: TestApp;
+
+/** A deterministic word of `n` lower-case letters for token number `i`. */
+function word(i: number, n: number, salt: number): string {
+  let x = (i * 2654435761 + salt * 40503) >>> 0;
+  let s = '';
+  for (let k = 0; k < n; k++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    s += String.fromCharCode(97 + ((x >>> 16) % 26));
+  }
+  return s;
+}
+
+beforeAll(() => {
+  t = makeTestApp();
+  t.clock.set(NOW * 1000);
+  for (let from = 0; from < TOKENS; from += 5000) {
+    const batch: IngestRecord[] = [];
+    for (let i = from; i < from + 5000; i++) {
+      const tok = aToken({ symbol: word(i, 3 + (i % 2), 1).toUpperCase(), name: `${word(i, 5, 2)} ${word(i, 4, 3)}` });
+      batch.push(tok, aMarket(tok.address, { liquidityUsd: i % 1000 }));
+      if (i < ACTIVE) for (let k = 0; k < 3; k++) batch.push(aTrade(tok.address, { blockTime: NOW - 80_000 + i * 30 + k, volumeUsd: 1 + (i % 97), priceUsd: 1 + k }));
+      else if (i < 2 * ACTIVE) batch.push(aTrade(tok.address, { blockTime: NOW - 200_000 + i }));
+    }
+    t.ingest(batch);
+  }
+}, 120_000);
+afterAll(() => t?.close());
+
+/** The statements a repo factory prepares, recorded by wrapping db.prepare. */
+function preparedBy(db: Db, make: (db: Db) => unknown): string[] {
+  const sources: string[] = [];
+  const prepare = db.prepare.bind(db);
+  const spy = new Proxy(db, {
+    get: (target, key) => (key === 'prepare' ? (sql: string) => (sources.push(sql), prepare(sql)) : Reflect.get(target, key, target)),
+  });
+  make(spy as Db);
+  return sources;
+}
+
+/** Query plan lines that read a whole table: a SCAN that is neither by index nor of a virtual table. */
+function fullScans(db: Db, sql: string): string[] {
+  const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], 0]));
+  const positional = (sql.match(/\?/g) ?? []).map(() => 0);
+  const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+  const rows = (Object.keys(params).length > 0 ? stmt.all(params) : stmt.all(...positional)) as { detail: string }[];
+  return rows.map((r) => r.detail).filter((d) => /^SCAN /.test(d) && !/USING (COVERING )?INDEX|VIRTUAL TABLE/.test(d));
+}
+
+describe('search and discovery on 20,000 tokens', () => {
+  it('plan every statement of the search index, discovery and change log repos as index ranges', () => {
+    const sources = [createSearchIndexRepo, createDiscoveryRepo, createTokenChangesRepo].flatMap((make) => preparedBy(t.store.db, make));
+    expect(sources.length).toBeGreaterThanOrEqual(10);
+    for (const sql of sources) expect({ sql, scans: fullScans(t.store.db, sql) }).toEqual({ sql, scans: [] });
+  });
+
+  it.each([
+    ['a', 'one letter in most names and symbols'],
+    ['qz', 'a rare pair of letters'],
+    ['ж', 'a letter in no name'],
+    ['kvx', 'a rare trigram'],
+    ['zzzzzz', 'nothing'],
+    [word(5, 3, 1), 'a whole symbol'],
+    [`${word(7, 5, 2)} ${word(7, 4, 3)}`, 'a whole name'],
+  ])('answers q=%s (%s) reading rows bounded by its matches, not by the store', async (q) => {
+    const board = createWindowBoard(t.store, '24h');
+    await board.refresh(() => t.clock.seconds());
+    const index = createSearchIndexRepo(t.store.db);
+    const hits = searchTokens(index, board, q, normalizeAddress(q), 100);
+    // Per match kind: a symbol range, and for prefix and name the walk and the enumeration in
+    // turns, each stopping within a page of the cheaper one. Here none needs more than a few pages.
+    expect(index.rowsRead()).toBeLessThanOrEqual(12 * SEARCH_PAGE);
+    expect(index.rowsRead()).toBeLessThan(TOKENS / 6);
+    expect(hits.length).toBeLessThanOrEqual(100);
+  });
+
+  it('stops the walk and the enumeration within a page of the cheaper one (symbol prefix)', async () => {
+    const board = createWindowBoard(t.store, '24h');
+    await board.refresh(() => t.clock.seconds());
+    const index = createSearchIndexRepo(t.store.db);
+    const hits = searchTokens(index, board, 'e', null, 100);
+    expect(hits).toHaveLength(100);
+    expect(hits.every((h) => h.matchedBy === 'symbolPrefix')).toBe(true);
+    // The enumeration must read every prefix match; the walk, every token up to the 100th
+    // match without volume in address order. They read pages in turn.
+    const syms = t.store.db.prepare('SELECT sym, token_id FROM token_search ORDER BY address').raw().all() as [string, number][];
+    const traded = new Set(board.ranking('trending').map((e) => e.t.id));
+    const matches = syms.filter(([sym]) => sym.startsWith('e'));
+    let walk = 0;
+    for (let found = 0; found < 100 - matches.filter(([, id]) => traded.has(id)).length; walk++) {
+      if (syms[walk]![0].startsWith('e') && !traded.has(syms[walk]![1])) found++;
+    }
+    const cheaper = Math.min(matches.length, walk);
+    expect(cheaper).toBeLessThan(TOKENS / 5);
+    // Plus the first page of each enumeration (symbol, prefix, name), read to see whether every
+    // match fits one page.
+    expect(index.rowsRead()).toBeLessThanOrEqual(2 * (cheaper + SEARCH_PAGE) + 3 * SEARCH_PAGE);
+  });
+
+  it('recomputes only the tokens whose window changed when the clock moves or a trade arrives', async () => {
+    const board = createWindowBoard(t.store, '24h');
+    await board.refresh(() => t.clock.seconds());
+    expect(board.recomputed()).toBe(ACTIVE);
+    expect(board.ranking('trending')).toHaveLength(ACTIVE);
+    // Token i trades at NOW - 80,000 + 30 i (+ 0, 1, 2). At NOW + 6,700 s the trades with
+    // 30 i + k <= 300 have left the 24 h window; 300 s later those with 30 i + k <= 600: tokens
+    // 10 to 20 change, and tokens 0 to 19 are gone.
+    t.clock.advance(6_700_000);
+    await board.refresh(() => t.clock.seconds());
+    const from = t.clock.seconds();
+    t.clock.advance(300_000);
+    const before = board.recomputed();
+    await board.refresh(() => t.clock.seconds());
+    const changed = createDiscoveryRepo(t.store.db).tradedBetween(from - 86_400 + 1, t.clock.seconds() - 86_400 + 1).length;
+    expect(changed).toBe(11);
+    expect(board.recomputed() - before).toBe(changed);
+    expect(board.ranking('trending')).toHaveLength(ACTIVE - 20);
+    const tok = t.store.db.prepare('SELECT address FROM tokens WHERE id = 3000').pluck().get() as string;
+    t.ingest([aTrade(tok, { blockTime: t.clock.seconds() - 5, volumeUsd: 1e9 })]);
+    const mid = board.recomputed();
+    await board.refresh(() => t.clock.seconds());
+    expect(board.recomputed() - mid).toBe(1);
+    expect(board.ranking('trending')[0]!.t.address).toBe(tok);
+  });
+});
+
+describe('migration 009', () => {
+  it('fills the search index of existing tokens like the ingest hook, letters beyond ASCII included', () => {
+    const db = new Database(':memory:');
+    migrate(db, loadMigrations().filter((m) => m.version < 9));
+    const insert = db.prepare("INSERT INTO tokens (address, symbol, name, decimals, created_at, updated_at) VALUES (?, ?, ?, 6, 0, 0)");
+    const names = [['ÄBC', 'Ärger Coin'], ['abc', 'Plain'], ['ΣΙΓΜΑ', 'Σίγμα token'], ['X', '']];
+    names.forEach(([symbol, name], i) => insert.run(`addr${i}`, symbol, name));
+    migrate(db);
+    searchIndexHook(db); // refolds once what lower() could not
+    const dump = () => ({
+      rows: db.prepare('SELECT token_id, address, sym, name FROM token_search ORDER BY token_id').raw().all(),
+      grams: db.prepare('SELECT gram, token_id FROM token_search_grams ORDER BY gram, token_id').raw().all(),
+      names: db.prepare("SELECT rowid FROM token_search_names WHERE token_search_names MATCH '\"ärg\"'").pluck().all(),
+    });
+    const migrated = dump();
+    rebuildSearchIndex(db);
+    expect(migrated).toEqual(dump());
+    expect(migrated.rows).toContainEqual([1, 'addr0', 'äbc', 'ärger coin']);
+    expect(migrated.names).toEqual([1]);
+    db.close();
+  });
+});
