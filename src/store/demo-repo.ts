@@ -50,6 +50,10 @@ export function createDemoRepo(db: Db) {
     }
     const tokens = db.prepare('DELETE FROM tokens WHERE is_demo = 1').run().changes;
     db.prepare("DELETE FROM meta WHERE key = 'demo'").run();
+    // The token change log (the loop above cleared their entries) names every removed token once
+    // more, so the discovery boards of a running server drop them at their next refresh.
+    const logChange = db.prepare('INSERT INTO token_changes (token_id) VALUES (?)');
+    for (const id of ids) logChange.run(id);
     return { tokens, markets: counted.markets ?? 0, trades: counted.trades ?? 0, holders: counted.holders ?? 0, events: counted.events ?? 0 };
   });
 

@@ -154,7 +154,9 @@ export function createSearchIndexRepo(db: Db) {
      * index cannot answer shorter ones), with ids after `after`, by id.
      */
     byName: (text: string, after: number, n: number): IndexedToken[] =>
-      count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
+      // Names never hold control characters (ingest refuses them), and FTS5 reads NUL as the end
+      // of its query string: such a text matches no name.
+      /[\u0000-\u001f]/.test(text) ? [] : count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
     /** Up to `n` tokens whose folded name contains `gram` (one or two characters), with ids after `after`, by id. */
     byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
   };

@@ -41,7 +41,7 @@ describe('a CLI ingest beside the server', () => {
       JSON.stringify(aTrade(cliToken.address, { market: m.address, blockTime: 1_700_000_000 + i, priceUsd: 1 + (i % 50) / 100 })),
     );
     writeFileSync(file, lines.join('\n') + '\n');
-    const ingestKey = app.makeKey({ plan: 'enterprise', scopes: ['read', 'ingest'] });
+    const ingestKey = app.makeKey({ plan: 'enterprise', scopes: ['read', 'manage', 'ingest'] });
     const { email, password } = aTenantWithPassword(app, { plan: 'enterprise' });
 
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ingest', file, '--json'], {
