@@ -3,9 +3,10 @@
  * hashing or store lookup. hashKey is wrapped in a spy that still calls the real function.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type * as ApiKey from '../../src/domain/api-key.js';
 
 vi.mock('../../src/domain/api-key.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/domain/api-key.js')>();
+  const real = await importOriginal<typeof ApiKey>();
   return { ...real, hashKey: vi.fn(real.hashKey) };
 });
 

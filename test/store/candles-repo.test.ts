@@ -80,7 +80,7 @@ describe('candle rollups', () => {
             );
             // random batches, newest batch first, so most are backfills
             const batches: (typeof trades)[] = [];
-            let rest = [...trades];
+            const rest = [...trades];
             for (const c of cuts) {
               const n = Math.ceil(rest.length / (c + 1));
               batches.push(rest.splice(rest.length - n, n));

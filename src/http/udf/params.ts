@@ -1,5 +1,5 @@
 /** Dependencies, query parameters and errors shared by the UDF routes. */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { enumParam, textParam } from '../validate.js';
 import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
