@@ -1,5 +1,5 @@
 /**
- * The fan-out pass (README, Benchmark): the real server on a copy of the bench store, N stream
+ * The fan-out pass (docs/operations.md, Benchmark): the real server on a copy of the bench store, N stream
  * subscribers (one connection each, a third on bars of the hot token at 1, a third at 15, a
  * third on its trades) while 50 trades/s of the hot token are posted to /v1/ingest. Reports
  * ingest-to-receipt p50/p99 (from the start of the ingest request to the client's receipt; the

@@ -1,5 +1,5 @@
 /**
- * The hostile pass (README, Benchmark): the known expensive requests, one kind at a time, sent
+ * The hostile pass (docs/operations.md, Benchmark): the known expensive requests, one kind at a time, sent
  * back to back with one request in flight (the sustained anonymous rate) and with parameters that
  * change on every request so no cache answers them, while a probe thread asks `/healthz` every
  * 20 ms and the server's resident memory is sampled. Per kind it reports the slowest probe

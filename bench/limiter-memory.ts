@@ -1,5 +1,5 @@
 /**
- * Limiter memory: bytes per bucket for N distinct client IPs (DESIGN.md sections 8 and 12). Each
+ * Limiter memory: bytes per bucket for N distinct client IPs (docs/api.md, Rate limits; docs/operations.md, Benchmark and performance). Each
  * IP makes one counted request through the real limiter; the figure is the growth of the V8 heap
  * plus array buffers, divided by N. Run with `npx tsx --expose-gc bench/limiter-memory.ts [N]`;
  * without --expose-gc garbage is not collected first and the figure is an over-estimate.

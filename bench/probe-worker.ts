@@ -1,5 +1,5 @@
 /**
- * The hostile pass's probe (README, Benchmark): a worker thread with its own event loop that asks
+ * The hostile pass's probe (docs/operations.md, Benchmark): a worker thread with its own event loop that asks
  * `/healthz` every 20 ms over its own keep-alive connection and records how long each answer
  * took, so the driver's work never delays a probe. Probes overlap when one is slow: a blocked
  * server shows as one long probe, not as missing ones.

@@ -1,6 +1,6 @@
 /**
  * The benchmark's results: their shape (also written to bench/results/latest.json), the target
- * checks of DESIGN.md section 12, and the one table printed at the end. Pure functions, so the
+ * checks of docs/operations.md, Benchmark and performanceand the one table printed at the end. Pure functions, so the
  * tests pin the checks and the layout.
  */
 import type { LoadResult } from './load.js';

@@ -1,5 +1,5 @@
 /**
- * The read routes the benchmark drives (DESIGN.md section 12), each with its targets as a share
+ * The read routes the benchmark drives (docs/operations.md, Benchmark and performance), each with its targets as a share
  * of the baseline's requests/s, and the walk that finds a trades cursor half the hot token deep.
  */
 

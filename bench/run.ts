@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (DESIGN.md section 12): builds or reuses the data set, measures the limiter's
+ * `npm run bench` (docs/operations.md, Benchmark and performance): builds or reuses the data set, measures the limiter's
  * memory, ingest throughput against bare inserts and the built server's start-up, then for each
  * pass (caches on, caches off) starts the real server on the bench clock, streams live ingest
  * into it and drives every read route and its same-size baseline with autocannon. Prints one
@@ -129,7 +129,7 @@ async function runHostileOn(label: string, opts: BenchOptions, storePath: string
   }
 }
 
-/** The hostile pass: on the data set, then on the wide store (README, Benchmark). */
+/** The hostile pass: on the data set, then on the wide store (docs/operations.md, Benchmark). */
 async function hostilePass(opts: BenchOptions, plan: DataPlan, storePath: string): Promise<HostileRow[]> {
   const rows = await runHostileOn('bench', opts, storePath, hotToken(plan).address, plan.anchor);
   if (opts.wideTokens === 0) return rows;

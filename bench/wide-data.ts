@@ -1,5 +1,5 @@
 /**
- * The hostile pass's wide store (README, Benchmark): many tokens (default 200,000), each with one
+ * The hostile pass's wide store (docs/operations.md, Benchmark): many tokens (default 200,000), each with one
  * market, of which some (default 20,000) traded in the last 24 h (eleven trades, plus one two days
  * earlier so they have a base price for gainers and losers). Written through the real ingest path
  * and cached under bench/.data/ like the main data set, keyed by its parameters and the code.

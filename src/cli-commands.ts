@@ -1,7 +1,7 @@
 /**
  * Operator commands of the CLI beyond the basics in cli.ts: tenants' sign-in details
  * (set-email, set-password), an online backup of the store, and removing the demo data.
- * README, Command-line tool; README, Backups; README, Demo data.
+ * docs/operations.md, Command-line tool; docs/operations.md, Backups; README, Demo data.
  */
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The operator CLI (README, Command-line tool): tenants, keys, ingest, demo, backup. With --json it prints
+ * The operator CLI (docs/operations.md, Command-line tool): tenants, keys, ingest, demo, backup. With --json it prints
  * exactly one JSON document on stdout. Exit status: 0 success, 1 failed command, 2 bad usage.
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (DESIGN.md section 2). `loadConfig` is the only place that
+ * Configuration from the environment (docs/operations.md). `loadConfig` is the only place that
  * reads environment variables; everything else receives the frozen result.
  */
 import { z } from 'zod';
@@ -20,9 +20,9 @@ export type Config = Readonly<{
   webhookAllowPrivate: boolean;
   /** In-process response caches (CACHE=off turns them off: the benchmark's uncached run). */
   responseCache: boolean;
-  /** Open connections one client IP (IPv6 /56) may hold (README, Limits). */
+  /** Open connections one client IP (IPv6 /56) may hold (docs/api.md, Limits). */
   maxConnectionsPerIp: number;
-  /** Bound on the bytes the response cache holds (CACHE_MAX_MB; README, Response cache). */
+  /** Bound on the bytes the response cache holds (CACHE_MAX_MB; docs/api.md, Response cache). */
   cacheMaxBytes: number;
 }>;
 

@@ -1,6 +1,6 @@
 /**
  * ApiError: the one error type routes throw. The error middleware turns it into the envelope of
- * DESIGN.md section 4. Messages of 4xx errors are shown to the caller; 5xx messages never are.
+ * docs/api.md, Conventions. Messages of 4xx errors are shown to the caller; 5xx messages never are.
  */
 
 export type ErrorCode =
@@ -69,7 +69,7 @@ const sizeText = (bytes: number): string =>
   bytes >= 1 << 20 && bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
 
 /**
- * 413 for a request body over its route's limit (README, Limits): 10 MB for ingest by default,
+ * 413 for a request body over its route's limit (docs/api.md, Limits): 10 MB for ingest by default,
  * smaller for the small JSON routes. It closes the connection, so the rest of the body is never read.
  */
 export const payloadTooLarge = (limitBytes = 10 * 1024 * 1024): ApiError =>
@@ -85,7 +85,7 @@ export const forbidden = (message: string): ApiError => new ApiError(403, 'forbi
 export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_FULL';
 
 /**
- * 507 for a write refused because the store is full (README, Conventions). Its message says what
+ * 507 for a write refused because the store is full (docs/api.md, Conventions). Its message says what
  * happened, unlike other 5xx: it is not a fault of the request, and retrying later is the answer.
  */
 export const insufficientStorage = (): ApiError =>

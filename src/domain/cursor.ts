@@ -1,5 +1,5 @@
 /**
- * Trade-page cursors (DESIGN.md section 5): an opaque base64url string carrying the keyset
+ * Trade-page cursors (docs/api.md, Token reads): an opaque base64url string carrying the keyset
  * position (blockTime, id) of the last trade returned and the snapshot bound (the highest trade
  * id when the walk began), signed with an HMAC that also covers the query it belongs to (token,
  * side, wallet; not limit). Any string other than one issued for this same query is refused:

@@ -1,5 +1,5 @@
 /**
- * The ingest record format (DESIGN.md section 3): one zod schema per record type. Validation
+ * The ingest record format (docs/api.md, Data and ingest): one zod schema per record type. Validation
  * here is stateless; whether a named token exists is checked by the ingest service.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Chart resolutions and their buckets (DESIGN.md section 3). An n-unit bucket starts at a
+ * Chart resolutions and their buckets (docs/api.md, Data and ingest). An n-unit bucket starts at a
  * multiple of n units since the epoch; days at 00:00 UTC, weeks on Monday 00:00 UTC, months on
  * the 1st 00:00 UTC.
  */
@@ -14,7 +14,7 @@ export const SUPPORTED_RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', 
 
 /**
  * Bucket widths (seconds) kept as rollups at ingest; every resolution is folded from the widest
- * that divides it. 1 s and 15 s bound the seconds resolutions (README, Seconds resolutions): a bar reads at
+ * that divides it. 1 s and 15 s bound the seconds resolutions (docs/api.md, Seconds resolutions): a bar reads at
  * most 5 rows (5S from 1 s), 2 (30S from 15 s) or 1, never the raw trades of a busy second.
  */
 export const ROLLUP_SECONDS = [1, 15, 60, 900, 3600, 86400] as const;

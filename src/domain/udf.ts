@@ -1,5 +1,5 @@
 /**
- * The shapes of the TradingView UDF datafeed (README, UDF datafeed), as pure functions: the
+ * The shapes of the TradingView UDF datafeed (docs/api.md, TradingView UDF datafeed), as pure functions: the
  * configuration, symbol info, search items and quote values, the price scale rule, and how a
  * search query names an exchange.
  */

@@ -1,5 +1,5 @@
 /**
- * Time windows of the read API (DESIGN.md section 3): a window `w` is (now - w, now] on the
+ * Time windows of the read API (docs/api.md, Data and ingest): a window `w` is (now - w, now] on the
  * server's clock, and its base price is the last trade at or before now - w.
  */
 

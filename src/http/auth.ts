@@ -1,5 +1,5 @@
 /**
- * Caller resolution (DESIGN.md section 7). Looks at, in order: `x-api-key`, `Authorization:
+ * Caller resolution (docs/api.md, Authentication and keys). Looks at, in order: `x-api-key`, `Authorization:
  * Bearer svc_live_...` (other Bearer values are not ours and are ignored), and on /udf and
  * /v1/stream only `?key=`. Empty values count as absent; two different keys are a conflict.
  * Never throws for a bad key: an invalid key becomes an `invalid` caller, answered with 401 after

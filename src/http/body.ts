@@ -10,7 +10,7 @@ import { ApiError, payloadTooLarge } from '../errors.js';
 import type { AppContext } from './types.js';
 import { SCOPES } from '../services/accounts.js';
 
-/** The largest request body of any route: ingest's (README, Limits: 413 over 10 MB). */
+/** The largest request body of any route: ingest's (docs/api.md, Limits: 413 over 10 MB). */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A least-recently-used map bounded by bytes, not entries (README, Response cache): one answer
+ * A least-recently-used map bounded by bytes, not entries (docs/api.md, Response cache): one answer
  * may be 650 KB and another 50 bytes, so a count says nothing about memory. Sizes are estimates
  * of what V8 keeps (see approxBytes); entries also expire after their TTL.
  */

@@ -1,5 +1,5 @@
 /**
- * The client's address for the limiter (DESIGN.md section 8). Koa already applies TRUST_PROXY
+ * The client's address for the limiter (docs/api.md, Rate limits). Koa already applies TRUST_PROXY
  * (createApp sets `proxy: trustProxy > 0, maxIpsCount: trustProxy`), so `ctx.ip` is the socket
  * peer when no proxy is trusted, and otherwise the X-Forwarded-For entry added by the outermost
  * trusted hop: entries a client writes itself sit further left and are never read.

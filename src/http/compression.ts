@@ -1,5 +1,5 @@
 /**
- * Response compression (DESIGN.md section 4: JSON over 1 KB is compressed when the client
+ * Response compression (docs/api.md, Conventions: JSON over 1 KB is compressed when the client
  * accepts it), by koa-compress. koa-compress fails (500) when the client accepts no coding it
  * offers and also refuses identity (`identity;q=0`, `*;q=0`); such a client gets the plain body,
  * which is what it would get from most servers and more useful than a 406.

@@ -1,5 +1,5 @@
 /**
- * ETag and 304 for GET JSON answers (DESIGN.md section 4). The JSON is serialised here once, so
+ * ETag and 304 for GET JSON answers (docs/api.md, Conventions). The JSON is serialised here once, so
  * the tag is a hash of the exact bytes sent; compression (outside) then works on the string.
  */
 import { createHash } from 'node:crypto';

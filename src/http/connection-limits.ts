@@ -1,5 +1,5 @@
 /**
- * The HTTP server with the limits every client meets (README, Limits): a request's headers must
+ * The HTTP server with the limits every client meets (docs/api.md, Limits): a request's headers must
  * arrive within 10 s and the whole request, body included, within 30 s, or it is answered 408 and
  * closed (Node checks every second, so at most about a second late); an idle keep-alive
  * connection closes after 5 s; and one client IP holds at most MAX_CONNECTIONS_PER_IP open
@@ -79,7 +79,7 @@ export function createLimitedServer(handler: http.RequestListener, limits: Serve
   });
 
   // Node hands CONNECT to this event, not to the app, and resets the socket when nobody listens:
-  // answer it like any method no route serves (README, Conventions).
+  // answer it like any method no route serves (docs/api.md, Conventions).
   server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
     const body = JSON.stringify({ error: { code: 'method_not_allowed', message: 'CONNECT is not allowed here', requestId: randomUUID() } });
     socket.on('error', () => {});

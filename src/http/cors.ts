@@ -1,5 +1,5 @@
 /**
- * CORS for every public route (DESIGN.md section 10): the allowed origin from CORS_ORIGINS,
+ * CORS for every public route (docs/api.md, TradingView UDF datafeed): the allowed origin from CORS_ORIGINS,
  * Vary: Origin, the rate-limit headers exposed, and 204 preflights that allow the key headers.
  * The dashboard's cookie routes are same-origin only and get none of it.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's cookie-authenticated JSON routes under /dashboard/api/ (DESIGN.md section 11).
+ * The dashboard's cookie-authenticated JSON routes under /dashboard/api/ (docs/api.md, Pages).
  * The page itself (/dashboard) is served by pages.ts.
  *
  * Sign-in takes a tenant's email and password (scrypt, accounts.checkPassword) in a body of at
@@ -25,7 +25,7 @@ import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
-/** Largest sign-in body (README, Pages): an email and a password fit many times over. */
+/** Largest sign-in body (docs/api.md, Pages): an email and a password fit many times over. */
 export const SIGN_IN_BODY_BYTES = 4096;
 
 /** 429 for a throttled sign-in; it closes the connection, so a body still on its way is not read. */
@@ -50,7 +50,7 @@ const registerBody = bodyObject({
 
 /**
  * 401 for the dashboard. It signs in with a cookie, but every 401 carries the contract's challenge
- * (DESIGN.md section 7; HTTP requires one), and a Bearer challenge opens no browser dialog.
+ * (docs/api.md, Authentication and keys; HTTP requires one), and a Bearer challenge opens no browser dialog.
  */
 const signedOut = (message = 'sign in first') => unauthorized(message);
 

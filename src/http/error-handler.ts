@@ -1,6 +1,6 @@
 /**
  * The outer error handler: turns any thrown error, and a route that answered nothing, into the
- * envelope of DESIGN.md section 4. It writes the body itself instead of Koa's ctx.onerror, which
+ * envelope of docs/api.md, Conventions. It writes the body itself instead of Koa's ctx.onerror, which
  * would drop every header set so far (the rate-limit headers among them). On /udf the body also
  * carries the UDF form (`s`, `errmsg`), because the stock adapter reads the body, not the status.
  */

@@ -1,5 +1,5 @@
 /**
- * The error envelope (README, Conventions) as zod schemas, for /openapi.json: the API form, and
+ * The error envelope (docs/api.md, Conventions) as zod schemas, for /openapi.json: the API form, and
  * the /udf form that adds `s` and `errmsg` for the TradingView adapter (which reads the body, not
  * the status).
  */

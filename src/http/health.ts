@@ -2,7 +2,7 @@
  * GET /healthz: the process is up and the store answers. Not counted by the limiter.
  *
  * A full store (a full disk, or SQLite's max_page_count reached) is reported, because reads
- * still work there but every write answers 507 (README, Conventions): 503 with
+ * still work there but every write answers 507 (docs/api.md, Conventions): 503 with
  * `{"status":"degraded","store":"full"}`. The store counts as full while its pages are all used
  * (PRAGMA page_count at max_page_count with no free page), or after a write failed with
  * SQLITE_FULL until a later write succeeds (a full disk shows only that way).

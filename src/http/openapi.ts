@@ -3,7 +3,7 @@
  * validate requests and type answers: parameters, bodies and 2xx answers are zod's own
  * z.toJSONSchema output of the route's schemas (the query helpers of validate.ts carry their
  * pattern, enum, lengths, defaults and descriptions), so the document cannot drift from what is
- * checked and answered (README, Operations).
+ * checked and answered (docs/api.md, Operations).
  */
 import { z } from 'zod';
 import { apiErrorSchema, udfErrorSchema } from './error-schemas.js';
@@ -194,7 +194,7 @@ export function buildOpenApi(specs: readonly RouteSpec[], info: { version: strin
       description:
         'Market data of the tokens in the store: a TradingView UDF datafeed under /udf and a JSON API under /v1. ' +
         'Errors use one envelope; every answer carries RateLimit-* headers and X-Request-Id. ' +
-          'Live data comes over the WebSocket GET /v1/stream, which OpenAPI cannot describe (see the README, Live stream). ' +
+          'Live data comes over the WebSocket GET /v1/stream, which OpenAPI cannot describe (see the docs/api.md, Live stream). ' +
         'Public routes need no key; on /udf a key may also come as ?key= (the TradingView adapter cannot send headers).',
     },
     servers: [{ url: '/' }],

@@ -1,5 +1,5 @@
 /**
- * Pages (DESIGN.md section 11): `/` the live chart, `/embed/chart` the chart alone for partner
+ * Pages (docs/api.md, Pages): `/` the live chart, `/embed/chart` the chart alone for partner
  * iframes, `/dashboard` the key and subscription dashboard, and their static files under
  * /assets/ (the project's own from src/web/assets, lightweight-charts from node_modules): no CDN,
  * so the pages work offline.
@@ -20,7 +20,7 @@ import { requestHasBody } from './body.js';
 import { bodyNotAllowed } from '../errors.js';
 import type { AppContext } from './types.js';
 
-/** Pages and assets take no body (README, Limits); one is refused before it is read. */
+/** Pages and assets take no body (docs/api.md, Limits); one is refused before it is read. */
 const noBody = (ctx: AppContext) => {
   if (requestHasBody(ctx)) throw bodyNotAllowed();
 };

@@ -1,5 +1,5 @@
 /**
- * The rate-limit decision for each request (DESIGN.md section 8). A valid key counts against its
+ * The rate-limit decision for each request (docs/api.md, Rate limits). A valid key counts against its
  * tenant's bucket (plan.requestsPerMinute per 60 s, shared by all the tenant's keys); everyone
  * else, invalid keys included, against the client IP's bucket (RATE_LIMIT_ANON). The answer goes
  * to ctx.state.rateLimit, which the error handler writes as RateLimit-* headers on every response
@@ -8,7 +8,7 @@
  * /healthz and CORS preflights are not counted; they still carry the headers of the caller's
  * bucket (a peek). The pages' static assets (/assets/...) are free for a caller's first 50 a
  * minute (a page load fetches a dozen), and counted like any request after that, so nobody can
- * fetch the docs bundle without limit (README, Rate limits).
+ * fetch the docs bundle without limit (docs/api.md, Rate limits).
  */
 import type { Limiter } from '../limiter/limiter.js';
 import type { Plan } from '../store/accounts-repo.js';
@@ -29,7 +29,7 @@ export function isUncounted(ctx: AppContext): boolean {
 /** A static asset request: free within the caller's asset allowance. */
 const isAsset = (ctx: AppContext): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith('/assets/');
 
-/** Asset requests a caller makes per minute before they are counted (README, Rate limits). */
+/** Asset requests a caller makes per minute before they are counted (docs/api.md, Rate limits). */
 export const FREE_ASSETS: Rate = { limit: 50, windowSeconds: 60 };
 
 /** A tenant's rate: its plan's requests per minute. */

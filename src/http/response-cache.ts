@@ -1,6 +1,6 @@
 /**
  * In-process cache of computed read answers (entries are shared and must not be mutated), bounded
- * in bytes (CACHE_MAX_MB; README, Response cache): the least recently used answers go first. An entry belongs to one token or to "any token" (discovery, search), and
+ * in bytes (CACHE_MAX_MB; docs/api.md, Response cache): the least recently used answers go first. An entry belongs to one token or to "any token" (discovery, search), and
  * is dropped exactly when that changes: every key carries a generation number that a store change
  * bumps (per changed token; the any-token generation on every token change; everything on a
  * change made by another process), so a read after an ingest never sees an answer computed before

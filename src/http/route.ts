@@ -35,7 +35,7 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   responseType?: 'application/json' | 'text/plain';
   /** The success statuses the route answers with (default [200]). */
   statuses?: readonly (200 | 201)[];
-  /** Scope a keyed route needs (README, Authentication and keys). */
+  /** Scope a keyed route needs (docs/api.md, Authentication and keys). */
   scope?: Scope;
   /**
    * The route answers with a protocol upgrade (GET /v1/stream): OpenAPI cannot describe a

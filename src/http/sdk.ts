@@ -1,5 +1,5 @@
 /**
- * /sdk/datafeed.js and /sdk/datafeed.d.ts (README, Live stream): the first-party TradingView
+ * /sdk/datafeed.js and /sdk/datafeed.d.ts (docs/api.md, Live stream): the first-party TradingView
  * datafeed as an ES module and its types. Public, with the CORS headers of every public route, so
  * a partner page on any origin can import it.
  */

@@ -6,7 +6,7 @@
  * thread pool), when the file is loaded; until both are ready the file is served as is. Requests
  * get the coding their Accept-Encoding prefers (br, then gzip, then identity) with `Vary:
  * Accept-Encoding` and an ETag per coding; the per-request compression middleware is switched off
- * for them, so no request pays for compressing (README, Limits).
+ * for them, so no request pays for compressing (docs/api.md, Limits).
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';

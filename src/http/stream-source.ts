@@ -2,7 +2,7 @@
  * The live hub's reads, answered by the code that serves the HTTP routes: bars by the candle
  * repo behind /udf/history, prices and overviews by the cached views behind /v1/prices and
  * /v1/token/:address/overview, names by the resolver of /udf/symbols. So what the stream says is
- * what a refetch would say (README, Live stream).
+ * what a refetch would say (docs/api.md, Live stream).
  */
 import type { AppDeps } from './types.js';
 import type { StreamSource } from '../stream/types.js';

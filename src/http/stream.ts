@@ -1,5 +1,5 @@
 /**
- * GET /v1/stream (README, Live stream): the WebSocket upgrade, on the same server and port. The
+ * GET /v1/stream (docs/api.md, Live stream): the WebSocket upgrade, on the same server and port. The
  * upgrade request goes through the app's whole middleware stack like any request, so the caller
  * is resolved, counted in its rate-limit bucket and refused (401, 429) by the very code of the
  * HTTP routes, with the same envelope and RateLimit-* headers. Only once the route has admitted
@@ -69,7 +69,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
     {
       method: 'get',
       path: STREAM_PATH,
-      summary: 'WebSocket of live bars, trades, prices and overviews (an upgrade; see the README, Live stream)',
+      summary: 'WebSocket of live bars, trades, prices and overviews (an upgrade; see the docs/api.md, Live stream)',
       access: 'public',
       tag: 'stream',
       upgrade: 'websocket',

@@ -1,5 +1,5 @@
 /**
- * Query and path validation (README, Conventions): one zod schema per route input. A repeated
+ * Query and path validation (docs/api.md, Conventions): one zod schema per route input. A repeated
  * parameter is an error (Koa turns it into an array), an empty value counts as absent, and
  * numbers are plain decimal integers only: never coerced, never clamped. Schemas carry the
  * predicate ("must be an integer from 1 to 1000"); the parameter's name is put in front here.
@@ -77,7 +77,7 @@ export type QuerySchema = z.ZodObject<{ [k: string]: z.ZodType }>;
 
 /**
  * Refuses a query parameter that `known` does not list: on /v1 a misspelt `from` must never
- * silently answer other data (README, Conventions). /udf stays lenient and never calls this.
+ * silently answer other data (docs/api.md, Conventions). /udf stays lenient and never calls this.
  */
 export function rejectUnknownParams(known: readonly string[], query: Record<string, unknown>): void {
   for (const name of Object.keys(query)) {

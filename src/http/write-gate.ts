@@ -1,6 +1,6 @@
 /**
  * While a large ingest batch is being written in slices, requests wait for its commit before
- * they run (README, Ingest limits): the slices share one open transaction on the one connection,
+ * they run (docs/api.md, Ingest limits): the slices share one open transaction on the one connection,
  * and a read between them would see half a batch. Waiting is asynchronous, so the event loop
  * keeps serving what does not read market data: /healthz, /metrics and static assets go through.
  */

@@ -1,5 +1,5 @@
 /**
- * The in-memory rate limiter (DESIGN.md section 8): GCRA buckets (gcra.ts, one number per bucket,
+ * The in-memory rate limiter (docs/api.md, Rate limits): GCRA buckets (gcra.ts, one number per bucket,
  * the theoretical arrival time), one per client IP in a compact typed-array table (ip-table.ts)
  * and one per tenant in a Map. Framework-free; time comes from the injected clock. Idle buckets
  * (TAT in the past, i.e. full) are reclaimed by a sweep at most once per `sweepEveryMs`, run on

@@ -1,5 +1,5 @@
 /**
- * The first-party TradingView datafeed (README, Live stream): the Charting Library's Datafeed API
+ * The first-party TradingView datafeed (docs/api.md, Live stream): the Charting Library's Datafeed API
  * on this service's /udf routes (history, symbols, search, quotes) and its /v1/stream WebSocket
  * (live bars and quotes). Served as an ES module at /sdk/datafeed.js; types at /sdk/datafeed.d.ts.
  *

@@ -12,7 +12,7 @@ import { createAccountsRepo, type KeyRow, type Tenant } from '../store/accounts-
 
 export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';
 
-/** The public view of a key (K in DESIGN.md section 7). */
+/** The public view of a key (K in docs/api.md, Authentication and keys). */
 export type KeyView = {
   id: string;
   name: string | null;
@@ -29,7 +29,7 @@ export type KeyView = {
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
 export const SCOPES = ['read', 'manage', 'ingest'] as const;
 export type Scope = (typeof SCOPES)[number];
-/** Scopes a key may grant through the API; `ingest` is granted by the operator CLI only (README, Authentication and keys). */
+/** Scopes a key may grant through the API; `ingest` is granted by the operator CLI only (docs/api.md, Authentication and keys). */
 export const GRANTABLE_SCOPES: readonly Scope[] = ['read', 'manage'];
 
 /** Longest rotation grace period (seconds): one day. */

@@ -1,5 +1,5 @@
 /**
- * Events (DESIGN.md section 9): the ingest hook that writes them, and the keyset-paged reader
+ * Events (docs/api.md, Subscriptions, events, ingest): the ingest hook that writes them, and the keyset-paged reader
  * behind GET /v1/events.
  *
  * For each ingest transaction and each registered token it added trades to, every tenant
@@ -32,7 +32,7 @@ export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
 /** A page of events stops early once its data passes this size (at least one event is returned). */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** The trade shape T of DESIGN.md section 5. */
+/** The trade shape T of docs/api.md, Token reads. */
 export type EventTrade = TradeJson;
 
 export type TradesEvent = { id: string; type: 'trades'; token: string; createdAt: number; data: { trades: EventTrade[] } };

@@ -1,5 +1,5 @@
 /**
- * Large ingest batches without blocking the event loop (README, Ingest limits): records are
+ * Large ingest batches without blocking the event loop (docs/api.md, Ingest limits): records are
  * validated in chunks that yield, and written as ONE transaction in slices with the loop running
  * between them. SQLite shows a connection its own uncommitted writes, so while the slices run,
  * requests wait on `store.settled()` (src/http/write-gate.ts) instead of reading half a batch;

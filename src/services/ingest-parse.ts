@@ -1,5 +1,5 @@
 /**
- * Parsing an ingest body (README, Ingest limits): NDJSON lines or the elements of a JSON array,
+ * Parsing an ingest body (docs/api.md, Ingest limits): NDJSON lines or the elements of a JSON array,
  * parsed one record at a time in chunks that yield to the event loop, and counted as they are
  * found, so a body of millions of tiny records is refused at record 100,001 before the rest is
  * parsed or even split. Nothing here holds more than the body text and the records it keeps.

@@ -1,5 +1,5 @@
 /**
- * Ingest (DESIGN.md section 3): the one write path for market data, used by the CLI, by
+ * Ingest (docs/api.md, Data and ingest): the one write path for market data, used by the CLI, by
  * `POST /v1/ingest`, by the demo loader and by the demo feed.
  *
  * A batch is validated whole before anything is written; a batch with any bad record is refused
@@ -57,7 +57,7 @@ export type Ingest = {
   /**
    * Writes validated records as one atomic transaction. Beyond one slice (WRITE_SLICE records)
    * the transaction stays open across slices and the event loop runs between them; requests
-   * wait on `store.settled()` meanwhile (README, Ingest limits). Batches run one at a time.
+   * wait on `store.settled()` meanwhile (docs/api.md, Ingest limits). Batches run one at a time.
    */
   writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */

@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions and the sign-in throttle (DESIGN.md section 11).
+ * Dashboard sessions and the sign-in throttle (docs/api.md, Pages).
  *
  * A session id is 32 random bytes (base64url) that only the browser's cookie holds; the store
  * keeps its SHA-256, so a copy of the database signs nobody in. A session ends after an idle
@@ -109,7 +109,7 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
 export type Sessions = ReturnType<typeof createSessions>;
 
 /**
- * The sign-in throttle (README, Pages). Three counts, each over a sliding window:
+ * The sign-in throttle (docs/api.md, Pages). Three counts, each over a sliding window:
  * - every attempt from a client IP, counted before its body is read (30 per 15 min, then 429);
  * - failures per (IP, account) (10 per 15 min, then 429 for that pair only), so a guesser is
  *   stopped without touching the account's owner, who signs in from other addresses;

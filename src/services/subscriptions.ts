@@ -1,5 +1,5 @@
 /**
- * Subscriptions (DESIGN.md section 9): a tenant registers token addresses, optionally with a
+ * Subscriptions (docs/api.md, Subscriptions, events, ingest): a tenant registers token addresses, optionally with a
  * webhook URL, up to its plan's cap. Shared by `/v1/tokens/*` and the dashboard, so the
  * validation of addresses and webhook URLs lives here.
  *

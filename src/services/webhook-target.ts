@@ -22,7 +22,7 @@ export class WebhookUrlError extends Error {}
  * The IPv4 address an IPv6 address carries, where its form says it carries one: IPv4-mapped
  * (::ffff:0:0/96), IPv4-compatible (::/96, which `http://[::127.0.0.1]/` normalises to), NAT64
  * (64:ff9b::/96, RFC 6052) and 6to4 (2002::/16, RFC 3056). Such an address reaches, or is routed
- * by, that IPv4 address, so it is judged by it (README, Subscriptions, events, ingest).
+ * by, that IPv4 address, so it is judged by it (docs/api.md, Subscriptions, events, ingest).
  */
 export function embeddedIpv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
   const p = v6.parts;

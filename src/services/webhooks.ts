@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (DESIGN.md section 9). Deliveries wait in the SQLite outbox
+ * The webhook delivery worker (docs/api.md, Subscriptions, events, ingest). Deliveries wait in the SQLite outbox
  * (webhook_deliveries), so a restart loses none. The worker starts due ones in free slots (at most
  * 2 per tenant of 8 in all, so one tenant's dead endpoint cannot hold up another's), claims each (moves
  * its due time past the attempt, so a crash mid-attempt means a retry, never a loss), POSTs the
@@ -166,7 +166,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return true;
   };
 
-  // Fairness (README, Subscriptions, events, ingest): at most `perTenant` attempts of one tenant are in flight, so a
+  // Fairness (docs/api.md, Subscriptions, events, ingest): at most `perTenant` attempts of one tenant are in flight, so a
   // tenant whose endpoint hangs holds at most that many of the `concurrency` slots; a slot freed
   // by any attempt is refilled at once, so no tenant waits for another's slow attempts to end.
   const inFlight = new Map<string, number>();

@@ -1,7 +1,7 @@
 /**
  * Candle rollups: written at ingest (one upsert per touched bucket), read for history. Every
  * resolution reads rollups only (1 s and 15 s for the seconds resolutions), never raw trades, so
- * a request reads at most countback x rowsPerBar rows however busy the token (README, Seconds resolutions).
+ * a request reads at most countback x rowsPerBar rows however busy the token (docs/api.md, Seconds resolutions).
  */
 import type { Db } from './db.js';
 import { DescendingBarBuilder, type Bar, type RollupDelta } from '../domain/candles.js';

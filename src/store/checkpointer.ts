@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints on a worker thread (README, Ingest limits). SQLite's automatic checkpoint runs
+ * WAL checkpoints on a worker thread (docs/api.md, Ingest limits). SQLite's automatic checkpoint runs
  * inside the COMMIT that crosses 1000 WAL pages, on the committing connection: after a large
  * ingest batch it copied tens of megabytes into the database file while the event loop waited
  * (150-460 ms measured). Here the server's connection never checkpoints; a worker with its own

@@ -31,7 +31,7 @@ export type Store = {
   /**
    * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
    * after any other such write of this process has finished. While it runs, `settled()` gives
-   * readers a promise to wait on, so they never see half of it (README, Ingest limits).
+   * readers a promise to wait on, so they never see half of it (docs/api.md, Ingest limits).
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** A promise that resolves when the running sliced write ends, or null when none runs. */
@@ -41,7 +41,7 @@ export type Store = {
 
 export class SchemaTooNewError extends Error {}
 
-/** How long a writer waits for another connection's write lock before SQLITE_BUSY (README, Concurrent writers). */
+/** How long a writer waits for another connection's write lock before SQLITE_BUSY (docs/api.md, Concurrent writers). */
 export const BUSY_TIMEOUT_MS = 5000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Token sets for discovery (README, Discovery): the tokens traded since a time, the tokens with
+ * Token sets for discovery (docs/api.md, Discovery): the tokens traded since a time, the tokens with
  * trades in a span of time (what changes a window's figures as the clock moves), one token's
  * summary, and the newest tokens. Every read is an index range; window figures come from the
  * window statistics.

@@ -1,5 +1,5 @@
 /**
- * Ranked lists of one token (DESIGN.md section 5) and the unique-wallet count of its windows,
+ * Ranked lists of one token (docs/api.md, Token reads) and the unique-wallet count of its windows,
  * read from the views of migration 003. A window is covered by the widest rollup buckets that
  * fit (windowSegments, as for window statistics) and raw trades for the sub-minute edges, so a
  * busy token costs a few buckets per wallet or market, not one row per trade. The rollups are

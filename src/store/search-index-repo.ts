@@ -1,5 +1,5 @@
 /**
- * The search index of migration 009 (README, Search): each token's address, folded symbol and
+ * The search index of migration 009 (docs/api.md, Search): each token's address, folded symbol and
  * folded name, kept in the ingest transaction by an IngestHook, and the paged reads /v1/search
  * makes of it. Every read is an index range with a LIMIT, and every row a read returns is
  * counted (`rowsRead`), so tests can pin how much of the index one search may touch.

@@ -1,5 +1,5 @@
 /**
- * The reads of the live stream (README, Live stream): a token's trades after a record number, in
+ * The reads of the live stream (docs/api.md, Live stream): a token's trades after a record number, in
  * the JSON form T, and the newest trade id of a token. The stream learns what an ingest added by
  * reading `id > last id delivered`, so it needs nothing from the ingest path but its commit
  * notification.

@@ -1,7 +1,7 @@
 /** Subscriptions (a tenant's registered tokens) and the tenants' webhook signing secrets. */
 import type { Db } from './db.js';
 
-/** S of DESIGN.md section 9. */
+/** S of docs/api.md, Subscriptions, events, ingest. */
 export type Subscription = { id: string; address: string; webhookUrl: string | null; createdAt: number };
 
 /** A subscriber of a token, as the events hook needs it. */

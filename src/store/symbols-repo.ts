@@ -1,11 +1,11 @@
 /**
- * Symbol lookup and search for the UDF datafeed (README, UDF datafeed): a token by address (exact,
+ * Symbol lookup and search for the UDF datafeed (docs/api.md, TradingView UDF datafeed): a token by address (exact,
  * else case-insensitive when exactly one token matches), by symbol (case-insensitive; the most
  * liquid wins) or by `EXCHANGE:SYMBOL`, a ranked search, and the list of exchanges (one per dex).
  * A token's liquidity is the sum of its markets' liquidity_usd; ties go to the smaller address.
  *
  * Every statement reads through an index of udf_listing, tokens or udf_names (migration 010), so
- * no request scans every token (README, UDF datafeed: cost). A search sorts the matches of a
+ * no request scans every token (docs/api.md, TradingView UDF datafeed: cost). A search sorts the matches of a
  * query that has few; one that has many walks tokens by liquidity until it has `limit` of them,
  * within a row budget; only when that budget runs out (the many matches all sit at low
  * liquidity) does it sort them.
@@ -59,7 +59,7 @@ type HitParams = { dex: string; q: string; limit: number };
 
 /**
  * Every statement of this repo, exported so a test can read each one's query plan and pin that
- * none scans a table (README, UDF datafeed: cost).
+ * none scans a table (docs/api.md, TradingView UDF datafeed: cost).
  */
 export const SYMBOLS_SQL = {
   tokenById: `${TOKEN} WHERE t.id = ?`,

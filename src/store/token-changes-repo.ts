@@ -1,5 +1,5 @@
 /**
- * The token change log of migration 009 (README, Discovery): every ingest transaction appends the
+ * The token change log of migration 009 (docs/api.md, Discovery): every ingest transaction appends the
  * ids of the tokens it touched, in the same transaction, so a reader in any process can ask
  * which tokens changed since the entry it last saw. Kept by an IngestHook that also keeps the
  * search index (one hook for what discovery reads), and pruned to the newest KEEP entries.

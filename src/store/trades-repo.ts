@@ -1,6 +1,6 @@
 /**
  * Trade reads: keyset pages of a token's trades, newest first in trade order (blockTime, id),
- * and the one mapping from a stored trade to its JSON form T (DESIGN.md section 5), shared with
+ * and the one mapping from a stored trade to its JSON form T (docs/api.md, Token reads), shared with
  * the webhook events.
  */
 import type { Db } from './db.js';

@@ -1,5 +1,5 @@
 /**
- * One stream connection: its subscriptions and the bounds on what may wait for it (README, Live
+ * One stream connection: its subscriptions and the bounds on what may wait for it (docs/api.md, Live
  * stream, Slow consumers). Bars, prices and overview are keyed states: while the socket is backed
  * up only the newest state of each key is kept. Trades are never dropped silently: over 4 MB
  * waiting, the connection's trade subscriptions get `reset` with reason `overflow` and stop.

@@ -1,5 +1,5 @@
 /**
- * Fan-out of store changes to subscriptions (README, Live stream). The work of a change is done
+ * Fan-out of store changes to subscriptions (docs/api.md, Live stream). The work of a change is done
  * once per token and resolution, not per subscriber: new trades are read once (`id >` the last id
  * seen for the token), bars once per resolution, prices and overview once per token, each message
  * body serialised once and only prefixed with each subscription's id.

@@ -1,5 +1,5 @@
 /**
- * The live hub (README, Live stream): connections, their messages, subscribe and unsubscribe with
+ * The live hub (docs/api.md, Live stream): connections, their messages, subscribe and unsubscribe with
  * their replays (`since`, `sinceId`), liveness pings, revocation checks and shutdown. Framework
  * free: it is handed sockets and a StreamSource; src/http/stream.ts does the upgrade.
  */

@@ -1,5 +1,5 @@
 /**
- * The stream's Prometheus metrics (README, Metrics), registered in the registry `/metrics`
+ * The stream's Prometheus metrics (docs/api.md, Operations), registered in the registry `/metrics`
  * scrapes. Connections and subscriptions are gauges the hub keeps current; the delivery delay is
  * the time from the commit notification to the send of a message it caused.
  */

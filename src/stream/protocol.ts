@@ -1,5 +1,5 @@
 /**
- * The client messages of the live stream (README, Live stream): parsing one text frame into a
+ * The client messages of the live stream (docs/api.md, Live stream): parsing one text frame into a
  * command, or into the error it is answered with. Pure: no sockets, no store.
  */
 import { parseResolution, type Resolution } from '../domain/resolution.js';

@@ -128,7 +128,7 @@ describe('POST /v1/keys', () => {
     expect(vendor.status).toBe(201);
   });
 
-  it('answers a body over 64 KB with 413 payload_too_large (README, Limits), and reads one of exactly 64 KB', async () => {
+  it('answers a body over 64 KB with 413 payload_too_large (docs/api.md, Limits), and reads one of exactly 64 KB', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey();
     const padded = (bytes: number) => '{"name":"k"}' + ' '.repeat(bytes - 12);

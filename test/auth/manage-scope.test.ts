@@ -1,5 +1,5 @@
 /**
- * The manage scope (README, Authentication and keys): `read` reads, `manage` creates, rotates and revokes
+ * The manage scope (docs/api.md, Authentication and keys): `read` reads, `manage` creates, rotates and revokes
  * keys and registers and removes subscriptions, `ingest` ingests. A key never grants more than
  * it holds, `ingest` never through the API, and keys made before the split keep what they could do.
  */

@@ -1,5 +1,5 @@
 /**
- * The 401 matrix (seed rules 6-8, DESIGN.md section 7): every kind of bad key, on every route
+ * The 401 matrix (seed rules 6-8, docs/api.md, Authentication and keys): every kind of bad key, on every route
  * class, by every channel that carries it, is 401 with WWW-Authenticate; no key is anonymous on
  * public routes and 401 on keyed ones; a valid key is never 401.
  */

@@ -1,5 +1,5 @@
 /**
- * The pages in headless Chromium (DESIGN.md section 11), against the real app on 127.0.0.1 with a
+ * The pages in headless Chromium (docs/api.md, Pages), against the real app on 127.0.0.1 with a
  * small demo store: the chart draws candles and volume, switching resolution redraws from new
  * datafeed requests, without a stream the chart polls /udf/history at most every 5 s, the embed renders in
  * an iframe of another site, and the dashboard signs in, shows a new key once and revokes it.

@@ -1,5 +1,5 @@
 /**
- * Browser test support: whether Chromium is here (DESIGN.md section 11: skipped with one line
+ * Browser test support: whether Chromium is here (docs/api.md, Pages: skipped with one line
  * when it is not, a failure when REQUIRE_BROWSER=1), launching it through playwright-core, the
  * real app on 127.0.0.1 with a small demo store, a second local server for a partner page, and
  * a pixel check of screenshots.

@@ -1,5 +1,5 @@
 /**
- * What a hostile client meets on a real socket (README, Limits), against the real server from
+ * What a hostile client meets on a real socket (docs/api.md, Limits), against the real server from
  * start() with short timeouts injected (the defaults are 30 s, 10 s and 5 s): half-sent and
  * oversized bodies are refused or cut without being read, slow headers and bodies are answered
  * 408 and closed, idle keep-alive connections are closed, and one IP's connections are capped.

@@ -1,5 +1,5 @@
 /**
- * Writers never fail on a lock held by another process (README, Concurrent writers): a real CLI
+ * Writers never fail on a lock held by another process (docs/api.md, Concurrent writers): a real CLI
  * child process ingests a file into the store a server is using, and meanwhile every kind of
  * request that writes (POST /v1/ingest, dashboard sign-in, POST /v1/tokens/register) answers
  * without a 500, and the CLI finishes without "database is locked".

@@ -1,5 +1,5 @@
 /**
- * Crash safety of the CLI ingest (DESIGN.md section 3): SIGKILL in the middle of a large file
+ * Crash safety of the CLI ingest (docs/api.md, Data and ingest): SIGKILL in the middle of a large file
  * leaves whole transactions (a consistent store: candles agree with the trades written so far);
  * re-ingesting the same file completes it, every trade is stored exactly once, and the candle
  * rollups at 60 s and 1 day equal a naive aggregation of the raw trades.

@@ -13,7 +13,7 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 
 const ANON_LIMIT = 1000;
 const WINDOW = 60;
-const FREE_LIMIT = 300; // the free plan's requests per minute (DESIGN.md section 7)
+const FREE_LIMIT = 300; // the free plan's requests per minute (docs/api.md, Authentication and keys)
 
 let t: TestApp;
 let server: http.Server;

@@ -1,5 +1,5 @@
 /**
- * "Full schema" (README, Operations): every schema in /openapi.json says what its value is. Walked
+ * "Full schema" (docs/api.md, Operations): every schema in /openapi.json says what its value is. Walked
  * through every parameter, body, answer and component: no schema is `{}` or lacks a type, every
  * object lists its properties, and no answer object is open (additionalProperties is false, or a
  * typed schema for a map such as prices by address). Request bodies may be open where the

@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-// The WebSocket upgrade at /v1/stream is the one /v1 route OpenAPI cannot describe (README, Live stream).
+// The WebSocket upgrade at /v1/stream is the one /v1 route OpenAPI cannot describe (docs/api.md, Live stream).
 const isApi = (path: string) => (path.startsWith('/v1/') || path.startsWith('/udf/')) && path !== '/v1/stream';
 
 /** The layers @koa/router actually registered, found through the app's router middleware. */

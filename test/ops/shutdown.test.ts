@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (DESIGN.md section 2): SIGTERM while requests are in flight lets every one of
+ * Graceful shutdown (docs/operations.md): SIGTERM while requests are in flight lets every one of
  * them finish with an answer (none is reset), closes the store cleanly and exits 0.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

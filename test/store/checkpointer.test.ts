@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints run on a worker thread, not in a COMMIT on the event loop (README, Ingest
+ * WAL checkpoints run on a worker thread, not in a COMMIT on the event loop (docs/api.md, Ingest
  * limits): the server's connection has automatic checkpoints off, and the pages that ingests
  * write into the WAL still reach the database file.
  */

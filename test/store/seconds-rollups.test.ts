@@ -1,5 +1,5 @@
 /**
- * Seconds resolutions read the 1 s and 15 s candle rollups (README, History): the rows one
+ * Seconds resolutions read the 1 s and 15 s candle rollups (docs/api.md, TradingView UDF datafeed): the rows one
  * request reads are bounded by countback x rows per bar, however many trades the covered seconds
  * hold; and migration 008 fills those rollups for trades stored before it exactly as ingest does.
  */

@@ -72,7 +72,7 @@ describe('error answers', () => {
     expect(Buffer.byteLength(exact)).toBe(65_536);
     c.send(exact);
     expect((await c.waitFor((m) => m.id === 'p')).op).toBe('pong');
-    c.send(JSON.stringify({ op: 'ping', id: 'q', pad: 'x'.repeat(65_537 - pad(0)) }));
+    c.send(JSON.stringify({ op: 'ping', id: 'q', pad: 'x'.repeat(65_537 - overhead) }));
     expect(await c.closed()).toBe(1008);
   });
 });

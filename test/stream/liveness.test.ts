@@ -1,5 +1,5 @@
 /**
- * Liveness (README, Live stream): the hub pings, and cuts a connection that stops answering
+ * Liveness (docs/api.md, Live stream): the hub pings, and cuts a connection that stops answering
  * pings; one that answers stays. Run on a hub with short intervals over a real ws server.
  */
 import { afterEach, describe, expect, it } from 'vitest';

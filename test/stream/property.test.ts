@@ -75,7 +75,7 @@ describe('stream bars and trades against the store', () => {
 
   it('a client that drops and resumes with since / sinceId ends with exactly the store’s bars and trades', async () => {
     // Times only move forward here: a bar older than the resume point cannot change while away
-    // (README, Live stream: resume replays bars from `since`).
+    // (docs/api.md, Live stream: resume replays bars from `since`).
     const batches = fc.array(fc.array(row(0), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 10 });
     const plan = batches.chain((b) => fc.tuple(fc.constant(b), fc.array(fc.boolean(), { minLength: b.length, maxLength: b.length })));
     await fc.assert(fc.asyncProperty(plan, ([b, drops]) => run(b, drops)), { numRuns: 15 });

@@ -1,5 +1,5 @@
 /**
- * A client that stops reading (README, Live stream, Slow consumers): what waits for it on the
+ * A client that stops reading (docs/api.md, Live stream, Slow consumers): what waits for it on the
  * server stays bounded (trades over 4 MB waiting give reset overflow and stop; bars are coalesced
  * to the newest state), and once it reads again it gets the overflow reset and the final bar.
  */

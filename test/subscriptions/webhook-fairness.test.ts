@@ -1,5 +1,5 @@
 /**
- * Webhook delivery is fair per tenant (README, Subscriptions, events, ingest): a tenant whose endpoint never answers
+ * Webhook delivery is fair per tenant (docs/api.md, Subscriptions, events, ingest): a tenant whose endpoint never answers
  * holds at most its own in-flight slots, and another tenant's deliveries are all made while those
  * attempts still hang. Real receivers on loopback; the worker's own loop drives delivery.
  */

@@ -2,7 +2,7 @@
  * The paths a TradingView Charting Library user takes, replayed as the stock UDF adapter sends
  * them (its URLs exactly: parameter order, upper-cased input, empty `type` and `exchange`), with
  * the answers pinned: jumping far back, pasting an address, EXCHANGE:TEXT search, a token's first
- * trade after the chart loaded, and a token without markets (README, UDF datafeed).
+ * trade after the chart loaded, and a token without markets (docs/api.md, TradingView UDF datafeed).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';

@@ -1,6 +1,6 @@
 /**
- * /udf/history: the contract's rules one by one (README, UDF datafeed, and the candle rules of
- * README, Data and ingest), and every way a parameter can be wrong.
+ * /udf/history: the contract's rules one by one (docs/api.md, TradingView UDF datafeed, and the candle rules of
+ * docs/api.md, Data and ingest), and every way a parameter can be wrong.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';

@@ -63,5 +63,5 @@ export function barsOf(body: { t: number[]; o: number[]; h: number[]; l: number[
   return body.t.map((t, i) => ({ t, o: body.o[i]!, h: body.h[i]!, l: body.l[i]!, c: body.c[i]!, v: body.v[i]! }));
 }
 
-/** True when two volumes agree within 1e-9 relative (README, Data and ingest). */
+/** True when two volumes agree within 1e-9 relative (docs/api.md, Data and ingest). */
 export const closeVolume = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) + 1e-12;

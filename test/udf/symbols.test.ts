@@ -1,4 +1,4 @@
-/** /udf/config, /udf/symbols, /udf/search and /udf/time (README, UDF datafeed). */
+/** /udf/config, /udf/symbols, /udf/search and /udf/time (docs/api.md, TradingView UDF datafeed). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken } from '../helpers/builders.js';

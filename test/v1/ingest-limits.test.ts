@@ -1,5 +1,5 @@
 /**
- * POST /v1/ingest limits (README, Ingest limits): at most 100,000 records, counted while parsing;
+ * POST /v1/ingest limits (docs/api.md, Ingest limits): at most 100,000 records, counted while parsing;
  * a large batch is written in slices with the event loop running between them, and is visible
  * all at once: no request and no other connection ever sees part of it.
  */

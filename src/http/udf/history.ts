@@ -1,5 +1,5 @@
 /**
- * UDF /history (README, UDF datafeed): bars ascending with every t in [from, to). With a positive
+ * UDF /history (docs/api.md, TradingView UDF datafeed): bars ascending with every t in [from, to). With a positive
  * countback `from` is ignored and the countback newest bars before `to` come back, at most 5000:
  * the Charting Library asks for more when a user jumps far back (setVisibleRange, Go to date) and
  * a 400 there breaks the series until reload, so a larger countback is served as 5000. Without it

@@ -1,5 +1,5 @@
 /**
- * TradingView UDF datafeed (README, UDF datafeed): what the stock udf-compatible-datafeed adapter
+ * TradingView UDF datafeed (docs/api.md, TradingView UDF datafeed): what the stock udf-compatible-datafeed adapter
  * calls, so it charts any token in the store with no glue code. Errors keep both the UDF form and
  * the API envelope (the error handler adds `s`/`errmsg` under /udf/).
  */

@@ -1,5 +1,5 @@
 /**
- * UDF /quotes (README, UDF datafeed): one item per name asked, in the order asked, with `n`
+ * UDF /quotes (docs/api.md, TradingView UDF datafeed): one item per name asked, in the order asked, with `n`
  * exactly as asked, over a rolling 24 h window (now - 24 h, now]. A name that resolves to nothing
  * is an item with `s: "error"`; the answer as a whole stays `s: "ok"`.
  */

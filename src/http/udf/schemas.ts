@@ -1,5 +1,5 @@
 /**
- * Response schemas of the UDF datafeed (README, TradingView UDF datafeed), in the field names the
+ * Response schemas of the UDF datafeed (docs/api.md, TradingView UDF datafeed), in the field names the
  * TradingView adapter reads (snake_case, one-letter bar arrays). Symbol info never has an `s`.
  */
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-/** UDF /config, /symbols, /search and /time (README, UDF datafeed). */
+/** UDF /config, /symbols, /search and /time (docs/api.md, TradingView UDF datafeed). */
 import { z } from 'zod';
 import { intParam, textParam } from '../validate.js';
 import type { ApiRouter } from '../route.js';

@@ -1,5 +1,5 @@
 /**
- * Account and API keys: /v1/me, /v1/keys (DESIGN.md section 7). Thin handlers over the accounts
+ * Account and API keys: /v1/me, /v1/keys (docs/api.md, Authentication and keys). Thin handlers over the accounts
  * service; AccountError kinds become the contract's errors here. Every answer is private to the
  * key's tenant and carries `Cache-Control: no-store` (the ones with a secret above all).
  */

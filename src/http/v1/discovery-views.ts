@@ -1,5 +1,5 @@
 /**
- * The computed answers behind /v1/market/*, /v1/search and /v1/prices (README, Discovery and
+ * The computed answers behind /v1/market/*, /v1/search and /v1/prices (docs/api.md, Discovery and
  * Search). Trending, gainers and losers read the window boards (window-board.ts), which keep
  * every traded token's figures current; search reads the search index and the 24 h board. Both
  * answer for the second the board was brought to. New and prices read a bounded set of tokens.
@@ -122,7 +122,7 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
   /**
    * Prices keyed by each address as asked; an unknown token is null. `updatedAt` is the time of
    * the trade that set the price (null before any trade), not of the last ingest: a quiet token's
-   * price is as old as its last trade. README, Discovery.
+   * price is as old as its last trade. docs/api.md, Discovery.
    */
   function prices(asked: readonly { asked: string; address: string }[], now: number): Record<string, Price> {
     const out: Record<string, Price> = {};

@@ -1,10 +1,10 @@
 /**
- * POST /v1/ingest (DESIGN.md sections 3 and 9): the same ingest path as the CLI, one atomic
+ * POST /v1/ingest (docs/api.md, Data and ingest; docs/api.md, Subscriptions, events, ingest): the same ingest path as the CLI, one atomic
  * transaction per request. The body is NDJSON (application/x-ndjson) or a JSON array of records
  * (application/json), UTF-8, uncompressed, at most 10 MB (a larger Content-Length is refused
  * before reading) and at most 100,000 records (counted while parsing). An invalid batch is 400
  * invalid_body with `details` [{line, error}] (for an array, line = 1-based index) and nothing of
- * it is written. Parsing, validation and writing yield to the event loop (README, Ingest limits).
+ * it is written. Parsing, validation and writing yield to the event loop (docs/api.md, Ingest limits).
  */
 import { z } from 'zod';
 import getRawBody from 'raw-body';

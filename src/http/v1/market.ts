@@ -1,5 +1,5 @@
 /**
- * Discovery, search and prices (README, Discovery and Search): thin handlers over the cached views of
+ * Discovery, search and prices (docs/api.md, Discovery and Search): thin handlers over the cached views of
  * discovery-views.ts.
  */
 import { z } from 'zod';

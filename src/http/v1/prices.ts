@@ -1,5 +1,5 @@
 /**
- * GET /v1/prices/at (README, Discovery, search, prices): the price of up to 100 tokens at a past
+ * GET /v1/prices/at (docs/api.md, Discovery, search, prices): the price of up to 100 tokens at a past
  * time, each the last trade at or before it in trade order. One index seek per token; not cached,
  * since a backfilled trade can change any past answer.
  */

@@ -1,5 +1,5 @@
 /**
- * /v1/search over the search index and the 24 h window board (README, Search). Order: exact
+ * /v1/search over the search index and the 24 h window board (docs/api.md, Search). Order: exact
  * address, exact symbol, symbol prefix, name contains; within each by 24 h volume, ties by
  * address; each token once, under its best match. A match kind's tokens with 24 h volume are
  * among the board's traded tokens, already in volume order; the rest (volume 0, by address) are

@@ -1,5 +1,5 @@
 /**
- * Subscriptions and events (DESIGN.md section 9): POST /v1/tokens/register, GET
+ * Subscriptions and events (docs/api.md, Subscriptions, events, ingest): POST /v1/tokens/register, GET
  * /v1/tokens/registered, DELETE /v1/tokens/registered/:address, GET /v1/events. Thin handlers
  * over the subscriptions and events services; every answer is private to the key's tenant
  * (`Cache-Control: no-store`). Reads need the `read` scope; registering and removing need `manage`.

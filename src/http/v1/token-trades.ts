@@ -1,5 +1,5 @@
 /**
- * GET /v1/token/:address/trades and /candles (DESIGN.md section 5). Trades page by keyset on
+ * GET /v1/token/:address/trades and /candles (docs/api.md, Token reads). Trades page by keyset on
  * (blockTime, id), newest first, with signed cursors that carry the walk's snapshot bound;
  * candles are the bars of /udf/history (candles-repo readBars, same rules), as objects.
  */

@@ -1,5 +1,5 @@
 /**
- * Token reads (DESIGN.md section 5): overview and ranked lists here; trades and candles in
+ * Token reads (docs/api.md, Token reads): overview and ranked lists here; trades and candles in
  * token-trades.ts. Handlers validate, find the token (404 when unknown), and shape the answer
  * of the cached views in token-views.ts.
  */

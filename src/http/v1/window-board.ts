@@ -1,5 +1,5 @@
 /**
- * The window board (README, Discovery): for one window w, the exact figures at `asOf` of every
+ * The window board (docs/api.md, Discovery): for one window w, the exact figures at `asOf` of every
  * token traded in (asOf - w, asOf], kept in memory and brought forward to a newer `now` by
  * recomputing only the tokens whose figures can have changed:
  * - tokens an ingest touched, whichever process wrote (the token change log of migration 009);

@@ -1,4 +1,4 @@
--- Tenants, plans and API keys (DESIGN.md section 7). Plans are seeded here and editable in the store.
+-- Tenants, plans and API keys (docs/api.md, Authentication and keys). Plans are seeded here and editable in the store.
 
 CREATE TABLE plans (
   name                TEXT PRIMARY KEY,

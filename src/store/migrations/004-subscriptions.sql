@@ -1,4 +1,4 @@
--- Subscriptions, events and the webhook outbox (DESIGN.md section 9).
+-- Subscriptions, events and the webhook outbox (docs/api.md, Subscriptions, events, ingest).
 
 -- A tenant's registration of a token (the token need not be in the store yet).
 CREATE TABLE subscriptions (

@@ -1,4 +1,4 @@
--- Dashboard sign-in (DESIGN.md section 11): sessions and the record of failed sign-ins.
+-- Dashboard sign-in (docs/api.md, Pages): sessions and the record of failed sign-ins.
 
 -- A session is known by the SHA-256 of its random id; the id itself lives only in the browser's
 -- cookie. A session ends at expires_at (idle limit, moved forward on use) or at

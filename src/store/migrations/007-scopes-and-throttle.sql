@@ -1,4 +1,4 @@
--- The manage scope (README, Authentication and keys): creating, rotating and revoking keys and
+-- The manage scope (docs/api.md, Authentication and keys): creating, rotating and revoking keys and
 -- registering subscriptions used to need only `read`. Keys that existed before keep what they
 -- could do: every key holding `read` also gets `manage`.
 UPDATE api_keys

@@ -3,7 +3,7 @@
 -- symbol and symbol prefix are index ranges, a walk in address order reads only this narrow
 -- table, and names are searched by substring through an FTS5 trigram index (queries of three or
 -- more characters). Filled here with SQLite's lower(), which folds ASCII only; the repo refolds
--- the tokens with other letters once, in JavaScript (README, Search).
+-- the tokens with other letters once, in JavaScript (docs/api.md, Search).
 
 CREATE TABLE token_search (
   token_id INTEGER PRIMARY KEY,

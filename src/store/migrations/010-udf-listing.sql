@@ -1,4 +1,4 @@
--- Indexed symbol lookup and search for the UDF datafeed (README, UDF datafeed), so that
+-- Indexed symbol lookup and search for the UDF datafeed (docs/api.md, TradingView UDF datafeed), so that
 -- /udf/symbols, /udf/search and /udf/config cost the same on a store of 200,000 tokens as on one
 -- of ten: nothing below is read by scanning every token.
 --

@@ -1,5 +1,5 @@
 /**
- * Response schemas of the account routes (README, Authentication and keys): /v1/me and the key
+ * Response schemas of the account routes (docs/api.md, Authentication and keys): /v1/me and the key
  * routes. A key's secret appears only in the answer that creates it.
  */
 import { z } from 'zod';

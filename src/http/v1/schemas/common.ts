@@ -1,5 +1,5 @@
 /**
- * Building blocks of the /v1 response schemas (README, Conventions): numbers are JSON numbers,
+ * Building blocks of the /v1 response schemas (docs/api.md, Conventions): numbers are JSON numbers,
  * times unix seconds, `...Pct` percentages; a value the store does not know is null, never
  * absent. Each block carries its description, so every field of /openapi.json says what it is.
  */

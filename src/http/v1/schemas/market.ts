@@ -1,5 +1,5 @@
 /**
- * Response schemas of discovery, search and prices (README, Discovery, search, prices): the ranked
+ * Response schemas of discovery, search and prices (docs/api.md, Discovery, search, prices): the ranked
  * lists (trending, gainers, losers, new), search, the current prices and the prices at a time.
  */
 import { z } from 'zod';

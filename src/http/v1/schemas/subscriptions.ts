@@ -1,5 +1,5 @@
 /**
- * Response schemas of subscriptions, events and ingest (README, Subscriptions, events, ingest).
+ * Response schemas of subscriptions, events and ingest (docs/api.md, Subscriptions, events, ingest).
  * An event is exactly the body a webhook receives.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Response schemas of the token reads (README, Token reads): overview, trades, candles, top
+ * Response schemas of the token reads (docs/api.md, Token reads): overview, trades, candles, top
  * traders, holders, markets. The handlers' answers are typed by these, and /openapi.json shows
  * them through z.toJSONSchema; each has one example that validates against it.
  */

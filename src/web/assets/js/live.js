@@ -1,4 +1,4 @@
-// Live updates of the pages from /v1/stream (README, Live stream): the chart's bars are pushed
+// Live updates of the pages from /v1/stream (docs/api.md, Live stream): the chart's bars are pushed
 // as they change, and the page is told when the token's overview or trades changed. Polling is
 // only the fallback for when the WebSocket cannot connect (a proxy that refuses upgrades, say);
 // the stream is tried again every 30 s, and polling stops once it connects.
