@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gracefulClose } from '../../src/http/graceful-close.js';
 import { rawGet, type RawAnswer } from './support.js';
 
@@ -28,6 +28,15 @@ async function fireAndClose(server: http.Server, close: () => Promise<void>, n: 
   await closed;
   return answers;
 }
+
+/** Lets the event loop turn a few times (setImmediate is never faked here). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('gracefulClose', () => {
   it('answers every request sent before close, with Connection: close, and then closes', async () => {
@@ -60,9 +69,11 @@ describe('gracefulClose', () => {
     });
     expect(status).toBe(200);
     expect(graceful.connections).toBe(1);
-    const t0 = Date.now();
+    // With the deadline's timer frozen, close can only finish by closing the idle connection itself.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     await graceful.close(30_000);
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(graceful.connections).toBe(0);
     agent.destroy();
   });
 
@@ -75,9 +86,18 @@ describe('gracefulClose', () => {
     const silent = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => silent.once('connect', () => resolve()));
     while (graceful.connections === 0) await new Promise((r) => setTimeout(r, 5));
-    const t0 = Date.now();
-    await graceful.close(300);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let done = false;
+    const closing = graceful.close(300).then(() => void (done = true));
+    await turns(20);
+    vi.advanceTimersByTime(299);
+    await turns(20);
+    // One millisecond before the deadline the silent connection is still open ...
+    expect(done).toBe(false);
+    expect(graceful.connections).toBe(1);
+    vi.advanceTimersByTime(1);
+    await closing;
+    // ... and at the deadline it is cut.
     expect(graceful.connections).toBe(0);
     silent.destroy();
   });
