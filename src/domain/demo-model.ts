@@ -71,7 +71,7 @@ const TIERS: Record<Tier, TierModel> = {
   large: { cap: [4e7, 4e8], liquidityShare: [0.01, 0.03], tradesPerHour: [20, 45], medianTradeUsd: [900, 2000], dailyVol: [0.04, 0.07], holders: [2500, 4500], ageDays: [200, 900], markets: [2, 3] },
   mid: { cap: [2e6, 2e7], liquidityShare: [0.03, 0.08], tradesPerHour: [6, 16], medianTradeUsd: [250, 600], dailyVol: [0.06, 0.12], holders: [900, 2200], ageDays: [45, 400], markets: [1, 3] },
   small: { cap: [3e4, 1.5e6], liquidityShare: [0.06, 0.2], tradesPerHour: [1, 5], medianTradeUsd: [40, 150], dailyVol: [0.1, 0.2], holders: [150, 800], ageDays: [3, 300], markets: [1, 2] },
-  fresh: { cap: [4e5, 3e6], liquidityShare: [0.12, 0.3], tradesPerHour: [2500, 4500], medianTradeUsd: [20, 80], dailyVol: [0.3, 0.5], holders: [120, 450], ageDays: [0.1, 0.4], markets: [1, 1] },
+  fresh: { cap: [4e4, 3e5], liquidityShare: [0.12, 0.3], tradesPerHour: [60, 150], medianTradeUsd: [60, 200], dailyVol: [0.3, 0.5], holders: [120, 450], ageDays: [0.15, 1.7], markets: [1, 1] },
 };
 
 /** sfc32: a small, fast, well-distributed seeded generator. */
