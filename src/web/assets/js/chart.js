@@ -65,7 +65,7 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
   // For the browser tests: the prices at the bottom and top of the visible axis, and how it labels a price.
   window.__chartAxis = (sample) => {
     const { height } = chart.paneSize(0);
-    return { bottom: candles.coordinateToPrice(height), top: candles.coordinateToPrice(0), sample: candles.priceFormatter().format(sample) };
+    return { bottom: candles.coordinateToPrice(height - 1), top: candles.coordinateToPrice(0), sample: candles.priceFormatter().format(sample) };
   };
 
   let generation = 0;
