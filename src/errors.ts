@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'token_not_found'
+  | 'market_not_found'
   | 'key_not_found'
   | 'subscription_not_found'
   | 'method_not_allowed'
@@ -60,6 +61,9 @@ export const invalidAddress = (param = 'address'): ApiError =>
 
 export const tokenNotFound = (address: string): ApiError =>
   new ApiError(404, 'token_not_found', `no token with address ${address}`);
+
+export const marketNotFound = (market: string, token: string): ApiError =>
+  new ApiError(404, 'market_not_found', `no market ${market} of token ${token}`, { param: 'market' });
 
 export const unauthorized = (message = 'a valid API key is required'): ApiError =>
   new ApiError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });

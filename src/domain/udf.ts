@@ -101,6 +101,29 @@ export function symbolInfo(token: UdfToken, exchange: string) {
   };
 }
 
+/**
+ * Symbol info of a pair (README, Pairs and native prices): a market as a symbol, named
+ * SYMBOL/QUOTE, on its dex, in USD or in its quote token (`currency`), both listed in
+ * currency_codes so the chart offers the switch. `lastPrice` is in that currency.
+ */
+export function pairSymbolInfo(
+  token: UdfToken & { name: string },
+  market: { address: string; dex: string; quoteSymbol: string },
+  currency: 'usd' | 'native',
+  lastPrice: number | null,
+) {
+  const base = symbolInfo({ ...token, priceUsd: lastPrice }, market.dex);
+  return {
+    ...base,
+    name: `${token.symbol}/${market.quoteSymbol}`,
+    ticker: market.address,
+    description: `${token.name} / ${market.quoteSymbol} on ${market.dex}`,
+    listed_exchange: market.dex,
+    currency_code: currency === 'usd' ? 'USD' : market.quoteSymbol,
+    currency_codes: ['USD', market.quoteSymbol],
+  };
+}
+
 /** `EXCHANGE:SYMBOL`; the exchange is never empty (the chain name for a token without markets). */
 export const fullName = (exchange: string, symbol: string): string => `${exchange}:${symbol}`;
 

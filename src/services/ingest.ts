@@ -12,6 +12,8 @@ import { nowSeconds } from '../domain/clock.js';
 import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
 import { rollupDeltas } from '../domain/candles.js';
 import { createCandlesRepo } from '../store/candles-repo.js';
+import { marketRollupDeltas } from '../domain/market-candles.js';
+import { createMarketCandlesRepo } from '../store/market-candles-repo.js';
 import type { TradeJson } from '../store/trades-repo.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 
@@ -74,6 +76,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   const { db } = deps.store;
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
   const candles = createCandlesRepo(db);
+  const marketCandles = createMarketCandlesRepo(db);
 
   const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
   const upsertToken = db.prepare(`
@@ -207,6 +210,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
 
     if (trades.length > 0) {
       candles.applyDeltas(rollupDeltas(trades));
+      marketCandles.applyDeltas(marketRollupDeltas(trades));
       const newest = new Map<number, InsertedTrade>();
       for (const t of trades) {
         const cur = newest.get(t.tokenId);

@@ -27,6 +27,39 @@ export type CandlesRepo = {
 
 const NEG_INF = -1;
 
+/**
+ * Folds rollup rows into the bars of a query: `rows(lower, upper)` yields [t, o, h, l, c, v] of
+ * the rollup width for `res`, t in [lower, upper), newest first. Shared by the token's and the
+ * markets' rollups, so both give the same bars by the same rules.
+ */
+export function foldBars(
+  res: Resolution,
+  q: BarQuery,
+  rows: (lower: number, upper: number) => Iterable<number[]>,
+  stats?: { rows: number },
+): Bar[] {
+  const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
+  // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
+  const upper = nextBucket(res, bucketStart(res, q.to - 1));
+  const lower = q.mode === 'range' ? bucketStart(res, q.from) : NEG_INF;
+  const builder = new DescendingBarBuilder();
+  // The bar being built is complete once a row of an older bucket arrives, so stop when
+  // `want` bars are complete and the next row starts another bucket.
+  let read = 0;
+  for (const row of rows(lower, upper)) {
+    read++;
+    const bucket = bucketStart(res, row[0]!);
+    if (builder.completed === want - 1 && builder.currentBucket !== null && builder.currentBucket !== bucket) {
+      break;
+    }
+    builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
+  }
+  if (stats !== undefined) stats.rows = read;
+  let bars = builder.finish();
+  if (q.mode === 'range') bars = bars.filter((b) => b.t >= q.from);
+  return bars.length > want ? bars.slice(bars.length - want) : bars;
+}
+
 export function createCandlesRepo(db: Db): CandlesRepo {
   const upsert = db.prepare(`
     INSERT INTO candles (token_id, res, t, o, h, l, c, v, vb, n, nb, o_time, o_id, c_time, c_id)
@@ -61,27 +94,7 @@ export function createCandlesRepo(db: Db): CandlesRepo {
     },
 
     readBars(tokenId, res, q, stats) {
-      const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
-      // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
-      const upper = nextBucket(res, bucketStart(res, q.to - 1));
-      const lower = q.mode === 'range' ? bucketStart(res, q.from) : NEG_INF;
-      const source = rollupSourceFor(res);
-      const builder = new DescendingBarBuilder();
-      // The bar being built is complete once a row of an older bucket arrives, so stop when
-      // `want` bars are complete and the next row starts another bucket.
-      let read = 0;
-      for (const row of rollupDesc.iterate(tokenId, source, lower, upper) as Iterable<number[]>) {
-        read++;
-        const bucket = bucketStart(res, row[0]!);
-        if (builder.completed === want - 1 && builder.currentBucket !== null && builder.currentBucket !== bucket) {
-          break;
-        }
-        builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
-      }
-      if (stats !== undefined) stats.rows = read;
-      let bars = builder.finish();
-      if (q.mode === 'range') bars = bars.filter((b) => b.t >= q.from);
-      return bars.length > want ? bars.slice(bars.length - want) : bars;
+      return foldBars(res, q, (lower, upper) => rollupDesc.iterate(tokenId, rollupSourceFor(res), lower, upper) as Iterable<number[]>, stats);
     },
 
     newestBarBefore(tokenId, res, before) {

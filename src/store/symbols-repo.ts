@@ -19,6 +19,9 @@ export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTrade
 /** A resolved name: the token and the exchange to show for it (never empty). */
 export type Resolved = { token: SymbolRow; exchange: string };
 
+/** A market named as a pair symbol (README, Pairs and native prices), with its token. */
+export type ResolvedPair = { token: SymbolRow; market: { address: string; dex: string; quoteSymbol: string } };
+
 export type SearchQuery = {
   /** Symbol prefix, name word prefix, address (exact, or prefix of 4+ characters); case-insensitive. */
   query: string;
@@ -64,6 +67,7 @@ type HitParams = { dex: string; q: string; limit: number };
 export const SYMBOLS_SQL = {
   tokenById: `${TOKEN} WHERE t.id = ?`,
   idByAddress: 'SELECT id FROM tokens WHERE address = ?',
+  marketByAddress: 'SELECT token_id AS tokenId, address, dex, quote_symbol AS quoteSymbol FROM markets WHERE address = ?',
   idsByAddressNocase: 'SELECT id FROM tokens WHERE address = ? COLLATE NOCASE LIMIT 2',
   idBySymbol: 'SELECT token_id FROM udf_listing WHERE dex = @dex AND symbol = @symbol ORDER BY liquidity_usd DESC, address LIMIT 1',
   listedOn: 'SELECT dex FROM udf_listing WHERE token_id = ? AND dex = ?',
@@ -104,6 +108,7 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
   const { denseMatches, walkBudget } = tuning;
   const tokenById = db.prepare<[number], SymbolRow>(SYMBOLS_SQL.tokenById);
   const idByAddress = db.prepare<[string], number>(SYMBOLS_SQL.idByAddress).pluck();
+  const marketByAddress = db.prepare<[string], { tokenId: number; address: string; dex: string; quoteSymbol: string }>(SYMBOLS_SQL.marketByAddress);
   const idsByAddressNocase = db.prepare<[string], number>(SYMBOLS_SQL.idsByAddressNocase).pluck();
   const idBySymbol = db.prepare<{ dex: string; symbol: string }, number>(SYMBOLS_SQL.idBySymbol).pluck();
   const listedOn = db.prepare<[number, string], string>(SYMBOLS_SQL.listedOn).pluck();
@@ -198,6 +203,20 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
         if (found !== null) return found;
       }
       return lookup(n, '');
+    },
+
+    /**
+     * A market named by its address, or `EXCHANGE:ADDRESS` (the exchange, when not empty or the
+     * chain name, must be the market's dex, case-insensitively); null when it names no market.
+     */
+    pair(name: string): ResolvedPair | null {
+      const n = name.trim();
+      const colon = n.indexOf(':');
+      const dex = colon < 0 ? '' : dexKey(n.slice(0, colon).trim() || null);
+      const address = normalizeAddress(colon < 0 ? n : n.slice(colon + 1).trim());
+      const m = address === null ? undefined : marketByAddress.get(address);
+      if (m === undefined || (dex !== '' && dex.toLowerCase() !== m.dex.toLowerCase())) return null;
+      return { token: token(m.tokenId), market: { address: m.address, dex: m.dex, quoteSymbol: m.quoteSymbol } };
     },
 
     /**

@@ -143,7 +143,7 @@ export function ask(
 
 const CODES = new Set([
   'invalid_parameter', 'invalid_cursor', 'invalid_address', 'invalid_body', 'conflicting_credentials', 'unauthorized',
-  'forbidden', 'not_found', 'token_not_found', 'key_not_found', 'subscription_not_found', 'method_not_allowed',
+  'forbidden', 'not_found', 'token_not_found', 'market_not_found', 'key_not_found', 'subscription_not_found', 'method_not_allowed',
   'key_limit_reached', 'subscription_limit_reached', 'payload_too_large', 'unsupported_media_type', 'rate_limited',
 ]);
 

@@ -21,6 +21,7 @@ describe('query plans', () => {
   const params: Record<keyof typeof SYMBOLS_SQL, unknown[]> = {
     tokenById: [1],
     idByAddress: ['abc'],
+    marketByAddress: ['abc'],
     idsByAddressNocase: ['ABC'],
     idBySymbol: [{ dex: '', symbol: 'BONK' }],
     listedOn: [1, 'orca'],

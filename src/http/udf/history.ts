@@ -12,7 +12,8 @@ import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
 import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
 import { MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
-import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
+import type { Currency } from '../../store/market-candles-repo.js';
 import { udfHistory, udfHistoryExample } from './schemas.js';
 
 /** 10000-01-01T00:00:00Z: every representable trade time is before it. */
@@ -25,12 +26,12 @@ export type HistoryBody =
   | { s: 'no_data'; nextTime?: number };
 
 export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, candles, cache } = deps;
+  const { symbols, candles, marketCandles, cache } = deps;
   router.add(
     {
       method: 'get',
       path: '/udf/history',
-      summary: 'UDF bars: ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
+      summary: 'UDF bars (of a token, or of a pair in USD or its quote token): ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -54,18 +55,23 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         if (q.from >= q.to) throw invalidParameter('from', 'from must be less than to');
         query = { mode: 'range', from: q.from, to: q.to };
       }
-      const { token } = resolveOr404(symbols, q.symbol);
+      const chart = resolveChart(symbols, q.symbol, q.currencyCode);
+      const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
+      const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
       // Bars depend only on the token's trades and the query: cached until the token changes.
-      const key = `udf-history|${res.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${query.to}`;
-      return cache.json({ token: token.id }, key, () => historyBody(token.id, res, query));
+      const key = `udf-history|${res.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${query.to}|${pair?.market ?? ''}|${pair?.currency ?? ''}`;
+      return cache.json({ token: tokenId }, key, () => historyBody(tokenId, pair, res, query));
     },
   );
 
-  function historyBody(tokenId: number, res: Resolution, query: BarQuery): HistoryBody {
-    const bars = candles.readBars(tokenId, res, query);
+  function historyBody(tokenId: number, pair: { market: string; currency: Currency } | null, res: Resolution, query: BarQuery): HistoryBody {
+    const bars = pair === null ? candles.readBars(tokenId, res, query) : marketCandles.readBars(tokenId, pair.market, pair.currency, res, query);
     if (bars.length === 0) {
       // A countback read already looked at everything before `to`: nothing older exists.
-      const older = query.mode === 'range' ? candles.newestBarBefore(tokenId, res, query.from) : null;
+      const older =
+        query.mode !== 'range' ? null
+        : pair === null ? candles.newestBarBefore(tokenId, res, query.from)
+        : marketCandles.newestBarBefore(tokenId, pair.market, res, query.from);
       return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
     }
     const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };

@@ -7,6 +7,7 @@ import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
 import { createSymbolsRepo } from '../../store/symbols-repo.js';
 import { createCandlesRepo } from '../../store/candles-repo.js';
+import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { createWindowRepo } from '../../store/window-repo.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
@@ -19,6 +20,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
     clock: deps.clock,
     symbols: createSymbolsRepo(db, deps.config.chain),
     candles: createCandlesRepo(db),
+    marketCandles: createMarketCandlesRepo(db),
     windows: createWindowRepo(db),
     cache: deps.cache,
   };

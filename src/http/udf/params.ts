@@ -1,15 +1,23 @@
 /** Dependencies, query parameters and errors shared by the UDF routes. */
 import type { z } from 'zod';
-import { ApiError } from '../../errors.js';
-import { enumParam, textParam } from '../validate.js';
-import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
+import { ApiError, invalidParameter } from '../../errors.js';
+import { textParam } from '../validate.js';
+import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
+import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { Clock } from '../../domain/clock.js';
 
 /** What the UDF routes are built from. */
-export type UdfDeps = { clock: Clock; symbols: SymbolsRepo; candles: CandlesRepo; windows: WindowRepo; cache: ResponseCache };
+export type UdfDeps = {
+  clock: Clock;
+  symbols: SymbolsRepo;
+  candles: CandlesRepo;
+  marketCandles: MarketCandlesRepo;
+  windows: WindowRepo;
+  cache: ResponseCache;
+};
 
 /** The longest symbol name looked up (an address is at most 44 characters; a symbol 32). */
 export const MAX_NAME = 200;
@@ -18,15 +26,39 @@ export const MAX_NAME = 200;
 export const symbolParam = () => textParam(1, MAX_NAME);
 
 /**
- * Parameters the adapter adds to /symbols and /history: accepted, and ignored (every price here is
- * in USD, and there are no units).
+ * Parameters the adapter adds to /symbols and /history. `currencyCode` is USD, or for a pair
+ * symbol its quote symbol (README, Pairs and native prices); `unitId` is accepted and ignored.
  */
 export const adapterParams = {
-  currencyCode: enumParam(['USD'] as const).optional(),
+  currencyCode: textParam(1, 32).optional().describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
   unitId: textParam(1, 64).optional(),
 } satisfies Record<string, z.ZodType>;
 
 export const unknownSymbol = (): ApiError => new ApiError(404, 'token_not_found', 'unknown symbol', { param: 'symbol' });
+
+/** What a chart names: a token (in USD), or a market as a pair in USD or in its quote token. */
+export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair: ResolvedPair; currency: Currency };
+
+/**
+ * Resolves a symbol and the adapter's currencyCode: a token first (its names work as they always
+ * did), else a market address; 404 token_not_found ("unknown symbol") when neither. A token is
+ * in USD only; a pair in USD or its quote symbol (case-insensitive), else 400 on currencyCode.
+ */
+export function resolveChart(symbols: SymbolsRepo, name: string, currencyCode: string | undefined): Chart {
+  const code = currencyCode ?? 'USD';
+  const resolved = symbols.resolve(name);
+  if (resolved !== null) {
+    if (code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
+    return { kind: 'token', resolved };
+  }
+  const pair = symbols.pair(name);
+  // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
+  if (pair === null && code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
+  if (pair === null) throw unknownSymbol();
+  if (code.toUpperCase() === 'USD') return { kind: 'pair', pair, currency: 'usd' };
+  if (code.toLowerCase() === pair.market.quoteSymbol.toLowerCase()) return { kind: 'pair', pair, currency: 'native' };
+  throw invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
+}
 
 /** The token a chart names, or 404 token_not_found ("unknown symbol" in the UDF form). */
 export function resolveOr404(symbols: SymbolsRepo, name: string): Resolved {

@@ -3,15 +3,15 @@ import { z } from 'zod';
 import { intParam, textParam } from '../validate.js';
 import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
-import { SYMBOL_TYPE, searchItem, splitSearchQuery, symbolInfo, udfConfig } from '../../domain/udf.js';
-import { adapterParams, resolveOr404, symbolParam, type UdfDeps } from './params.js';
+import { SYMBOL_TYPE, pairSymbolInfo, searchItem, splitSearchQuery, symbolInfo, udfConfig } from '../../domain/udf.js';
+import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
 import * as S from './schemas.js';
 
 export const SEARCH_LIMIT_DEFAULT = 30;
 export const SEARCH_LIMIT_MAX = 100;
 
 export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, clock, cache } = deps;
+  const { symbols, marketCandles, clock, cache } = deps;
 
   router.add(
     { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf', response: S.udfConfig, example: S.udfConfigExample },
@@ -23,7 +23,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/symbols',
-      summary: 'UDF symbol info for an address, a symbol (most liquid wins) or EXCHANGE:SYMBOL',
+      summary: 'UDF symbol info for an address, a symbol (most liquid wins) or EXCHANGE:SYMBOL; a market address is a pair symbol (SYMBOL/QUOTE)',
       access: 'public',
       tag: 'udf',
       query: z.object({ symbol: symbolParam(), ...adapterParams }),
@@ -31,8 +31,10 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       example: S.udfSymbolExample,
     },
     (_ctx, q) => {
-      const { token, exchange } = resolveOr404(symbols, q.symbol);
-      return symbolInfo(token, exchange);
+      const chart = resolveChart(symbols, q.symbol, q.currencyCode);
+      if (chart.kind === 'token') return symbolInfo(chart.resolved.token, chart.resolved.exchange);
+      const { token, market } = chart.pair;
+      return pairSymbolInfo(token, market, chart.currency, marketCandles.lastPrice(token.id, market.address, chart.currency));
     },
   );
 

@@ -7,12 +7,13 @@ import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
 import { addressParam, enumParam, intParam } from '../validate.js';
-import { invalidParameter } from '../../errors.js';
+import { invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
 import { cursorSecret } from '../../store/meta-repo.js';
 import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/trades-repo.js';
 import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
+import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { invalidCursor, MAX_TIME, pathToken, resolutionParam } from './params.js';
 import { viewsFor } from './views.js';
 import * as S from './schemas/tokens.js';
@@ -22,6 +23,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
   const { tokens } = viewsFor(deps);
   const trades = createTradesRepo(db);
   const candles = createCandlesRepo(db);
+  const marketCandles = createMarketCandlesRepo(db);
   const secret = cursorSecret(db);
 
   api.add(
@@ -81,7 +83,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
     {
       method: 'get',
       path: '/v1/token/:address/candles',
-      summary: 'OHLCV bars of a token (the bars of /udf/history)',
+      summary: 'OHLCV bars of a token (the bars of /udf/history), or of one of its markets in USD or in the quote token',
       access: 'public',
       tag: 'tokens',
       query: z.object({
@@ -89,12 +91,20 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         from: intParam(0, MAX_TIME).optional(),
         to: intParam(0, MAX_TIME).optional(),
         countback: intParam(0, MAX_BARS).optional(),
+        market: addressParam().optional().describe('A market (pair) of the token: only its trades make the bars'),
+        currency: enumParam(['usd', 'native'] as const)
+          .prefault('usd')
+          .describe('usd (priceUsd, volumeUsd), or native with a market: price quoteAmount / amount, volume in quote units'),
       }),
       response: S.tokenCandles,
       example: S.tokenCandlesExample,
     },
     (ctx, q) => {
       const token = pathToken(ctx, tokens);
+      const currency = q.currency ?? 'usd';
+      // A token's markets may have different quotes: native prices mean something for one market only.
+      if (currency === 'native' && q.market === undefined) throw invalidParameter('currency', 'currency=native needs a market');
+      if (q.market !== undefined && marketCandles.marketToken(q.market) !== token.id) throw marketNotFound(q.market, token.address);
       // `to` defaults to just after the current second, so the bar in progress is included.
       const to = q.to ?? nowSeconds(deps.clock) + 1;
       let query: BarQuery;
@@ -105,9 +115,12 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         if (q.from >= to) throw invalidParameter('from', 'from must be less than to');
         query = { mode: 'range', from: q.from, to };
       }
-      const key = `candles|${q.resolution.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${to}`;
+      const key = `candles|${q.resolution.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${to}|${q.market ?? ''}|${currency}`;
       return deps.cache.json({ token: token.id }, key, () => {
-        const bars = candles.readBars(token.id, q.resolution, query);
+        const bars =
+          q.market === undefined
+            ? candles.readBars(token.id, q.resolution, query)
+            : marketCandles.readBars(token.id, q.market, currency, q.resolution, query);
         return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
       });
     },

@@ -123,11 +123,11 @@ export const tokenCandles = z
       .array(
         z.strictObject({
           t: unixTime('Start of the bar'),
-          o: z.number().describe('Open'),
+          o: z.number().describe('Open (USD, or in the quote token with currency=native)'),
           h: z.number().describe('High'),
           l: z.number().describe('Low'),
           c: z.number().describe('Close'),
-          v: z.number().describe('Volume (USD)'),
+          v: z.number().describe('Volume: USD, or quote units with currency=native'),
         }),
       )
       .describe('Bars ascending by t; the same bars as /udf/history'),

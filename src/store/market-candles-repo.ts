@@ -1,0 +1,94 @@
+/**
+ * Per-market candle rollups (README, Pairs and native prices): written at ingest next to the
+ * token's, read for a market's bars in USD or in its quote token. Reads fold rollups only, by the
+ * same rules as the token's (candles-repo foldBars), so a request stays bounded by its bars.
+ */
+import type { Db } from './db.js';
+import type { Bar } from '../domain/candles.js';
+import type { MarketRollupDelta } from '../domain/market-candles.js';
+import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../domain/resolution.js';
+import { foldBars, type BarQuery } from './candles-repo.js';
+
+export type Currency = 'usd' | 'native';
+
+export type MarketCandlesRepo = {
+  /** Merges deltas into the stored rollups (call inside the ingest transaction). */
+  applyDeltas(deltas: Iterable<MarketRollupDelta>): void;
+  /** Bars of one market of a token, ascending, by the rules of candles-repo readBars. */
+  readBars(tokenId: number, market: string, currency: Currency, res: Resolution, q: BarQuery, stats?: { rows: number }): Bar[];
+  /** The market's last trade price in that currency (the close of its newest day), or null without trades. */
+  lastPrice(tokenId: number, market: string, currency: Currency): number | null;
+  /** The id of the token a market (by address) belongs to, or null for an unknown market. */
+  marketToken(market: string): number | null;
+  /** The start of the market's newest bar before `before`, or null when there is none. */
+  newestBarBefore(tokenId: number, market: string, res: Resolution, before: number): number | null;
+};
+
+const takeOver = (side: 'o' | 'c', cols: string[]): string =>
+  cols
+    .map((col) => {
+      const cmp = side === 'o' ? '(excluded.o_time, excluded.o_id) < (o_time, o_id)' : '(excluded.c_time, excluded.c_id) > (c_time, c_id)';
+      return `${col} = CASE WHEN ${cmp} THEN excluded.${col} ELSE ${col} END`;
+    })
+    .join(',\n      ');
+
+export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
+  // The keys (o_time, o_id / c_time, c_id) are assigned last: SQLite evaluates every SET
+  // expression against the old row, so their order does not matter, but it reads plainer.
+  const upsert = db.prepare(`
+    INSERT INTO market_candles (token_id, market, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (token_id, market, res, t) DO UPDATE SET
+      ${takeOver('o', ['o', 'qo', 'o_time', 'o_id'])},
+      ${takeOver('c', ['c', 'qc', 'c_time', 'c_id'])},
+      h = max(h, excluded.h), l = min(l, excluded.l),
+      qh = max(qh, excluded.qh), ql = min(ql, excluded.ql),
+      v = v + excluded.v, qv = qv + excluded.qv, n = n + excluded.n`);
+
+  const usdDesc = db
+    .prepare<[number, string, number, number, number]>(
+      'SELECT t, o, h, l, c, v FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
+    )
+    .raw();
+  const nativeDesc = db
+    .prepare<[number, string, number, number, number]>(
+      'SELECT t, qo, qh, ql, qc, qv FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
+    )
+    .raw();
+  const newest = db
+    .prepare<[number, string, number, number], number | null>('SELECT max(t) FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t < ?')
+    .pluck();
+
+  const lastPrice = db
+    .prepare<[number, string], { c: number; qc: number }>(
+      'SELECT c, qc FROM market_candles WHERE token_id = ? AND market = ? AND res = 86400 ORDER BY t DESC LIMIT 1',
+    );
+  const marketToken = db.prepare<[string], number>('SELECT token_id FROM markets WHERE address = ?').pluck();
+
+  return {
+    lastPrice(tokenId, market, currency) {
+      const row = lastPrice.get(tokenId, market);
+      return row === undefined ? null : currency === 'usd' ? row.c : row.qc;
+    },
+
+    marketToken: (market) => marketToken.get(market) ?? null,
+
+    applyDeltas(deltas) {
+      for (const d of deltas) {
+        upsert.run(d.tokenId, d.market, d.res, d.t, d.o, d.h, d.l, d.c, d.v, d.qo, d.qh, d.ql, d.qc, d.qv, d.n, d.oTime, d.oId, d.cTime, d.cId);
+      }
+    },
+
+    readBars(tokenId, market, currency, res, q, stats) {
+      const stmt = currency === 'usd' ? usdDesc : nativeDesc;
+      const source = rollupSourceFor(res);
+      return foldBars(res, q, (lower, upper) => stmt.iterate(tokenId, market, source, lower, upper) as Iterable<number[]>, stats);
+    },
+
+    newestBarBefore(tokenId, market, res, before) {
+      const upper = nextBucket(res, bucketStart(res, before - 1));
+      const t = newest.get(tokenId, market, rollupSourceFor(res), upper);
+      return t === null || t === undefined ? null : bucketStart(res, t);
+    },
+  };
+}
