@@ -19,11 +19,12 @@ export function createTraderBoardRepo(db: Db) {
        ORDER BY block_time, id LIMIT @limit`,
     )
     .raw();
-  // Pages by id (the rowid range written since the board last looked; other tokens' rows skipped).
+  // Pages by id: the rowid range written since the board last looked, other tokens' rows skipped.
+  // `+token_id` keeps the planner off trades_token_time, which would walk all of the token's trades.
   const byId = db
     .prepare<[{ tokenId: number; afterId: number; maxId: number; limit: number }], BoardTrade>(
       `SELECT id, block_time, wallet, is_buy, volume_usd FROM trades
-       WHERE id > @afterId AND id <= @maxId AND token_id = @tokenId ORDER BY id LIMIT @limit`,
+       WHERE id > @afterId AND id <= @maxId AND +token_id = @tokenId ORDER BY id LIMIT @limit`,
     )
     .raw();
   const maxId = db.prepare<[], number | null>('SELECT max(id) FROM trades').pluck();
