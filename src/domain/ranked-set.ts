@@ -18,6 +18,14 @@ export class RankedSet<T> {
 
   constructor(private readonly order: Order<T>) {}
 
+  /** A set of `items`, which must already be in order (each before the next). */
+  static fromSorted<T>(order: Order<T>, items: readonly T[]): RankedSet<T> {
+    const set = new RankedSet(order);
+    for (let i = 0; i < items.length; i += BLOCK >>> 1) set.blocks.push(items.slice(i, i + (BLOCK >>> 1)));
+    set.count = items.length;
+    return set;
+  }
+
   get size(): number {
     return this.count;
   }
@@ -83,4 +91,39 @@ export class RankedSet<T> {
     }
     return out;
   }
+}
+
+/**
+ * Sorts `items` by `order` in steps of at most about `run` comparisons' worth of work between two
+ * calls of `pause` (runs sorted alone, then merged pairwise), so sorting hundreds of thousands of
+ * items never holds the event loop for long. Returns a new array.
+ */
+export async function sortInSlices<T>(items: readonly T[], order: Order<T>, pause: () => Promise<void>, run = 4096): Promise<T[]> {
+  let runs: T[][] = [];
+  for (let i = 0; i < items.length; i += run) {
+    runs.push(items.slice(i, i + run).sort(order));
+    await pause();
+  }
+  while (runs.length > 1) {
+    const next: T[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      const a = runs[r]!;
+      const b = runs[r + 1];
+      if (b === undefined) {
+        next.push(a);
+        continue;
+      }
+      const out = new Array<T>(a.length + b.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < a.length && j < b.length) out[k++] = order(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+      while (i < a.length) out[k++] = a[i++]!;
+      while (j < b.length) out[k++] = b[j++]!;
+      next.push(out);
+      await pause();
+    }
+    runs = next;
+  }
+  return runs[0] ?? [];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { RankedSet } from '../../src/domain/ranked-set.js';
+import { RankedSet, sortInSlices } from '../../src/domain/ranked-set.js';
 
 type Item = { key: number; id: number };
 const order = (a: Item, b: Item) => b.key - a.key || a.id - b.id;
@@ -40,5 +40,20 @@ describe('RankedSet', () => {
     const set = new RankedSet(order);
     expect(set.first(10)).toEqual([]);
     expect(set.delete({ key: 1, id: 1 })).toBe(false);
+  });
+});
+
+describe('sortInSlices', () => {
+  it('sorts like Array.sort, pausing between runs and merges', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ key: fc.integer({ min: -5, max: 5 }), id: fc.integer() }), { maxLength: 400 }), fc.integer({ min: 1, max: 50 }), async (items, run) => {
+        let pauses = 0;
+        const sorted = await sortInSlices(items, order, async () => void pauses++, run);
+        expect(sorted).toEqual([...items].sort(order));
+        expect(pauses).toBeGreaterThanOrEqual(Math.ceil(items.length / run));
+        expect(RankedSet.fromSorted(order, sorted).first(items.length)).toEqual(sorted);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

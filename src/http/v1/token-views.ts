@@ -1,6 +1,7 @@
 /**
  * The computed answers behind /v1/token/* (docs/api.md, Token reads): window figures, the overview
- * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts).
+ * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts),
+ * except top traders, read off a per-token board (trader-board.ts).
  * Lists are computed once at their largest size and sliced per request, so `limit` does not
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */

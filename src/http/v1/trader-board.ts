@@ -16,13 +16,11 @@
  */
 import type { Store } from '../../store/db.js';
 import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
-import { RankedSet } from '../../domain/ranked-set.js';
+import { RankedSet, sortInSlices } from '../../domain/ranked-set.js';
 import { TRADER_ORDERS, applyTrade, newTally, type Tally, type TraderSort } from '../../domain/trader-tally.js';
 
 /** Rows read between two yields to the event loop. */
-const PAGE = 5000;
-/** Wallets placed in the rankings between two yields while building. */
-const PLACE_SLICE = 2000;
+const PAGE = 2000;
 /** Seconds the clock may move before the board is rebuilt rather than brought forward. */
 const REBUILD_AFTER = 300;
 /** Moved trades one update may apply in its synchronous step; more rebuilds instead. */
@@ -72,12 +70,9 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
       }
       return true;
     });
-    const sets = Object.fromEntries(SORTS.map((s) => [s, new RankedSet(TRADER_ORDERS[s])])) as State['sets'];
-    let n = 0;
-    for (const t of tallies.values()) {
-      for (const s of SORTS) sets[s].add(t);
-      if (++n % PLACE_SLICE === 0) await yieldToLoop();
-    }
+    const all = [...tallies.values()];
+    const sets = {} as State['sets'];
+    for (const s of SORTS) sets[s] = RankedSet.fromSorted(TRADER_ORDERS[s], await sortInSlices(all, TRADER_ORDERS[s], yieldToLoop));
     state = { tallies, sets, asOf: now, seenId: maxId };
   }
 
