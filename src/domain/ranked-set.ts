@@ -95,7 +95,8 @@ export class RankedSet<T> {
 
 /**
  * Sorts `items` by `order` in steps of at most about `run` comparisons' worth of work between two
- * calls of `pause` (runs sorted alone, then merged pairwise), so sorting hundreds of thousands of
+ * calls of `pause` (runs of `run` items sorted alone, then merged pairwise, pausing every `run`
+ * items merged), so sorting hundreds of thousands of
  * items never holds the event loop for long. Returns a new array.
  */
 export async function sortInSlices<T>(items: readonly T[], order: Order<T>, pause: () => Promise<void>, run = 4096): Promise<T[]> {
@@ -117,11 +118,13 @@ export async function sortInSlices<T>(items: readonly T[], order: Order<T>, paus
       let i = 0;
       let j = 0;
       let k = 0;
-      while (i < a.length && j < b.length) out[k++] = order(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+      while (i < a.length && j < b.length) {
+        out[k++] = order(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+        if (k % run === 0) await pause();
+      }
       while (i < a.length) out[k++] = a[i++]!;
       while (j < b.length) out[k++] = b[j++]!;
       next.push(out);
-      await pause();
     }
     runs = next;
   }

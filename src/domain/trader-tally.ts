@@ -51,7 +51,6 @@ export function applyTrade(t: Tally, isBuy: boolean, volumeUsd: number, sign: 1 
   t.net = s - b;
 }
 
-
 export type TraderFigures = {
   wallet: string;
   volumeUsd: number;

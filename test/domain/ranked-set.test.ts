@@ -46,13 +46,17 @@ describe('RankedSet', () => {
 describe('sortInSlices', () => {
   it('sorts like Array.sort, pausing between runs and merges', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ key: fc.integer({ min: -5, max: 5 }), id: fc.integer() }), { maxLength: 400 }), fc.integer({ min: 1, max: 50 }), async (items, run) => {
-        let pauses = 0;
-        const sorted = await sortInSlices(items, order, async () => void pauses++, run);
-        expect(sorted).toEqual([...items].sort(order));
-        expect(pauses).toBeGreaterThanOrEqual(Math.ceil(items.length / run));
-        expect(RankedSet.fromSorted(order, sorted).first(items.length)).toEqual(sorted);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ key: fc.integer({ min: -5, max: 5 }), id: fc.integer() }), { maxLength: 400 }),
+        fc.integer({ min: 1, max: 50 }),
+        async (items, run) => {
+          let pauses = 0;
+          const sorted = await sortInSlices(items, order, async () => void pauses++, run);
+          expect(sorted).toEqual([...items].sort(order));
+          expect(pauses).toBeGreaterThanOrEqual(Math.ceil(items.length / run));
+          expect(RankedSet.fromSorted(order, sorted).first(items.length)).toEqual(sorted);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -34,7 +34,11 @@ describe('top traders board', () => {
           fc.record({
             trades: fc.array(
               fc.record({
-                dt: fc.oneof(fc.integer({ min: -31 * 86400, max: 400 }), fc.integer({ min: -3700, max: 30 }), fc.constantFrom(-3599, -3600, -21599, -86399, -86400, 0, 1, 2)),
+                dt: fc.oneof(
+                  fc.integer({ min: -31 * 86400, max: 400 }),
+                  fc.integer({ min: -3700, max: 30 }),
+                  fc.constantFrom(-3599, -3600, -21599, -86399, -86400, 0, 1, 2),
+                ),
                 vol: fc.integer({ min: 0, max: 4000 }).map((v) => v / 4),
                 buy: fc.boolean(),
                 w: fc.integer({ min: 0, max: 59 }),
@@ -56,7 +60,11 @@ describe('top traders board', () => {
             for (const round of rounds) {
               const now = app.clock.seconds();
               if (round.trades.length > 0) {
-                app.ingest(round.trades.map((r) => aTrade(tok.address, { blockTime: now + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! })));
+                app.ingest(
+                  round.trades.map((r) =>
+                    aTrade(tok.address, { blockTime: now + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }),
+                  ),
+                );
               }
               app.clock.advance(round.advance * 1000);
               const at = app.clock.seconds();

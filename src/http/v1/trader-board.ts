@@ -11,8 +11,9 @@
  * So a request costs the trades that moved since the last one plus the rows it returns, never a
  * pass over the window's wallets. The first request (or a clock that went back, jumped more than
  * five minutes, or too many moved trades) builds the board from the window's trades in pages
- * that yield to the event loop; an update reads in pages too and then applies its changes in
- * one synchronous step, so a reader never sees half of one.
+ * and sorts its rankings by a merge sort in slices, all yielding to the event loop; an update
+ * reads in pages too and then applies its changes in one synchronous step, so a reader never
+ * sees half of one.
  */
 import type { Store } from '../../store/db.js';
 import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
@@ -87,7 +88,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
       if (!(await readByTime(s.asOf - seconds, now - seconds, s.seenId, take(-1)))) return null;
       if (!(await readByTime(s.asOf, now, s.seenId, take(1)))) return null;
     }
-    for (let after = s.seenId; ; ) {
+    for (let after = s.seenId; ;) {
       const page = repo.pageById(tokenId, after, maxId, PAGE);
       stats.rowsRead += page.length;
       for (const trade of page) if (trade[1] > now - seconds && trade[1] <= now) moves.push({ trade, sign: 1 });
