@@ -29,7 +29,7 @@ function fill(): void {
   const insert = db.prepare(
     `INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market) VALUES (1, ?, ?, 0, ?, 1, 1, 1, ?, ?, 'mkt')`,
   );
-  const wallets = Array.from({ length: WALLETS }, (_, i) => `W${i.toString(36).padStart(8, '1')}`.padEnd(40, 'x'));
+  const wallets = Array.from({ length: WALLETS }, (_, i) => `W${i.toString(36).padStart(8, '0')}`.padEnd(40, 'x'));
   db.transaction(() => {
     let recent = 0;
     for (let i = 0; i < TRADES; i++) {
@@ -106,11 +106,15 @@ async function main(): Promise<void> {
       .get(NOW - seconds);
   console.log(`wallets in the window: 24h ${wallets(86_400)}, 30d ${wallets(2_592_000)}`);
   const app = makeTestApp({ store, clock: fakeClock(NOW * 1000) });
+  // warm the app up (routes, schemas, first compilation) on a token it does not know
+  await app.http.get(`/v1/token/${TOKEN.replace('S', 'T')}/top-traders?limit=1000`);
   for (const window of ['24h', '30d']) {
-    const loop = gapMonitor();
+    const buildLoop = gapMonitor();
     const t0 = performance.now();
     const first = await app.http.get(`/v1/token/${TOKEN}/top-traders?window=${window}&limit=1000`);
     const build = performance.now() - t0;
+    const buildBlock = buildLoop.stop();
+    const loop = gapMonitor();
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {
       app.clock.advance(1000);
@@ -122,8 +126,8 @@ async function main(): Promise<void> {
     }
     const block = loop.stop();
     console.log(
-      `after ${window}: first request (builds the board) ${build.toFixed(0)} ms, status ${first.status}; then median ${median(times).toFixed(1)} ms, ` +
-        `slowest ${Math.max(...times).toFixed(1)} ms; slowest event-loop block ${block} (ingests not counted)`,
+      `after ${window}: first request (builds the board) ${build.toFixed(0)} ms (status ${first.status}, slowest event-loop block ${buildBlock}); ` +
+        `then median ${median(times).toFixed(1)} ms, slowest ${Math.max(...times).toFixed(1)} ms; slowest event-loop block ${block} (ingests not counted)`,
     );
   }
   app.close();
