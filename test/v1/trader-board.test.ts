@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { cmpStr, inWindow, rawTrades, sum, tokenIdOf, type RawTrade } from './naive.js';
-import { createTraderBoard } from '../../src/http/v1/trader-board.js';
+import { MAX_BOARDS, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
 import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
 
 let t: TestApp;
@@ -128,5 +128,19 @@ describe('top traders board', () => {
     const [byTime, byId] = createTraderBoardRepo(t.store.db).plans();
     expect(byTime).toMatch(/^SEARCH trades USING INDEX trades_token_time \(token_id=\? AND block_time>\? AND block_time<\?\)$/);
     expect(byId).toBe('SEARCH trades USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
+  });
+
+  it('keeps one board per token and window, drops the least recently read beyond MAX_BOARDS, and replaces a board whose token id names another address', () => {
+    t = makeTestApp();
+    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const first = boards.get(1, 'A', 3600);
+    expect(boards.get(1, 'A', 3600)).toBe(first);
+    expect(boards.get(1, 'A', 86400)).not.toBe(first);
+    expect(boards.get(1, 'B', 3600)).not.toBe(first);
+    const kept = boards.get(1, 'B', 3600);
+    for (let id = 2; id < 2 + MAX_BOARDS - 1; id++) boards.get(id, 'A', 3600);
+    expect(boards.get(1, 'B', 3600)).toBe(kept); // still among the MAX_BOARDS most recent
+    for (let id = 100; id < 100 + MAX_BOARDS; id++) boards.get(id, 'A', 3600);
+    expect(boards.get(1, 'B', 3600)).not.toBe(kept);
   });
 });
