@@ -129,7 +129,9 @@ export function createRankingRepo(db: Db) {
   return {
     /**
      * The top `limit` wallets of the window (now - seconds, now], by `sort` descending, ties by
-     * wallet; `lastTradeAt` is the token's newest trade time.
+     * wallet; `lastTradeAt` is the token's newest trade time. Aggregates every wallet of the
+     * window, so the route reads the trader board instead (docs/api.md, Top traders: what a
+     * request costs); kept as the one-shot reference scripts/measure-top-traders.ts compares with.
      */
     topTraders(tokenId: number, now: number, seconds: number, lastTradeAt: number | null, sort: TraderSort, limit: number): TraderRow[] {
       const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, WALLET_ROLLUP_SECONDS);

@@ -1,6 +1,7 @@
 /**
  * The computed answers behind /v1/token/* (docs/api.md, Token reads): window figures, the overview
- * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts).
+ * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts),
+ * except top traders, read off a per-token board (trader-board.ts).
  * Lists are computed once at their largest size and sliced per request, so `limit` does not
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
@@ -8,7 +9,11 @@ import type { AppDeps } from '../types.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenRow } from '../../store/tokens-repo.js';
 import { createWindowRepo, type WindowStats } from '../../store/window-repo.js';
-import { createRankingRepo, type TraderRow, type TraderSort } from '../../store/ranking-repo.js';
+import { createRankingRepo } from '../../store/ranking-repo.js';
+import { createTraderBoardRepo } from '../../store/trader-board-repo.js';
+import { figuresOf, type TraderSort } from '../../domain/trader-tally.js';
+import { nowSeconds } from '../../domain/clock.js';
+import { createTraderBoards } from './trader-board.js';
 import { OVERVIEW_WINDOWS, WINDOW_SECONDS, priceChangePct, product, type WindowKey } from '../../domain/windows.js';
 
 /** The most items a ranked list can hold. */
@@ -30,6 +35,7 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
   const db = deps.store.db;
   const windows = createWindowRepo(db);
   const ranking = createRankingRepo(db);
+  const traderBoards = createTraderBoards(deps.store, createTraderBoardRepo(db));
 
   /** Figures of the window (now - w, now]; the change compares the last price with the base price at now - w. */
   function figures(token: TokenRef, window: WindowKey, now: number): WindowFigures {
@@ -93,15 +99,15 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
     );
   }
 
-  function topTraders(token: TokenRef, window: WindowKey, sort: TraderSort, limit: number, now: number): (TraderRow & { rank: number })[] {
-    const size = cache.enabled ? MAX_LIST : limit;
-    const all = cache.through(
-      { token: token.id },
-      `traders:${window}:${sort}:${now}`,
-      () => ranking.topTraders(token.id, now, WINDOW_SECONDS[window], token.lastTradeAt, sort, size).map((r, i) => ({ rank: i + 1, ...r })),
-      TIMED_TTL,
-    );
-    return all.length > limit ? all.slice(0, limit) : all;
+  /**
+   * Top traders from the token's board (trader-board.ts): brought forward to the current second
+   * by the trades that moved, then the first `limit` rows read off its ranking, so a request
+   * never passes over the window's wallets. Not cached: the board is the cache.
+   */
+  async function topTraders(token: TokenRef & { address: string }, window: WindowKey, sort: TraderSort, limit: number) {
+    const board = traderBoards.get(token.id, token.address, WINDOW_SECONDS[window]);
+    await board.refresh(() => nowSeconds(deps.clock));
+    return board.top(sort, limit).map((t, i) => ({ rank: i + 1, ...figuresOf(t) }));
   }
 
   function holders(token: TokenRow, limit: number) {

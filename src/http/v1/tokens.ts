@@ -42,10 +42,10 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.topTraders,
       example: S.topTradersExample,
     },
-    (ctx, q) => {
+    async (ctx, q) => {
       const token = pathToken(ctx, tokens);
       const window = q.window ?? '24h';
-      return { window, traders: views.topTraders(token, window, q.sort ?? 'volume', q.limit ?? 100, now()) };
+      return { window, traders: await views.topTraders(token, window, q.sort ?? 'volume', q.limit ?? 100) };
     },
   );
 

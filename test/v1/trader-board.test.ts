@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { cmpStr, inWindow, rawTrades, sum, tokenIdOf, type RawTrade } from './naive.js';
+import { MAX_BOARDS, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
+import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const WINDOWS = { '1h': 3600, '6h': 21600, '24h': 86400, '7d': 604800, '30d': 2592000 } as const;
+type Sort = 'volume' | 'trades' | 'net';
+
+function naiveTraders(trades: readonly RawTrade[], sort: Sort) {
+  const by = new Map<string, RawTrade[]>();
+  for (const x of trades) by.set(x.wallet, [...(by.get(x.wallet) ?? []), x]);
+  const rows = [...by].map(([wallet, xs]) => {
+    const buy = sum(xs.filter((x) => x.isBuy === 1).map((x) => x.vol));
+    const sell = sum(xs.filter((x) => x.isBuy === 0).map((x) => x.vol));
+    const buys = xs.filter((x) => x.isBuy === 1).length;
+    return { wallet, volumeUsd: buy + sell, buyVolumeUsd: buy, sellVolumeUsd: sell, netUsd: sell - buy, trades: xs.length, buys, sells: xs.length - buys };
+  });
+  const key = sort === 'volume' ? 'volumeUsd' : sort === 'trades' ? 'trades' : 'netUsd';
+  rows.sort((a, b) => b[key] - a[key] || cmpStr(a.wallet, b.wallet));
+  return rows.map((r, i) => ({ rank: i + 1, ...r }));
+}
+
+describe('top traders board', () => {
+  it('equals a naive ranking while the clock moves, trades arrive (backfill and ahead of the clock) and leave the window', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            trades: fc.array(
+              fc.record({
+                dt: fc.oneof(
+                  fc.integer({ min: -31 * 86400, max: 400 }),
+                  fc.integer({ min: -3700, max: 30 }),
+                  fc.constantFrom(-3599, -3600, -21599, -86399, -86400, 0, 1, 2),
+                ),
+                vol: fc.integer({ min: 0, max: 4000 }).map((v) => v / 4),
+                buy: fc.boolean(),
+                w: fc.integer({ min: 0, max: 59 }),
+              }),
+              { maxLength: 60 },
+            ),
+            advance: fc.constantFrom(0, 1, 2, 59, 300, 301, 3600, -3, 90_000),
+            sort: fc.constantFrom<Sort>('volume', 'trades', 'net'),
+            limit: fc.constantFrom(1, 7, 1000),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        async (rounds) => {
+          const app = makeTestApp();
+          try {
+            const tok = aToken();
+            const wallets = Array.from({ length: 60 }, () => anAddress('w'));
+            app.ingest([tok]);
+            for (const round of rounds) {
+              const now = app.clock.seconds();
+              if (round.trades.length > 0) {
+                app.ingest(
+                  round.trades.map((r) =>
+                    aTrade(tok.address, { blockTime: now + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }),
+                  ),
+                );
+              }
+              app.clock.advance(round.advance * 1000);
+              const at = app.clock.seconds();
+              const all = rawTrades(app.store, tokenIdOf(app.store, tok.address));
+              for (const [window, w] of Object.entries(WINDOWS)) {
+                const res = await app.http.get(`/v1/token/${tok.address}/top-traders?window=${window}&sort=${round.sort}&limit=${round.limit}`);
+                expect(res.status).toBe(200);
+                expect(res.body).toEqual({ window, traders: naiveTraders(inWindow(all, at, w), round.sort).slice(0, round.limit) });
+              }
+            }
+          } finally {
+            app.close();
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('reads only the trades that moved when brought forward, however many wallets the window holds', async () => {
+    const moved: number[] = [];
+    for (const wallets of [300, 3000]) {
+      const app = makeTestApp();
+      try {
+        const now = app.clock.seconds();
+        const tok = aToken();
+        app.ingest([tok]);
+        // two trades per wallet inside the hour, three trades that leave it one second from now
+        const names = Array.from({ length: wallets }, () => anAddress('w'));
+        app.ingest(Array.from({ length: wallets * 2 }, (_, i) => aTrade(tok.address, { blockTime: now - 100 - (i % 3000), wallet: names[i >> 1]! })));
+        app.ingest(Array.from({ length: 3 }, () => aTrade(tok.address, { blockTime: now - 3599 })));
+        const board = createTraderBoard(app.store, createTraderBoardRepo(app.store.db), tokenIdOf(app.store, tok.address), 3600);
+        await board.refresh(() => app.clock.seconds());
+        expect(board.size()).toBe(wallets + 3);
+        const built = board.stats();
+        expect(built).toEqual({ rowsRead: wallets * 2 + 3, builds: 1, updates: 0 });
+        // five new trades (one of another token, which the board never returns), and the clock moves one second
+        const other = aToken();
+        app.ingest([other, aTrade(other.address, { blockTime: now })]);
+        app.ingest(Array.from({ length: 5 }, () => aTrade(tok.address, { blockTime: now + 1, volumeUsd: 1e6 })));
+        app.clock.advance(1000);
+        await board.refresh(() => app.clock.seconds());
+        const after = board.stats();
+        expect(after.builds).toBe(1);
+        expect(after.updates).toBe(1);
+        moved.push(after.rowsRead - built.rowsRead);
+        expect(board.size()).toBe(wallets + 5);
+        expect(board.top('volume', 5).map((x) => x.b)).toEqual([1e6, 1e6, 1e6, 1e6, 1e6]);
+        // a second request in the same second reads nothing
+        await board.refresh(() => app.clock.seconds());
+        expect(board.stats().rowsRead).toBe(after.rowsRead);
+      } finally {
+        app.close();
+      }
+    }
+    expect(moved).toEqual([8, 8]);
+  });
+
+  it('pages trades by index ranges: (token, time) for the window, the id range for new writes', () => {
+    t = makeTestApp();
+    const [byTime, byId] = createTraderBoardRepo(t.store.db).plans();
+    expect(byTime).toMatch(/^SEARCH trades USING INDEX trades_token_time \(token_id=\? AND block_time>\? AND block_time<\?\)$/);
+    expect(byId).toBe('SEARCH trades USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
+  });
+
+  it('keeps one board per token and window, drops the least recently read beyond MAX_BOARDS, and replaces a board whose token id names another address', () => {
+    t = makeTestApp();
+    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const first = boards.get(1, 'A', 3600);
+    expect(boards.get(1, 'A', 3600)).toBe(first);
+    expect(boards.get(1, 'A', 86400)).not.toBe(first);
+    expect(boards.get(1, 'B', 3600)).not.toBe(first);
+    const kept = boards.get(1, 'B', 3600);
+    for (let id = 2; id < 2 + MAX_BOARDS - 1; id++) boards.get(id, 'A', 3600);
+    expect(boards.get(1, 'B', 3600)).toBe(kept); // still among the MAX_BOARDS most recent
+    for (let id = 100; id < 100 + MAX_BOARDS; id++) boards.get(id, 'A', 3600);
+    expect(boards.get(1, 'B', 3600)).not.toBe(kept);
+  });
+});
