@@ -8,6 +8,7 @@ import type { AppDeps } from '../types.js';
 import { createSymbolsRepo } from '../../store/symbols-repo.js';
 import { createCandlesRepo } from '../../store/candles-repo.js';
 import { createWindowRepo } from '../../store/window-repo.js';
+import { withResolveCache } from './resolve-cache.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
@@ -17,7 +18,8 @@ export function udfRouter(deps: AppDeps): ApiRouter {
   const db = deps.store.db;
   const ctx: UdfDeps = {
     clock: deps.clock,
-    symbols: createSymbolsRepo(db, deps.config.chain),
+    // Resolved names live in memory with the answers (CACHE=off measures without either).
+    symbols: deps.cache.enabled ? withResolveCache(createSymbolsRepo(db, deps.config.chain), deps.store) : createSymbolsRepo(db, deps.config.chain),
     candles: createCandlesRepo(db),
     windows: createWindowRepo(db),
     cache: deps.cache,
