@@ -22,7 +22,7 @@ export function compression(): AppMiddleware {
     const length = ctx.response.length;
     // Unknown length (a stream) is left to koa-compress, which decides by type.
     if (ctx.body === null || ctx.body === undefined || (length !== undefined && length < COMPRESS_THRESHOLD)) return;
-    if (ctx.response.has('Content-Encoding')) return;
+    if (ctx.response.headers['content-encoding'] !== undefined) return;
     if (ctx.acceptsEncodings('gzip', 'deflate', 'identity') === false) delete ctx.request.headers['accept-encoding'];
     await inner(ctx, done);
   };
