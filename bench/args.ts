@@ -22,7 +22,11 @@ export type BenchOptions = {
   ingestBatch: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached' | 'fanout' | 'hostile')[];
+  passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers')[];
+  /** Viewer counts of the viewers pass, one run each. */
+  viewers: number[];
+  /** Seconds of each viewers run. */
+  viewersSeconds: number;
   /** Subscriber counts of the fan-out pass, one run each. */
   fanoutSubscribers: number[];
   /** Measured seconds of each fan-out run. */
@@ -62,7 +66,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --startup-runs N      start-ups to time (default 3)
   --pass P              cached, uncached, both (the two), fanout, all (default: cached, uncached
                         and fanout) or hostile: the expensive requests one in flight while a
-                        probe times /healthz, on the data set and a wide store
+                        probe times /healthz, on the data set and a wide store; or viewers:
+                        simulated TradingView charts under the live ingest (opt-in)
+  --viewers L           viewer counts of the viewers pass (default 500,2000)
+  --viewers-seconds S   seconds of each viewers run (default 30: a chart open and two polls each)
   --fanout-subscribers L  subscriber counts of the fan-out pass (default 1000,10000)
   --fanout-seconds S    measured seconds of each fan-out run (default 10)
   --wide-tokens N       tokens of the hostile pass's wide store (default 200000; 0 leaves it out)
@@ -109,6 +116,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'wide-tokens': { type: 'string' },
       'wide-active': { type: 'string' },
       'hostile-seconds': { type: 'string' },
+      viewers: { type: 'string' },
+      'viewers-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       regenerate: { type: 'boolean' },
@@ -119,7 +128,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'all';
-  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout, all or hostile');
+  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const logLevel = values['log-level'] ?? 'warn';
@@ -140,7 +149,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
-    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as 'cached' | 'uncached' | 'fanout' | 'hostile'],
+    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],
+    viewers: (values.viewers ?? '500,2000').split(',').map((v) => int('viewers', v, 0, 1, 20_000)),
+    viewersSeconds: int('viewers-seconds', values['viewers-seconds'], 30, 10, 600),
     fanoutSubscribers,
     fanoutSeconds: int('fanout-seconds', values['fanout-seconds'], 10, 1, 600),
     wideTokens,

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
 import { watchCpu, type CpuShare } from './cpu.js';
+import { BROWSER_ACCEPT_ENCODING, headerBytes } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
@@ -26,6 +27,7 @@ import { measureStartup } from './startup.js';
 import { runFanout, type FanoutFigure } from './fanout.js';
 import { formatHostile, hostileMisses, runHostile, type HostileRow } from './hostile.js';
 import { ensureWideStore } from './wide-data.js';
+import { runViewersPass, viewersServed, type ViewersFigure } from './viewers.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -50,15 +52,12 @@ function readHotPrice(path: string, hot: string): number {
   }
 }
 
-/** The parsed body of a route's answer, kept as the baseline's fixed body. */
-async function capture(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+/** A route's answer and header length, kept as the baseline's fixed answer. */
+async function capture(url: string, headers: Record<string, string>): Promise<{ status: number; json: string; headerBytes: number }> {
   const res = await fetch(url, { headers });
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) as unknown };
-  } catch {
-    return { status: res.status, body: { text } };
-  }
+  const pairs: [string, string][] = [];
+  res.headers.forEach((v, k) => pairs.push([k, v]));
+  return { status: res.status, json: await res.text(), headerBytes: headerBytes(pairs) };
 }
 
 async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: DataPlan, storePath: string, stats: DataStats): Promise<PassResult> {
@@ -84,7 +83,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
         serverNow: server.serverNow, tradesPerSecond: opts.ingestRate, intervalMs: opts.ingestIntervalMs, label: name,
       })
     : null;
-  const headers = { 'x-api-key': secret, 'accept-encoding': 'gzip' };
+  const headers = { 'x-api-key': secret, 'accept-encoding': BROWSER_ACCEPT_ENCODING };
   const load: LoadOptions = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, headers };
   const routes: RouteRun[] = [];
   let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
@@ -155,10 +154,10 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
   const samples: number[] = [];
   for (const route of routes) {
     const url = server.base + route.path;
-    const sample = await capture(url, { 'x-api-key': secret });
+    const sample = await capture(url, { 'x-api-key': secret, 'accept-encoding': BROWSER_ACCEPT_ENCODING });
     const name = `b${baselineCount++}`;
-    await server.setBaseline(name, sample.body);
-    urls.push(url, `${server.base}/bench/baseline/${name}`);
+    await server.setBaseline(name, sample.json, sample.headerBytes);
+    urls.push(url, `${server.baselineBase}/${name}`);
     samples.push(sample.status);
   }
   const results = await driveGroup(urls, load);
@@ -195,7 +194,7 @@ async function main(): Promise<void> {
   }
   mkdirSync(DATA_DIR, { recursive: true });
   const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
-  const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout');
+  const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
   say(`data set: ${opts.trades.toLocaleString('en')} trades over ${opts.tokens} tokens and ${opts.days} days, anchor ${new Date(opts.anchor * 1000).toISOString()}`);
@@ -240,18 +239,19 @@ async function main(): Promise<void> {
   }
 
   const fanout: FanoutFigure[] = [];
+  let viewers: ViewersFigure[] = [];
   for (const pass of opts.passes) {
     try {
-      if (pass === 'fanout') {
+      if (pass === 'viewers') {
+        viewers = await runViewersPass({ dataDir: DATA_DIR, storePath: data.path, plan, counts: opts.viewers, seconds: opts.viewersSeconds, ingestRate: opts.ingestRate, logLevel: opts.logLevel, say });
+      } else if (pass === 'fanout') {
         const hot = hotToken(plan);
         for (const subscribers of opts.fanoutSubscribers) {
           const f = await runFanout({ dataDir: DATA_DIR, storePath: data.path, anchorMs: plan.anchor * 1000, hot, subscribers, seconds: opts.fanoutSeconds, tradesPerSecond: opts.ingestRate || 50, say });
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
           fanout.push(f);
         }
-        continue;
-      }
-      if (pass === 'hostile') report.hostile = await hostilePass(opts, plan, data.path);
+      } else if (pass === 'hostile') report.hostile = await hostilePass(opts, plan, data.path);
       else report.passes.push(await runPass(pass, opts, plan, data.path, s));
     } catch (err) {
       report.errors[pass] = err instanceof Error ? err.message : String(err);
@@ -274,6 +274,7 @@ async function main(): Promise<void> {
       `${f.cpuMicrosPerMessage === null ? '-' : f.cpuMicrosPerMessage.toFixed(1)} µs server CPU per message, ` +
       `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`);
   }
+  if (viewers.length > 0) process.stdout.write(`viewers served at p99 < 100 ms: ${viewersServed(viewers) ?? 'none of those tried'}\n`);
   for (const [k, v] of Object.entries(report.errors)) process.stdout.write(`error (${k}): ${v}\n`);
 
   const out = resolve(projectRoot, opts.out);
@@ -286,6 +287,7 @@ async function main(): Promise<void> {
     data: { plan, stats: s, generatedMs: data.generatedMs },
     ...report,
     fanout,
+    viewers,
     rows,
   }, null, 2) + '\n');
   say(`results written to ${out} (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);

@@ -10,12 +10,15 @@ import type { FromServer, ToServer } from './server.js';
 
 export type BenchServer = {
   base: string;
+  /** The bare Koa ceiling (bench/baseline.ts): `${baselineBase}/<name>`. */
+  baselineBase: string;
   pid: number;
   anchorMs: number;
   clockStartMs: number;
   /** Unix seconds on the server's clock. */
   serverNow(): number;
-  setBaseline(name: string, body: unknown): Promise<void>;
+  /** Gives the baseline `json` as `name`, with headers padded to `headerBytes`. */
+  setBaseline(name: string, json: string, headerBytes: number): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -64,14 +67,15 @@ export async function startBenchServer(opts: {
 
   return {
     base: `http://127.0.0.1:${ready.port}`,
+    baselineBase: `http://127.0.0.1:${ready.baselinePort}`,
     pid: child.pid ?? 0,
     anchorMs: ready.anchorMs,
     clockStartMs: ready.clockStartMs,
     serverNow: () => Math.floor((ready.anchorMs + Date.now() - ready.clockStartMs) / 1000),
-    setBaseline(name, body) {
+    setBaseline(name, json, headerBytes) {
       return new Promise<void>((resolve) => {
         waiting.set(name, resolve);
-        send({ type: 'baseline', name, body });
+        send({ type: 'baseline', name, json, headerBytes });
       });
     },
     async stop() {

@@ -1,17 +1,18 @@
 /**
  * The benchmark's server process (forked by bench/run.ts with an IPC channel): the real service,
  * started through `start()` on a clock that begins at the data set's anchor and advances in real
- * time, plus the baseline route (bench/baseline.ts), whose fixed bodies the parent sends over IPC.
+ * time, and the baseline (bench/baseline.ts): a bare Koa app on a port of its own, whose fixed
+ * bodies the parent sends over IPC.
  */
 import { start } from '../src/server.js';
 import type { Clock } from '../src/domain/clock.js';
-import { baselineRoute } from './baseline.js';
+import { baselineBody, listenBaseline, type BaselineBody } from './baseline.js';
 
 /** Messages the parent sends. */
-export type ToServer = { type: 'baseline'; name: string; body: unknown } | { type: 'stop' };
+export type ToServer = { type: 'baseline'; name: string; json: string; headerBytes: number } | { type: 'stop' };
 /** Messages this process sends. */
 export type FromServer =
-  | { type: 'ready'; port: number; clockStartMs: number; anchorMs: number }
+  | { type: 'ready'; port: number; baselinePort: number; clockStartMs: number; anchorMs: number }
   | { type: 'baseline-set'; name: string }
   | { type: 'failed'; message: string };
 
@@ -26,29 +27,29 @@ async function main(): Promise<void> {
   // The bench clock: at the anchor when the process starts, then real time.
   const clock: Clock = { now: () => anchorMs + (Date.now() - clockStartMs) };
 
-  const bodies = new Map<string, unknown>();
-  const running = await start(process.env, clock, {
-    extend(app) {
-      app.use(baselineRoute(bodies));
-    },
-  });
+  const bodies = new Map<string, BaselineBody>();
+  const running = await start(process.env, clock);
+  const baseline = await listenBaseline(bodies);
 
   process.on('message', (message: ToServer) => {
     if (message.type === 'baseline') {
-      bodies.set(message.name, message.body);
+      bodies.set(message.name, baselineBody(message.json, message.headerBytes));
       send({ type: 'baseline-set', name: message.name });
     } else if (message.type === 'stop') {
+      baseline.close();
       void running.stop().then(() => process.exit(0));
     }
   });
   // The parent going away must not leave a server behind.
   process.on('disconnect', () => {
+    baseline.close();
     void running.stop().then(() => process.exit(0));
   });
 
   const address = running.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  send({ type: 'ready', port, clockStartMs, anchorMs });
+  const baselinePort = (baseline.address() as { port: number }).port;
+  send({ type: 'ready', port, baselinePort, clockStartMs, anchorMs });
 }
 
 main().catch((err: unknown) => {

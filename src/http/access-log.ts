@@ -1,30 +1,36 @@
 /**
  * One structured log line per request: id, method, route, status, duration, tenant and key id.
  * Never a key: the URL goes through redactUrl (`?key=` and anything key-like) and no header is
- * logged.
+ * logged. A line the log level drops is not built at all: redacting and formatting it cost more
+ * than a small cached answer (docs/operations.md, Benchmark).
  */
 import type { Logger } from 'pino';
 import { redactUrl } from '../logger.js';
-import type { AppMiddleware } from './types.js';
+import type { AppContext, AppMiddleware } from './types.js';
 
 export const accessLog = (logger: Logger): AppMiddleware => async (ctx, next) => {
   const start = process.hrtime.bigint();
   try {
     await next();
   } finally {
-    const caller = ctx.state.caller;
-    logger.info(
-      {
-        requestId: ctx.state.requestId,
-        method: ctx.method,
-        url: redactUrl(ctx.originalUrl),
-        route: ctx.state.route,
-        status: ctx.status,
-        durationMs: Number(process.hrtime.bigint() - start) / 1e6,
-        tenantId: caller?.kind === 'key' ? caller.tenant.id : undefined,
-        keyId: caller?.kind === 'key' ? caller.key.id : undefined,
-      },
-      'request',
-    );
+    // Checked per request, not once: the level can be changed while the server runs.
+    if (logger.isLevelEnabled('info')) writeLine(logger, ctx, start);
   }
 };
+
+function writeLine(logger: Logger, ctx: AppContext, start: bigint): void {
+  const caller = ctx.state.caller;
+  logger.info(
+    {
+      requestId: ctx.state.requestId,
+      method: ctx.method,
+      url: redactUrl(ctx.originalUrl),
+      route: ctx.state.route,
+      status: ctx.status,
+      durationMs: Number(process.hrtime.bigint() - start) / 1e6,
+      tenantId: caller?.kind === 'key' ? caller.tenant.id : undefined,
+      keyId: caller?.kind === 'key' ? caller.key.id : undefined,
+    },
+    'request',
+  );
+}

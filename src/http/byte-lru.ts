@@ -10,6 +10,11 @@ export type ByteLru<V> = {
   get(key: string): V | undefined;
   /** Stores `value`, evicting the least recently used entries until the total fits. */
   set(key: string, value: V, bytes: number, ttlMs: number): void;
+  /**
+   * Adds `extra` bytes to the entry under `key` if it still holds `value` (an entry that grew
+   * after it was stored: an answer's compressed forms), evicting others to stay in bounds.
+   */
+  grow(key: string, value: V, extra: number): void;
   clear(): void;
   readonly size: number;
   /** Bytes held now (keys included). */
@@ -55,6 +60,19 @@ export function createByteLru<V>(maxBytes: number, now: () => number = Date.now)
       }
       map.set(key, { value, bytes: total, expiresAt: t + ttlMs });
       bytes += total;
+    },
+    grow(key, value, extra) {
+      const e = map.get(key);
+      if (e === undefined || e.value !== value) return;
+      e.bytes += extra;
+      bytes += extra;
+      for (const [k, other] of map) {
+        if (bytes <= maxBytes) break;
+        if (other === e) continue;
+        remove(k, other);
+        evictions++;
+      }
+      if (bytes > maxBytes) remove(key, e);
     },
     clear() {
       map.clear();

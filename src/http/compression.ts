@@ -3,14 +3,27 @@
  * accepts it), by koa-compress. koa-compress fails (500) when the client accepts no coding it
  * offers and also refuses identity (`identity;q=0`, `*;q=0`); such a client gets the plain body,
  * which is what it would get from most servers and more useful than a 406.
+ *
+ * Nothing under the threshold is negotiated: koa-compress runs only once the answer is known and
+ * at least 1 KB, so a small answer pays for its Vary header and nothing else. Cached JSON answers
+ * arrive here already compressed (src/http/conditional.ts) and are left as they are.
  */
 import compress from 'koa-compress';
 import type { AppMiddleware } from './types.js';
 
+export const COMPRESS_THRESHOLD = 1024;
+
 export function compression(): AppMiddleware {
-  const inner = compress({ threshold: 1024, br: false }) as unknown as AppMiddleware;
-  return (ctx, next) => {
+  const inner = compress({ threshold: COMPRESS_THRESHOLD, br: false }) as unknown as AppMiddleware;
+  const done = () => Promise.resolve();
+  return async (ctx, next) => {
+    ctx.vary('Accept-Encoding');
+    await next();
+    const length = ctx.response.length;
+    // Unknown length (a stream) is left to koa-compress, which decides by type.
+    if (ctx.body === null || ctx.body === undefined || (length !== undefined && length < COMPRESS_THRESHOLD)) return;
+    if (ctx.response.headers['content-encoding'] !== undefined) return;
     if (ctx.acceptsEncodings('gzip', 'deflate', 'identity') === false) delete ctx.request.headers['accept-encoding'];
-    return inner(ctx, next);
+    await inner(ctx, done);
   };
 }

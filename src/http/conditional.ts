@@ -1,20 +1,23 @@
 /**
  * ETag and 304 for GET JSON answers (docs/api.md, Conventions). The JSON is serialised here once, so
  * the tag is a hash of the exact bytes sent; compression (outside) then works on the string.
+ *
+ * A prepared answer (a cached one, src/http/prepared-json.ts) of 1 KB or more goes out in the coding
+ * the client accepts, brotli before gzip, from forms made once: no request compresses it again.
+ * Each coding has its own ETag (`<tag>-br`, `<tag>-gzip`), as for static files, so a 304 is only
+ * given for the bytes the client holds.
  */
 import { createHash } from 'node:crypto';
-import { PreparedJson } from './prepared-json.js';
-import type { AppMiddleware } from './types.js';
+import { PreparedJson, type Coding } from './prepared-json.js';
+import { COMPRESS_THRESHOLD } from './compression.js';
+import type { AppContext, AppMiddleware } from './types.js';
 
 export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
   await next();
   if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
   const body = ctx.body;
   if (body instanceof PreparedJson) {
-    ctx.body = body.json;
-    ctx.type = 'application/json';
-    ctx.etag = body.etag;
-    if (ctx.fresh) ctx.status = 304;
+    sendPrepared(ctx, body);
     return;
   }
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
@@ -24,3 +27,31 @@ export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
   ctx.etag = createHash('sha1').update(json).digest('base64url');
   if (ctx.fresh) ctx.status = 304;
 };
+
+function sendPrepared(ctx: AppContext, body: PreparedJson): void {
+  const coding = body.size >= COMPRESS_THRESHOLD ? acceptedCoding(ctx) : null;
+  const form = coding === null ? null : body.encoded(coding);
+  if (coding !== null && form !== null) {
+    ctx.body = form;
+    ctx.set('Content-Encoding', coding);
+    ctx.etag = `${body.etag}-${coding}`;
+  } else {
+    ctx.body = body.json;
+    ctx.etag = body.etag;
+    // A client that takes neither coding gets the plain answer, not one compressed per request.
+    if (body.size >= COMPRESS_THRESHOLD) (ctx as { compress?: boolean }).compress = false;
+  }
+  ctx.type = 'application/json';
+  if (ctx.fresh) ctx.status = 304;
+}
+
+/**
+ * brotli when the client accepts it (q above 0, or `*`), else gzip, else none: the smaller form
+ * whatever the client's order, as browsers list gzip first but all take brotli.
+ */
+function acceptedCoding(ctx: AppContext): Coding | null {
+  if (ctx.get('accept-encoding') === '') return null;
+  if (ctx.acceptsEncodings('br') === 'br') return 'br';
+  if (ctx.acceptsEncodings('gzip') === 'gzip') return 'gzip';
+  return null;
+}

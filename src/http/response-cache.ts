@@ -22,7 +22,8 @@ export type ResponseCache = {
   through<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds?: number): T;
   /**
    * Like `through`, for a whole JSON answer: cached serialised with its ETag (PreparedJson), for
-   * routes whose answer depends only on the store and the query.
+   * routes whose answer depends only on the store and the query. Its compressed forms, made when
+   * first asked for, count against the byte bound.
    */
   json<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds?: number): PreparedJson<T>;
   /** Number of live entries (for tests and metrics). */
@@ -57,22 +58,32 @@ export function createResponseCache(store: Store, opts: ResponseCacheOptions = {
     });
   }
 
+  const fullKey = (scope: CacheScope, key: string): string =>
+    scope === 'tokens'
+      ? `${epoch}|*${anyTokenGeneration}|${key}`
+      : `${epoch}|${scope.token}.${tokenGeneration.get(scope.token) ?? 0}|${key}`;
+
   return {
     enabled,
     through<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds = 30): T {
       if (!enabled) return compute();
-      const full =
-        scope === 'tokens'
-          ? `${epoch}|*${anyTokenGeneration}|${key}`
-          : `${epoch}|${scope.token}.${tokenGeneration.get(scope.token) ?? 0}|${key}`;
+      const full = fullKey(scope, key);
       const hit = cache.get(full);
       if (hit !== undefined) return hit.v as T;
       const v = compute();
       cache.set(full, { v }, approxBytes(v) + 32, ttlSeconds * 1000);
       return v;
     },
-    json(scope, key, compute, ttlSeconds) {
-      return this.through(scope, `json|${key}`, () => new PreparedJson(compute()), ttlSeconds);
+    json<T>(scope: CacheScope, key: string, compute: () => T, ttlSeconds = 30): PreparedJson<T> {
+      if (!enabled) return new PreparedJson(compute());
+      const full = fullKey(scope, `json|${key}`);
+      const hit = cache.get(full);
+      if (hit !== undefined) return hit.v as PreparedJson<T>;
+      const v = new PreparedJson(compute());
+      const entry = { v };
+      v.onGrow = (bytes) => cache.grow(full, entry, bytes);
+      cache.set(full, entry, v.approxBytes() + 32, ttlSeconds * 1000);
+      return v;
     },
     size: () => cache.size,
     usage: () => ({ bytes: cache.bytes, maxBytes, evictions: cache.evictions }),

@@ -20,7 +20,9 @@ export type Store = {
   readonly path: string;
   /**
    * Tells listeners about writes by other processes (or connections). Cheap: one
-   * `PRAGMA data_version`. Call it at the start of every request.
+   * `PRAGMA data_version`, at most once per event-loop turn (requests read in the same turn
+   * arrived together, so none of them can tell the difference). Call it at the start of every
+   * request.
    */
   checkExternalChanges(): void;
   /** Tells listeners what a write of this process changed, after its commit. */
@@ -110,6 +112,10 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let lastDataVersion = dataVersion.get() as number;
   let version = 0;
+  let checkedThisTurn = false;
+  const nextTurn = () => {
+    checkedThisTurn = false;
+  };
 
   let tail: Promise<unknown> = Promise.resolve();
   let running: { promise: Promise<void>; resolve: () => void } | null = null;
@@ -124,6 +130,9 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
     db,
     path,
     checkExternalChanges() {
+      if (checkedThisTurn) return;
+      checkedThisTurn = true;
+      setImmediate(nextTurn);
       const v = dataVersion.get() as number;
       if (v !== lastDataVersion) {
         lastDataVersion = v;

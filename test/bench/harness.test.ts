@@ -1,7 +1,7 @@
 /**
  * The benchmark harness's pieces on tiny data sets: data planning and generation are
  * deterministic and give the hot token half the trades; the bare insert loop and the real ingest
- * path store the same rows; the baseline route goes through the whole middleware stack; the
+ * path store the same rows; the baseline is a bare Koa app serving precompressed copies; the
  * target checks and the table. The full benchmark (`npm run bench`) is not part of the tests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,13 +11,12 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { parseBenchArgs } from '../../bench/args.js';
-import { baselineRoute } from '../../bench/baseline.js';
+import { BROWSER_ACCEPT_ENCODING, baselineApp, baselineBody, headerBytes } from '../../bench/baseline.js';
 import { buildStore, countTrades, demoOptions, ensureStore, hotToken, planData, type DataSpec } from '../../bench/data.js';
 import { bareInsert, measureIngest, splitRecords } from '../../bench/ingest-rate.js';
 import { quantile, summarize, type LoadResult, type Sample } from '../../bench/load.js';
 import { atLeast, atMost, deepVsFirst, failures, formatTable, judgeRoute, reportRows, type PassResult } from '../../bench/report.js';
 import { benchRoutes, routeGroups } from '../../bench/routes.js';
-import { makeTestApp } from '../helpers/make-test-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,26 +89,29 @@ describe('ingest measurement', () => {
   });
 });
 
-describe('baseline route', () => {
-  it('answers its fixed body through the whole stack: request id, rate-limit headers, ETag, compression', async () => {
-    const t = makeTestApp();
+describe('baseline: the bare Koa ceiling', () => {
+  it('answers the precompressed bytes of a copy of an answer by Accept-Encoding, with an ETag per coding and padded headers', async () => {
     const body = { rows: Array.from({ length: 200 }, (_, i) => ({ i, price: i * 1.5 })) };
-    t.app.use(baselineRoute(new Map([['big', body]])));
-    // callback() composes the middleware present when it is called, as listen() does.
-    const http = request(t.app.callback());
-    const res = await http.get('/bench/baseline/big').set('accept-encoding', 'gzip');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(body);
-    expect(res.headers['x-request-id']).toBeTruthy();
-    expect(res.headers['ratelimit-limit']).toBeTruthy();
-    expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{27}(-[a-z]+)?"$/);
-    expect(res.headers['content-encoding']).toBe('gzip');
-    const again = await http.get('/bench/baseline/big').set('if-none-match', res.headers.etag!);
-    expect(again.status).toBe(304);
-    const missing = await http.get('/bench/baseline/other');
-    expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBeTruthy();
-    t.close();
+    const json = JSON.stringify(body);
+    const bodies = new Map([['big', baselineBody(json, 600)], ['small', baselineBody('{"s":"ok"}', 0)]]);
+    const http = request(baselineApp(bodies).callback());
+    const br = await http.get('/big').set('accept-encoding', BROWSER_ACCEPT_ENCODING);
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('Accept-Encoding');
+    expect(br.body).toEqual(body);
+    expect(Number(br.headers['content-length'])).toBe(bodies.get('big')!.br!.length);
+    const gz = await http.get('/big').set('accept-encoding', 'gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.body).toEqual(body);
+    expect(gz.headers.etag).not.toBe(br.headers.etag);
+    expect((await http.get('/big').set('accept-encoding', 'gzip').set('if-none-match', gz.headers.etag!)).status).toBe(304);
+    const pairs = Object.entries(br.headers).map(([k, v]) => [k, String(v)] as [string, string]);
+    expect(Math.abs(headerBytes(pairs) - 600)).toBeLessThan(60);
+    const small = await http.get('/small').set('accept-encoding', BROWSER_ACCEPT_ENCODING);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.body).toEqual({ s: 'ok' });
+    expect((await http.get('/other')).status).toBe(404);
   });
 });
 

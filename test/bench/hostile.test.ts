@@ -19,7 +19,7 @@ describe('hostile pass', () => {
     const d = parseBenchArgs(['--pass', 'hostile']);
     expect(d).toMatchObject({ passes: ['hostile'], wideTokens: 200_000, wideActive: 20_000, hostileSeconds: 4 });
     expect(parseBenchArgs(['--pass', 'hostile', '--wide-tokens', '0', '--hostile-seconds', '2'])).toMatchObject({ wideTokens: 0, wideActive: 0, hostileSeconds: 2 });
-    expect(() => parseBenchArgs(['--pass', 'hostle'])).toThrow('--pass must be cached, uncached, both, fanout, all or hostile');
+    expect(() => parseBenchArgs(['--pass', 'hostle'])).toThrow('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
     expect(() => parseBenchArgs(['--hostile-seconds', '0'])).toThrow('--hostile-seconds must be a whole number from 1 to 120');
   });
 

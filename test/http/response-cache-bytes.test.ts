@@ -72,3 +72,36 @@ describe('response cache bound in bytes', () => {
     expect(approxBytes([{ a: s }, { a: s }])).toBeGreaterThanOrEqual(4000);
   });
 });
+
+describe('an entry that grows after it was stored', () => {
+  it('counts the growth and evicts the least recently used others to stay in bounds', () => {
+    const lru = createByteLru<string>(1000, () => 0);
+    lru.set('a', 'A', 200, 10_000);
+    lru.set('b', 'B', 200, 10_000);
+    const held = lru.bytes;
+    lru.grow('b', 'B', 100);
+    expect(lru.bytes).toBe(held + 100);
+    lru.grow('b', 'B', 400);
+    expect(lru.get('a')).toBeUndefined();
+    expect(lru.get('b')).toBe('B');
+    expect(lru.bytes).toBeLessThanOrEqual(1000);
+    expect(lru.evictions).toBe(1);
+  });
+
+  it('ignores growth of a value no longer stored under its key', () => {
+    const lru = createByteLru<string>(1000, () => 0);
+    lru.set('a', 'old', 100, 10_000);
+    lru.set('a', 'new', 100, 10_000);
+    const held = lru.bytes;
+    lru.grow('a', 'old', 500);
+    expect(lru.bytes).toBe(held);
+  });
+
+  it('drops the entry itself when it outgrows the whole bound', () => {
+    const lru = createByteLru<string>(1000, () => 0);
+    lru.set('a', 'A', 100, 10_000);
+    lru.grow('a', 'A', 2000);
+    expect(lru.get('a')).toBeUndefined();
+    expect(lru.bytes).toBe(0);
+  });
+});

@@ -55,7 +55,7 @@ describe('webhook fairness', () => {
     worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, intervalMs: 20, timeoutMs: 60_000, concurrency: 8, perTenant: 2 });
     await until(() => healthy.received.length === 10, 'the healthy tenant got its 10 deliveries');
     // Received by the endpoint is not yet recorded by the worker: that follows the 2xx.
-    await until(() => JSON.stringify(status(t, healthyToken)) === JSON.stringify([{ status: 'delivered', n: 10 }]), 'all 10 recorded as delivered');
+    await until(() => JSON.stringify(status(t!, healthyToken)) === JSON.stringify([{ status: 'delivered', n: 10 }]), 'all 10 recorded as delivered');
     // The dead tenant's endpoint got exactly its 2 slots' worth of requests, still unanswered.
     expect(dead.received).toHaveLength(2);
     expect(status(t, deadToken)).toEqual([{ status: 'pending', n: 20 }]);

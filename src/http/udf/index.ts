@@ -9,6 +9,7 @@ import { createSymbolsRepo } from '../../store/symbols-repo.js';
 import { createCandlesRepo } from '../../store/candles-repo.js';
 import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { createWindowRepo } from '../../store/window-repo.js';
+import { withResolveCache } from './resolve-cache.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
@@ -18,7 +19,8 @@ export function udfRouter(deps: AppDeps): ApiRouter {
   const db = deps.store.db;
   const ctx: UdfDeps = {
     clock: deps.clock,
-    symbols: createSymbolsRepo(db, deps.config.chain),
+    // Resolved names live in memory with the answers (CACHE=off measures without either).
+    symbols: deps.cache.enabled ? withResolveCache(createSymbolsRepo(db, deps.config.chain), deps.store) : createSymbolsRepo(db, deps.config.chain),
     candles: createCandlesRepo(db),
     marketCandles: createMarketCandlesRepo(db),
     windows: createWindowRepo(db),

@@ -1,0 +1,139 @@
+/**
+ * The viewers pass (docs/operations.md, Benchmark): simulated TradingView charts with the real
+ * udf-compatible adapter's request pattern, under the live ingest. A viewer opens its chart at
+ * its clock phase (spread over the 10-s poll period): /udf/symbols, then /udf/history with
+ * countback 300 and `to` = now + 60 s; then every 10 s a countback-2 poll with `to` = the current
+ * second; `currencyCode=USD` on each, and a browser's Accept-Encoding. Hot tokens get most
+ * viewers (the token of rank r gets a share in 1/(r+1)). Reports, per viewer count, the
+ * latency of every request (p99 must stay under 100 ms) and the server's CPU per viewer-second.
+ */
+import { join } from 'node:path';
+import { BROWSER_ACCEPT_ENCODING } from './baseline.js';
+import { processSeconds } from './cpu.js';
+import { copyStore, hotToken, type DataPlan } from './data.js';
+import { startIngestStream } from './ingest-stream.js';
+import { quantile } from './load.js';
+import { provision } from './provision.js';
+import { startBenchServer } from './server-control.js';
+import { demoTokens } from '../src/domain/demo-data.js';
+
+export const POLL_MS = 10_000;
+
+export type ViewersFigure = {
+  viewers: number;
+  seconds: number;
+  requests: number;
+  failed: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Server CPU (user + system) per viewer and second of the run, in microseconds. */
+  cpuMicrosPerViewerSecond: number | null;
+};
+
+/** The token index of each viewer: rank r drawn with weight 1/(r+1), deterministic. */
+export function viewerTokens(viewers: number, tokens: number): number[] {
+  const weights = Array.from({ length: tokens }, (_, r) => 1 / (r + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const out: number[] = [];
+  let r = 0;
+  let acc = weights[0]! / total;
+  for (let i = 0; i < viewers; i++) {
+    const u = (i + 0.5) / viewers;
+    while (u > acc && r < tokens - 1) acc += weights[++r]! / total;
+    out.push(r);
+  }
+  return out;
+}
+
+/** Drives `viewers` charts for `seconds` against `base`; `pid` is the server's, for its CPU. */
+export async function driveViewers(o: { base: string; pid: number; tokens: readonly string[]; viewers: number; seconds: number; serverNow(): number }): Promise<ViewersFigure> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const get = async (path: string) => {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(o.base + path, { headers: { 'accept-encoding': BROWSER_ACCEPT_ENCODING } });
+      await res.arrayBuffer();
+      if (res.status !== 200) failed++;
+    } catch {
+      failed++;
+    }
+    latencies.push(performance.now() - t0);
+  };
+  const picks = viewerTokens(o.viewers, o.tokens.length);
+  const end = Date.now() + o.seconds * 1000;
+  const cpu0 = processSeconds(o.pid);
+  const timers: NodeJS.Timeout[] = [];
+  const runs: Promise<void>[] = [];
+  for (let i = 0; i < o.viewers; i++) {
+    const symbol = o.tokens[picks[i]!]!;
+    const phase = (i * POLL_MS) / o.viewers;
+    runs.push(new Promise<void>((done) => {
+      const poll = () => {
+        if (Date.now() >= end) return done();
+        const to = o.serverNow();
+        void get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 120}&to=${to}&countback=2&currencyCode=USD`);
+        timers.push(setTimeout(poll, POLL_MS));
+      };
+      timers.push(setTimeout(() => {
+        const to = o.serverNow() + 60;
+        void get(`/udf/symbols?symbol=${symbol}&currencyCode=USD`)
+          .then(() => get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 300 * 60}&to=${to}&countback=300&currencyCode=USD`))
+          .then(() => timers.push(setTimeout(poll, POLL_MS)));
+      }, phase));
+    }));
+  }
+  await Promise.all(runs);
+  for (const t of timers) clearTimeout(t);
+  const cpu1 = processSeconds(o.pid);
+  latencies.sort((a, b) => a - b);
+  return {
+    viewers: o.viewers,
+    seconds: o.seconds,
+    requests: latencies.length,
+    failed,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    cpuMicrosPerViewerSecond: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1e6) / (o.viewers * o.seconds),
+  };
+}
+
+/** The pass: a provisioned copy of the data set, the bench server, live ingest, one run per viewer count. */
+export async function runViewersPass(o: {
+  dataDir: string; storePath: string; plan: DataPlan; counts: readonly number[]; seconds: number; ingestRate: number; logLevel: string; say(msg: string): void;
+}): Promise<ViewersFigure[]> {
+  const work = join(o.dataDir, 'work.db');
+  copyStore(o.storePath, work);
+  const hot = hotToken(o.plan);
+  const anchorMs = o.plan.anchor * 1000;
+  const { secret } = await provision(work, anchorMs, hot.address);
+  const server = await startBenchServer({
+    storePath: work, anchorMs, env: { LOG_LEVEL: o.logLevel, RATE_LIMIT_ANON: '999999999/1' }, logFile: join(o.dataDir, 'server-viewers.log'),
+  });
+  const stream = o.ingestRate > 0
+    ? startIngestStream({
+        base: server.base, secret, token: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice: 1,
+        serverNow: server.serverNow, tradesPerSecond: o.ingestRate, intervalMs: 200, label: 'viewers',
+      })
+    : null;
+  const tokens = demoTokens(o.plan).map((t) => t.address);
+  const out: ViewersFigure[] = [];
+  try {
+    // Unreported: the first requests of a fresh server pay for compiling and for cold pages.
+    await driveViewers({ base: server.base, pid: server.pid, tokens, viewers: 100, seconds: 10, serverNow: server.serverNow });
+    for (const viewers of o.counts) {
+      const f = await driveViewers({ base: server.base, pid: server.pid, tokens, viewers, seconds: o.seconds, serverNow: server.serverNow });
+      o.say(`viewers ${viewers}: p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, ${f.requests} requests (${f.failed} failed), ` +
+        `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second`);
+      out.push(f);
+    }
+  } finally {
+    await stream?.stop();
+    await server.stop();
+  }
+  return out;
+}
+
+/** The largest viewer count served at p99 under 100 ms with no failures, or null. */
+export const viewersServed = (figures: readonly ViewersFigure[]): number | null =>
+  figures.filter((f) => f.p99Ms < 100 && f.failed === 0).reduce<number | null>((a, f) => (a === null || f.viewers > a ? f.viewers : a), null);

@@ -1,0 +1,47 @@
+/**
+ * Symbol resolution from memory: every chart poll names its symbol, and resolving it in SQL cost
+ * more than the cached answer it leads to (docs/operations.md, Benchmark). Resolved names are kept
+ * and dropped exactly when the answer could change, on the store's change notifications:
+ * - a name that is exactly a token's address resolves to that token whatever else changes, so it
+ *   is dropped only when that token changes (its row is part of the answer);
+ * - any other name (a symbol, `EXCHANGE:SYMBOL`, an address in another letter case) depends on
+ *   other tokens too (the most liquid wins, a new token can make a case-insensitive match
+ *   ambiguous), so it is dropped on every token change;
+ * - everything goes on a change of unknown extent (another process wrote).
+ * Unknown names are not kept, so random guesses cannot push real names out.
+ */
+import type { Store } from '../../store/db.js';
+import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
+import { normalizeAddress } from '../../domain/address.js';
+
+/** Names kept at most; the whole map is dropped when full (a chart's names come back at once). */
+const MAX_NAMES = 10_000;
+
+/** `repo` with `resolve` answered from memory; the other methods are the repo's own. */
+export function withResolveCache<R extends Pick<SymbolsRepo, 'resolve'>>(repo: R, store: Store): R {
+  const byAddress = new Map<string, Resolved>();
+  const other = new Map<string, Resolved>();
+
+  store.onChange((change) => {
+    if (change.tokens === 'all') {
+      byAddress.clear();
+      other.clear();
+      return;
+    }
+    if (change.tokens.size === 0) return;
+    other.clear();
+    for (const [name, found] of byAddress) if (change.tokens.has(found.token.id)) byAddress.delete(name);
+  });
+
+  const resolve = (name: string): Resolved | null => {
+    const hit = byAddress.get(name) ?? other.get(name);
+    if (hit !== undefined) return hit;
+    const found = repo.resolve(name);
+    if (found === null) return null;
+    const map = normalizeAddress(name) === found.token.address ? byAddress : other;
+    if (map.size >= MAX_NAMES) map.clear();
+    map.set(name, found);
+    return found;
+  };
+  return { ...repo, resolve };
+}

@@ -1,0 +1,45 @@
+/** The viewers pass's pieces: hot tokens get most viewers, and a short run against the real app. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { driveViewers, viewerTokens, viewersServed, type ViewersFigure } from '../../bench/viewers.js';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { addToken, addTrades } from '../udf/support.js';
+
+let t: TestApp | undefined;
+let server: Server | undefined;
+afterEach(() => {
+  server?.close();
+  t?.close();
+});
+
+describe('viewers pass', () => {
+  it('gives the token of rank r a share of viewers in 1/(r+1), hot first', () => {
+    const picks = viewerTokens(1000, 4);
+    const counts = [0, 1, 2, 3].map((r) => picks.filter((p) => p === r).length);
+    // Weights 1, 1/2, 1/3, 1/4 of 25/12: 480, 240, 160, 120.
+    expect(counts).toEqual([480, 240, 160, 120]);
+  });
+
+  it('opens every chart with /udf/symbols and a countback-300 history, all answered', async () => {
+    t = makeTestApp();
+    const a = addToken(t, { symbol: 'AAA' });
+    const b = addToken(t, { symbol: 'BBB' });
+    addTrades(t, a.address, [[1_699_999_000, 1]]);
+    addTrades(t, b.address, [[1_699_999_000, 2]]);
+    server = await new Promise<Server>((resolve) => {
+      const s = t!.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const f = await driveViewers({ base, pid: process.pid, tokens: [a.address, b.address], viewers: 20, seconds: 1, serverNow: () => t!.clock.seconds() });
+    // Phases spread over the 10-s period; a run shorter than it ends before anyone's first poll.
+    expect(f.requests).toBe(40);
+    expect(f.failed).toBe(0);
+  });
+
+  it('counts as served only the largest viewer count with p99 under 100 ms and no failures', () => {
+    const fig = (viewers: number, p99Ms: number, failed = 0): ViewersFigure => ({ viewers, seconds: 10, requests: 1, failed, p50Ms: 1, p99Ms, cpuMicrosPerViewerSecond: 1 });
+    expect(viewersServed([fig(500, 20), fig(2000, 99.9), fig(4000, 150)])).toBe(2000);
+    expect(viewersServed([fig(500, 20), fig(2000, 50, 1)])).toBe(500);
+    expect(viewersServed([fig(500, 100)])).toBeNull();
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * What the hot path keeps from memory must still change exactly when the store does: resolved
+ * symbol names (src/http/udf/resolve-cache.ts), and small answers skip compression but keep Vary.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aMarket } from '../helpers/builders.js';
+import { addToken, addTrades } from '../udf/support.js';
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const symbols = (symbol: string) => t.http.get('/udf/symbols').query({ symbol });
+
+describe('resolved symbol names kept in memory', () => {
+  it('follow a symbol to the token that became the most liquid a moment ago', async () => {
+    t = makeTestApp();
+    const a = addToken(t, { symbol: 'TWIN', name: 'First' }, { raydium: 100 });
+    const b = addToken(t, { symbol: 'TWIN', name: 'Second' }, { raydium: 50 });
+    expect((await symbols('TWIN')).body.ticker).toBe(a.address);
+    expect((await symbols('TWIN')).body.ticker).toBe(a.address);
+    t.ingest([aMarket(b.address, { dex: 'orca', liquidityUsd: 1000 })]);
+    expect((await symbols('TWIN')).body.ticker).toBe(b.address);
+    expect((await symbols('raydium:twin')).body.ticker).toBe(b.address);
+  });
+
+  it("show a token's new row by address after its own change, and keep it through another's", async () => {
+    t = makeTestApp();
+    const a = addToken(t, { symbol: 'AAA', name: 'Alpha' });
+    const other = addToken(t, { symbol: 'BBB', name: 'Beta' });
+    expect((await symbols(a.address)).body.description).toBe('Alpha');
+    t.ingest([{ ...a, name: 'Alpha Renamed' }]);
+    expect((await symbols(a.address)).body.description).toBe('Alpha Renamed');
+    addTrades(t, other.address, [[1_699_990_000, 2]]);
+    expect((await symbols(a.address)).body.description).toBe('Alpha Renamed');
+    expect((await symbols(other.address)).body.description).toBe('Beta');
+  });
+
+  it('answers 404 for an unknown name, and the token once it is added', async () => {
+    t = makeTestApp();
+    expect((await symbols('LATE')).status).toBe(404);
+    const late = addToken(t, { symbol: 'LATE' });
+    const res = await symbols('LATE');
+    expect(res.status).toBe(200);
+    expect(res.body.ticker).toBe(late.address);
+  });
+
+  it('serves history for the token a symbol names now, not the one it named before', async () => {
+    t = makeTestApp();
+    const a = addToken(t, { symbol: 'SAME' }, { raydium: 100 });
+    addTrades(t, a.address, [[1_699_990_000, 1]]);
+    const history = () => t.http.get('/udf/history').query({ symbol: 'SAME', resolution: '1', to: 1_700_000_000, countback: 5 });
+    expect((await history()).body).toMatchObject({ s: 'ok', c: [1] });
+    const b = addToken(t, { symbol: 'SAME' }, { raydium: 1000 });
+    addTrades(t, b.address, [[1_699_990_000, 7]]);
+    expect((await history()).body).toMatchObject({ s: 'ok', c: [7] });
+  });
+});
+
+describe('compression of small answers', () => {
+  it('sends an answer under 1 KB as it is, with Vary: Accept-Encoding', async () => {
+    t = makeTestApp();
+    const res = await t.http.get('/healthz').set('Accept-Encoding', 'gzip, deflate, br');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.vary).toMatch(/Accept-Encoding/);
+  });
+});
