@@ -9,19 +9,12 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { windowSegments, type Segment } from './window-repo.js';
 import { MARKET_ROLLUP_SECONDS, WALLET_ROLLUP_SECONDS } from './read-views-repo.js';
+import type { TraderFigures } from '../domain/trader-tally.js';
 
 export type TraderSort = 'volume' | 'trades' | 'net';
 
-export type TraderRow = {
-  wallet: string;
-  volumeUsd: number;
-  buyVolumeUsd: number;
-  sellVolumeUsd: number;
-  netUsd: number;
-  trades: number;
-  buys: number;
-  sells: number;
-};
+/** A wallet's figures over a window, as top traders answers them (one shape with the trader board's). */
+export type TraderRow = TraderFigures;
 
 export type HolderRow = { owner: string; amount: number };
 
