@@ -54,6 +54,9 @@ export async function hostileWorld(): Promise<World> {
   const ingest = t.makeKey({ tenantId: tenant, scopes: ['read', 'ingest'] });
 
   const server = t.app.listen(0, '127.0.0.1');
+  // The client reuses keep-alive sockets; a server closing an idle one just as a request goes out
+  // on it (Node's 5 s default) is a reset that says nothing about the input under test.
+  server.keepAliveTimeout = 120_000;
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
