@@ -217,6 +217,10 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   /** Launches due attempts until none is left to start, waiting for each round; counts them. */
   const pass = async (): Promise<number> => {
+    // A large ingest batch holds one open transaction across its slices: outbox rows read before
+    // its commit could belong to a batch that is then rolled back (docs/api.md, Ingest limits).
+    const writing = deps.store.settled();
+    if (writing !== null) await writing.catch(() => undefined);
     let made = 0;
     for (;;) {
       const launched = launchDue();
