@@ -128,7 +128,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'all';
-  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers'].includes(pass)) throw new Error('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
+  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers'].includes(pass))
+    throw new Error('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const logLevel = values['log-level'] ?? 'warn';

@@ -148,7 +148,11 @@ export function buildStore(path: string, plan: DataPlan, onProgress?: (trades: n
 
 function measure(db: ReturnType<typeof openStore>['db'], plan: DataPlan): DataStats {
   const hot = hotToken(plan).address;
-  const count = (sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(...args) as number;
+  const count = (sql: string, ...args: unknown[]) =>
+    db
+      .prepare(sql)
+      .pluck()
+      .get(...args) as number;
   const hotId = count('SELECT id FROM tokens WHERE address = ?', hot);
   return {
     trades: count('SELECT count(*) FROM trades'),

@@ -9,12 +9,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
 export type ClientsJob = { wsBase: string; keys: string[]; perTenant: number; from: number; to: number; token: string; clientIps: number };
-export type ToClients = { type: 'subscribe' } | { type: 'measure'; on: boolean } | { type: 'sent'; keys: string[]; at: number } | { type: 'report' } | { type: 'close' };
+export type ToClients =
+  { type: 'subscribe' } | { type: 'measure'; on: boolean } | { type: 'sent'; keys: string[]; at: number } | { type: 'report' } | { type: 'close' };
 export type FromClients =
-  | { type: 'open' }
-  | { type: 'subscribed' }
-  | { type: 'report'; messages: number; delays: number[] }
-  | { type: 'failed'; message: string };
+  { type: 'open' } | { type: 'subscribed' } | { type: 'report'; messages: number; delays: number[] } | { type: 'failed'; message: string };
 
 const job = workerData as ClientsJob;
 const port = parentPort!;
@@ -37,7 +35,11 @@ function onMessage(data: Buffer): void {
   if (!measuring) return;
   messages++;
   // Cheap matching, no full parse: the first trade's signature, or the newest bar's close.
-  const key = text.startsWith('{"op":"trades"') ? /"signature":"([^"]+)"/.exec(text)?.[1] : text.includes('"final":false') ? /"c":([^,}]+)/.exec(text)?.[1] : undefined;
+  const key = text.startsWith('{"op":"trades"')
+    ? /"signature":"([^"]+)"/.exec(text)?.[1]
+    : text.includes('"final":false')
+      ? /"c":([^,}]+)/.exec(text)?.[1]
+      : undefined;
   const t0 = key === undefined ? undefined : sentAt.get(key);
   if (t0 !== undefined) delays.push(now() - t0);
 }

@@ -135,7 +135,12 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
   const work = join(opts.dataDir, 'fanout.db');
   copyStore(opts.storePath, work);
   const { keys, ingestKey } = provisionFanout(work, opts.anchorMs, Math.ceil(n / PER_TENANT));
-  const server = await startBenchServer({ storePath: work, anchorMs: opts.anchorMs, env: { LOG_LEVEL: 'warn' }, logFile: join(opts.dataDir, 'server-fanout.log') });
+  const server = await startBenchServer({
+    storePath: work,
+    anchorMs: opts.anchorMs,
+    env: { LOG_LEVEL: 'warn' },
+    logFile: join(opts.dataDir, 'server-fanout.log'),
+  });
   const job = { wsBase: server.base.replace('http', 'ws'), keys, perTenant: PER_TENANT, token: opts.hot.address, clientIps: CLIENT_IPS };
   let poster: NodeJS.Timeout | null = null;
   let pools: Pool[] = [];
@@ -173,14 +178,30 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
         const signature = `fanout-${n}-${++seq}`;
         if (i === 0) sent.push(signature);
         if (i === perPost - 1) sent.push(String(price));
-        lines.push(JSON.stringify({
-          type: 'trade', token: opts.hot.address, market: opts.hot.markets[seq % opts.hot.markets.length], signature, index: 0, blockTime: server.serverNow(),
-          side: seq % 2 ? 'buy' : 'sell', priceUsd: price, amount: 100, quoteAmount: 1, volumeUsd: price * 100, wallet: opts.hot.wallets[seq % opts.hot.wallets.length],
-        }));
+        lines.push(
+          JSON.stringify({
+            type: 'trade',
+            token: opts.hot.address,
+            market: opts.hot.markets[seq % opts.hot.markets.length],
+            signature,
+            index: 0,
+            blockTime: server.serverNow(),
+            side: seq % 2 ? 'buy' : 'sell',
+            priceUsd: price,
+            amount: 100,
+            quoteAmount: 1,
+            volumeUsd: price * 100,
+            wallet: opts.hot.wallets[seq % opts.hot.wallets.length],
+          }),
+        );
       }
       const at = performance.timeOrigin + performance.now();
       for (const p of pools) p.send({ type: 'sent', keys: sent, at });
-      const res = await fetch(`${server.base}/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': ingestKey }, body: lines.join('\n') });
+      const res = await fetch(`${server.base}/v1/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'x-api-key': ingestKey },
+        body: lines.join('\n'),
+      });
       await res.arrayBuffer();
       if (res.ok) posted += perPost;
     };

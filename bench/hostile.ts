@@ -68,12 +68,26 @@ export function hostileKinds(t: HostileTarget): HostileKind[] {
         const now = t.serverNow();
         const lines = Array.from({ length: 20_000 }, (_, k) =>
           JSON.stringify({
-            type: 'trade', token: t.hot, market: address('HostieMkt', 1), signature: `hostile-${process.pid}-${b}-${k}`, index: 0,
-            blockTime: now - 3600 + (k % 3600), side: k % 2 === 0 ? 'buy' : 'sell', priceUsd: 1 + (k % 10) / 100, amount: 10, quoteAmount: 0.1, volumeUsd: 10,
+            type: 'trade',
+            token: t.hot,
+            market: address('HostieMkt', 1),
+            signature: `hostile-${process.pid}-${b}-${k}`,
+            index: 0,
+            blockTime: now - 3600 + (k % 3600),
+            side: k % 2 === 0 ? 'buy' : 'sell',
+            priceUsd: 1 + (k % 10) / 100,
+            amount: 10,
+            quoteAmount: 0.1,
+            volumeUsd: 10,
             wallet: address('HostieWa', k % 500),
           }),
         );
-        return { method: 'POST', path: '/v1/ingest', body: `${lines.join('\n')}\n`, headers: { 'x-api-key': t.secret, 'content-type': 'application/x-ndjson' } };
+        return {
+          method: 'POST',
+          path: '/v1/ingest',
+          body: `${lines.join('\n')}\n`,
+          headers: { 'x-api-key': t.secret, 'content-type': 'application/x-ndjson' },
+        };
       },
     },
   ];
@@ -113,10 +127,18 @@ async function halfSentBodies(base: string, count: number, ms: number): Promise<
 }
 
 /** Runs every kind for `seconds` against the server at `base` (process `pid`), one in flight. */
-export async function runHostile(opts: { store: string; base: string; pid: number; target: HostileTarget; seconds: number; say: (m: string) => void }): Promise<HostileRow[]> {
+export async function runHostile(opts: {
+  store: string;
+  base: string;
+  pid: number;
+  target: HostileTarget;
+  seconds: number;
+  say: (m: string) => void;
+}): Promise<HostileRow[]> {
   const worker = new Worker(join(projectRoot, 'dist', 'bench', 'probe-worker.js'), { workerData: { base: opts.base, intervalMs: 20 } });
   const rows: HostileRow[] = [];
-  const phases: { kind: string; from: number; to: number; rss: number; row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'> }[] = [];
+  const phases: { kind: string; from: number; to: number; rss: number; row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'> }[] =
+    [];
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, rssMb(opts.pid))), 50);
   // A freshly started server (and the probe thread) settle first, so the first kind does not

@@ -82,7 +82,19 @@ export function bareInsert(path: string, set: ReturnType<typeof splitRecords>, b
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const write = db.transaction((rows: TradeRecord[]) => {
       for (const r of rows) {
-        insert.run(ids.get(r.token), r.blockTime, r.signature, r.index, r.side === 'buy' ? 1 : 0, r.priceUsd, r.amount, r.quoteAmount, r.volumeUsd, r.wallet, r.market);
+        insert.run(
+          ids.get(r.token),
+          r.blockTime,
+          r.signature,
+          r.index,
+          r.side === 'buy' ? 1 : 0,
+          r.priceUsd,
+          r.amount,
+          r.quoteAmount,
+          r.volumeUsd,
+          r.wallet,
+          r.market,
+        );
       }
     });
     const t0 = performance.now();
@@ -105,7 +117,14 @@ export async function measureIngest(dir: string, opts: DemoOptions, batch: numbe
   const realPerSecond = (trades / real.ms) * 1000;
   const barePerSecond = (trades / bare.ms) * 1000;
   return {
-    trades, batch, realMs: real.ms, bareMs: bare.ms, realPerSecond, barePerSecond,
-    ratio: realPerSecond / barePerSecond, events: real.events, registered: real.registered,
+    trades,
+    batch,
+    realMs: real.ms,
+    bareMs: bare.ms,
+    realPerSecond,
+    barePerSecond,
+    ratio: realPerSecond / barePerSecond,
+    events: real.events,
+    registered: real.registered,
   };
 }

@@ -50,10 +50,18 @@ export function startIngestStream(opts: StreamOptions): IngestStream {
     price *= Math.exp((rand() - 0.5) * 0.004);
     const volumeUsd = Math.round(Math.exp(2 + rand() * 6) * 100) / 100;
     return {
-      type: 'trade', token: opts.token, market: opts.markets[Math.floor(rand() * opts.markets.length)]!,
-      signature: `bench-${opts.label}-${startedAt.toString(36)}-${(seq++).toString(36)}`, index: 0,
-      blockTime: opts.serverNow(), side: rand() < 0.5 ? 'buy' : 'sell', priceUsd: price, amount: volumeUsd / price,
-      quoteAmount: volumeUsd / 150, volumeUsd, wallet: opts.wallets[Math.floor(rand() * opts.wallets.length)]!,
+      type: 'trade',
+      token: opts.token,
+      market: opts.markets[Math.floor(rand() * opts.markets.length)]!,
+      signature: `bench-${opts.label}-${startedAt.toString(36)}-${(seq++).toString(36)}`,
+      index: 0,
+      blockTime: opts.serverNow(),
+      side: rand() < 0.5 ? 'buy' : 'sell',
+      priceUsd: price,
+      amount: volumeUsd / price,
+      quoteAmount: volumeUsd / 150,
+      volumeUsd,
+      wallet: opts.wallets[Math.floor(rand() * opts.wallets.length)]!,
     };
   };
 

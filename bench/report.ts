@@ -66,9 +66,8 @@ export function loadProblem(r: LoadResult): string | null {
 
 /** A route's run against its baseline; a run with failed answers never meets its target. */
 export function judgeRoute(id: string, path: string, route: LoadResult, baseline: LoadResult | null, target: number | null): RouteRun {
-  const problem = [loadProblem(route), baseline && loadProblem(baseline) ? `baseline: ${loadProblem(baseline)}` : null]
-    .filter((p) => p !== null)
-    .join('; ') || null;
+  const problem =
+    [loadProblem(route), baseline && loadProblem(baseline) ? `baseline: ${loadProblem(baseline)}` : null].filter((p) => p !== null).join('; ') || null;
   const ratio = baseline !== null && baseline.rps > 0 ? route.rps / baseline.rps : null;
   const meets = problem !== null ? (target === null ? null : false) : atLeast(ratio, target);
   return { id, path, route, baseline, ratio, target, meets, problem };
@@ -184,7 +183,9 @@ export function reportRows(report: Report): Row[] {
     ratio: ing ? num(ing.ratio, 2) : '-',
     target: `>= ${TARGETS.ingestVsBare.toFixed(2)}`,
     meets: ing ? meetsText(atLeast(ing.ratio, TARGETS.ingestVsBare)) : '-',
-    note: ing ? `${num(ing.trades)} trades, ${ing.batch} a batch, ${ing.registered ? `${num(ing.events)} events` : 'NO events (no subscriptions service)'}` : report.errors.ingest ?? 'not run',
+    note: ing
+      ? `${num(ing.trades)} trades, ${ing.batch} a batch, ${ing.registered ? `${num(ing.events)} events` : 'NO events (no subscriptions service)'}`
+      : (report.errors.ingest ?? 'not run'),
   });
   const st = report.startup;
   rows.push({
@@ -193,7 +194,7 @@ export function reportRows(report: Report): Row[] {
     value: st && st.error === null ? `${num(st.medianMs)} ms` : '-',
     target: `< ${TARGETS.startupMs} ms`,
     meets: st && st.error === null ? meetsText(st.medianMs < TARGETS.startupMs) : st ? 'NO' : '-',
-    note: st ? (st.error ?? `median of ${st.runs.map((t) => num(t)).join(', ')} ms`) : report.errors.startup ?? 'not run',
+    note: st ? (st.error ?? `median of ${st.runs.map((t) => num(t)).join(', ')} ms`) : (report.errors.startup ?? 'not run'),
   });
   const lim = report.limiter;
   rows.push({
@@ -202,7 +203,7 @@ export function reportRows(report: Report): Row[] {
     value: lim ? `${num(lim.bytesPerBucket, 1)} B` : '-',
     target: `<= ${TARGETS.limiterBytes} B`,
     meets: lim ? meetsText(atMost(lim.bytesPerBucket, TARGETS.limiterBytes)) : '-',
-    note: lim ? `${num(lim.buckets)} IP buckets${lim.gc ? '' : ', without --expose-gc'}` : report.errors.limiter ?? 'not run',
+    note: lim ? `${num(lim.buckets)} IP buckets${lim.gc ? '' : ', without --expose-gc'}` : (report.errors.limiter ?? 'not run'),
   });
   return rows;
 }
@@ -210,7 +211,11 @@ export function reportRows(report: Report): Row[] {
 /** A plain-text table, columns padded to their widest cell. */
 export function formatTable(rows: readonly Row[]): string {
   const widths = COLUMNS.map(([key, title]) => Math.max(title.length, ...rows.map((r) => r[key].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(COLUMNS.map(([, title]) => title)), line(widths.map((w) => '-'.repeat(w)))];
   for (const r of rows) out.push(line(COLUMNS.map(([key]) => r[key])));
   return out.join('\n');

@@ -15,8 +15,7 @@ export type BenchRoute = {
 /** The routes for a hot token; `deepCursor` is the cursor of the page half the token deep. */
 export function benchRoutes(hot: string, anchor: number, deepCursor: string | null): BenchRoute[] {
   // `to` a week past the anchor: the newest bars, including those the live ingest adds.
-  const history = (resolution: string) =>
-    `/udf/history?symbol=${hot}&resolution=${resolution}&from=${anchor - 86400}&to=${anchor + 7 * 86400}&countback=300`;
+  const history = (resolution: string) => `/udf/history?symbol=${hot}&resolution=${resolution}&from=${anchor - 86400}&to=${anchor + 7 * 86400}&countback=300`;
   const routes: BenchRoute[] = [
     { id: 'history 1', path: history('1'), cachedTarget: 0.7, uncachedTarget: 0.25 },
     { id: 'history 15', path: history('15'), cachedTarget: 0.7, uncachedTarget: 0.25 },
@@ -57,12 +56,7 @@ export type CursorWalk = { cursor: string | null; depth: number; pages: number; 
  * Walks the hot token's trades newest first, 1000 a page, until `depth` trades are behind, and
  * returns the cursor found there (a real one, issued by the server).
  */
-export async function findDeepCursor(
-  base: string,
-  hot: string,
-  depth: number,
-  headers: Record<string, string>,
-): Promise<CursorWalk> {
+export async function findDeepCursor(base: string, hot: string, depth: number, headers: Record<string, string>): Promise<CursorWalk> {
   let cursor: string | null = null;
   let seen = 0;
   let pages = 0;

@@ -35,11 +35,9 @@ const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s`;
 const say = (msg: string) => process.stderr.write(`[bench ${elapsed()}] ${msg}\n`);
 
 async function limiterMemory(ips: number): Promise<LimiterFigure> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--expose-gc', join(projectRoot, 'dist', 'bench', 'limiter-child.js'), String(ips)],
-    { maxBuffer: 1 << 20 },
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', join(projectRoot, 'dist', 'bench', 'limiter-child.js'), String(ips)], {
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout) as LimiterFigure;
 }
 
@@ -72,17 +70,30 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   const env: Record<string, string> = { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' };
   if (name === 'uncached') env.CACHE = 'off';
   const logFile = join(DATA_DIR, `server-${name}.log`);
-  say(`${name}: starting the server (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  say(
+    `${name}: starting the server (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   const cpu = watchCpu();
   const profileDir = opts.profile ? join(DATA_DIR, 'profiles', name) : undefined;
   const server = await startBenchServer({ storePath: work, anchorMs, env, logFile, profileDir });
   if (profileDir !== undefined) say(`${name}: the server's CPU profile goes to ${profileDir}`);
-  const stream = opts.ingestRate > 0
-    ? startIngestStream({
-        base: server.base, secret, token: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice,
-        serverNow: server.serverNow, tradesPerSecond: opts.ingestRate, intervalMs: opts.ingestIntervalMs, label: name,
-      })
-    : null;
+  const stream =
+    opts.ingestRate > 0
+      ? startIngestStream({
+          base: server.base,
+          secret,
+          token: hot.address,
+          markets: hot.markets,
+          wallets: hot.wallets,
+          startPrice,
+          serverNow: server.serverNow,
+          tradesPerSecond: opts.ingestRate,
+          intervalMs: opts.ingestIntervalMs,
+          label: name,
+        })
+      : null;
   const headers = { 'x-api-key': secret, 'accept-encoding': BROWSER_ACCEPT_ENCODING };
   const load: LoadOptions = { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, headers };
   const routes: RouteRun[] = [];
@@ -119,10 +130,20 @@ async function runHostileOn(label: string, opts: BenchOptions, storePath: string
   const { secret } = await provision(work, anchor * 1000, hot);
   say(`hostile ${label}: starting the server`);
   const server = await startBenchServer({
-    storePath: work, anchorMs: anchor * 1000, env: { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' }, logFile: join(DATA_DIR, `server-hostile-${label}.log`),
+    storePath: work,
+    anchorMs: anchor * 1000,
+    env: { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' },
+    logFile: join(DATA_DIR, `server-hostile-${label}.log`),
   });
   try {
-    return await runHostile({ store: label, base: server.base, pid: server.pid, target: { hot, anchor, secret, serverNow: server.serverNow }, seconds: opts.hostileSeconds, say });
+    return await runHostile({
+      store: label,
+      base: server.base,
+      pid: server.pid,
+      target: { hot, anchor, secret, serverNow: server.serverNow },
+      seconds: opts.hostileSeconds,
+      say,
+    });
   } finally {
     await server.stop();
   }
@@ -167,8 +188,11 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
     const target = pass === 'cached' ? route.cachedTarget : route.uncachedTarget;
     const run = judgeRoute(route.id, route.path, result, baseline, target);
     const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
-    say(`${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
-      (samples[i] !== 200 ? `  <-- ${samples[i]} on the sample request` : '') + (run.problem ? `  <-- ${run.problem}` : ''));
+    say(
+      `${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
+        (samples[i] !== 200 ? `  <-- ${samples[i]} on the sample request` : '') +
+        (run.problem ? `  <-- ${run.problem}` : ''),
+    );
     return run;
   });
 }
@@ -197,7 +221,9 @@ async function main(): Promise<void> {
   const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
-  say(`data set: ${opts.trades.toLocaleString('en')} trades over ${opts.tokens} tokens and ${opts.days} days, anchor ${new Date(opts.anchor * 1000).toISOString()}`);
+  say(
+    `data set: ${opts.trades.toLocaleString('en')} trades over ${opts.tokens} tokens and ${opts.days} days, anchor ${new Date(opts.anchor * 1000).toISOString()}`,
+  );
   let lastReport = 0;
   const data = ensureStore(DATA_DIR, plan, {
     regenerate: opts.regenerate,
@@ -209,9 +235,11 @@ async function main(): Promise<void> {
     },
   });
   const s = data.stats;
-  say(`${data.generatedMs === null ? 'reused' : `generated in ${(data.generatedMs / 1000).toFixed(1)} s:`} ${s.trades.toLocaleString('en')} trades, ` +
-    `hot token ${s.hotTrades.toLocaleString('en')} (${((s.hotTrades / s.trades) * 100).toFixed(1)} %, ${s.hotTrades24h.toLocaleString('en')} in the last 24 h), ` +
-    `${(s.bytes / 1e6).toFixed(0)} MB`);
+  say(
+    `${data.generatedMs === null ? 'reused' : `generated in ${(data.generatedMs / 1000).toFixed(1)} s:`} ${s.trades.toLocaleString('en')} trades, ` +
+      `hot token ${s.hotTrades.toLocaleString('en')} (${((s.hotTrades / s.trades) * 100).toFixed(1)} %, ${s.hotTrades24h.toLocaleString('en')} in the last 24 h), ` +
+      `${(s.bytes / 1e6).toFixed(0)} MB`,
+  );
 
   // The fan-out or hostile pass alone skips the measurements that do not concern it.
   if (!passesOnly) {
@@ -243,11 +271,29 @@ async function main(): Promise<void> {
   for (const pass of opts.passes) {
     try {
       if (pass === 'viewers') {
-        viewers = await runViewersPass({ dataDir: DATA_DIR, storePath: data.path, plan, counts: opts.viewers, seconds: opts.viewersSeconds, ingestRate: opts.ingestRate, logLevel: opts.logLevel, say });
+        viewers = await runViewersPass({
+          dataDir: DATA_DIR,
+          storePath: data.path,
+          plan,
+          counts: opts.viewers,
+          seconds: opts.viewersSeconds,
+          ingestRate: opts.ingestRate,
+          logLevel: opts.logLevel,
+          say,
+        });
       } else if (pass === 'fanout') {
         const hot = hotToken(plan);
         for (const subscribers of opts.fanoutSubscribers) {
-          const f = await runFanout({ dataDir: DATA_DIR, storePath: data.path, anchorMs: plan.anchor * 1000, hot, subscribers, seconds: opts.fanoutSeconds, tradesPerSecond: opts.ingestRate || 50, say });
+          const f = await runFanout({
+            dataDir: DATA_DIR,
+            storePath: data.path,
+            anchorMs: plan.anchor * 1000,
+            hot,
+            subscribers,
+            seconds: opts.fanoutSeconds,
+            tradesPerSecond: opts.ingestRate || 50,
+            say,
+          });
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
           fanout.push(f);
         }
@@ -266,30 +312,41 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
   if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
   const failed = [...failures(rows), ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` }))];
-  process.stdout.write(failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`);
+  process.stdout.write(
+    failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`,
+  );
   for (const f of fanout) {
     const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)} ms`);
-    process.stdout.write(`fan-out ${f.subscribers} subscribers: receipt p50 ${ms(f.receiptP50Ms)} p99 ${ms(f.receiptP99Ms)} (target p99 < 100 ms), ` +
-      `server commit-to-send p50 <= ${ms(f.serverDelayP50Ms)} p99 <= ${ms(f.serverDelayP99Ms)}, ${f.messages} messages, ` +
-      `${f.cpuMicrosPerMessage === null ? '-' : f.cpuMicrosPerMessage.toFixed(1)} µs server CPU per message, ` +
-      `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`);
+    process.stdout.write(
+      `fan-out ${f.subscribers} subscribers: receipt p50 ${ms(f.receiptP50Ms)} p99 ${ms(f.receiptP99Ms)} (target p99 < 100 ms), ` +
+        `server commit-to-send p50 <= ${ms(f.serverDelayP50Ms)} p99 <= ${ms(f.serverDelayP99Ms)}, ${f.messages} messages, ` +
+        `${f.cpuMicrosPerMessage === null ? '-' : f.cpuMicrosPerMessage.toFixed(1)} µs server CPU per message, ` +
+        `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`,
+    );
   }
   if (viewers.length > 0) process.stdout.write(`viewers served at p99 < 100 ms: ${viewersServed(viewers) ?? 'none of those tried'}\n`);
   for (const [k, v] of Object.entries(report.errors)) process.stdout.write(`error (${k}): ${v}\n`);
 
   const out = resolve(projectRoot, opts.out);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({
-    finishedAt: new Date().toISOString(),
-    seconds: (Date.now() - t0) / 1000,
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memoryBytes: totalmem(), node: process.version, loadAverage: loadavg() },
-    options: opts,
-    data: { plan, stats: s, generatedMs: data.generatedMs },
-    ...report,
-    fanout,
-    viewers,
-    rows,
-  }, null, 2) + '\n');
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        finishedAt: new Date().toISOString(),
+        seconds: (Date.now() - t0) / 1000,
+        machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memoryBytes: totalmem(), node: process.version, loadAverage: loadavg() },
+        options: opts,
+        data: { plan, stats: s, generatedMs: data.generatedMs },
+        ...report,
+        fanout,
+        viewers,
+        rows,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   say(`results written to ${out} (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);
 }
 

@@ -46,7 +46,14 @@ export function viewerTokens(viewers: number, tokens: number): number[] {
 }
 
 /** Drives `viewers` charts for `seconds` against `base`; `pid` is the server's, for its CPU. */
-export async function driveViewers(o: { base: string; pid: number; tokens: readonly string[]; viewers: number; seconds: number; serverNow(): number }): Promise<ViewersFigure> {
+export async function driveViewers(o: {
+  base: string;
+  pid: number;
+  tokens: readonly string[];
+  viewers: number;
+  seconds: number;
+  serverNow(): number;
+}): Promise<ViewersFigure> {
   const latencies: number[] = [];
   let failed = 0;
   const get = async (path: string) => {
@@ -68,20 +75,24 @@ export async function driveViewers(o: { base: string; pid: number; tokens: reado
   for (let i = 0; i < o.viewers; i++) {
     const symbol = o.tokens[picks[i]!]!;
     const phase = (i * POLL_MS) / o.viewers;
-    runs.push(new Promise<void>((done) => {
-      const poll = () => {
-        if (Date.now() >= end) return done();
-        const to = o.serverNow();
-        void get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 120}&to=${to}&countback=2&currencyCode=USD`);
-        timers.push(setTimeout(poll, POLL_MS));
-      };
-      timers.push(setTimeout(() => {
-        const to = o.serverNow() + 60;
-        void get(`/udf/symbols?symbol=${symbol}&currencyCode=USD`)
-          .then(() => get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 300 * 60}&to=${to}&countback=300&currencyCode=USD`))
-          .then(() => timers.push(setTimeout(poll, POLL_MS)));
-      }, phase));
-    }));
+    runs.push(
+      new Promise<void>((done) => {
+        const poll = () => {
+          if (Date.now() >= end) return done();
+          const to = o.serverNow();
+          void get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 120}&to=${to}&countback=2&currencyCode=USD`);
+          timers.push(setTimeout(poll, POLL_MS));
+        };
+        timers.push(
+          setTimeout(() => {
+            const to = o.serverNow() + 60;
+            void get(`/udf/symbols?symbol=${symbol}&currencyCode=USD`)
+              .then(() => get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 300 * 60}&to=${to}&countback=300&currencyCode=USD`))
+              .then(() => timers.push(setTimeout(poll, POLL_MS)));
+          }, phase),
+        );
+      }),
+    );
   }
   await Promise.all(runs);
   for (const t of timers) clearTimeout(t);
@@ -100,7 +111,14 @@ export async function driveViewers(o: { base: string; pid: number; tokens: reado
 
 /** The pass: a provisioned copy of the data set, the bench server, live ingest, one run per viewer count. */
 export async function runViewersPass(o: {
-  dataDir: string; storePath: string; plan: DataPlan; counts: readonly number[]; seconds: number; ingestRate: number; logLevel: string; say(msg: string): void;
+  dataDir: string;
+  storePath: string;
+  plan: DataPlan;
+  counts: readonly number[];
+  seconds: number;
+  ingestRate: number;
+  logLevel: string;
+  say(msg: string): void;
 }): Promise<ViewersFigure[]> {
   const work = join(o.dataDir, 'work.db');
   copyStore(o.storePath, work);
@@ -108,14 +126,26 @@ export async function runViewersPass(o: {
   const anchorMs = o.plan.anchor * 1000;
   const { secret } = await provision(work, anchorMs, hot.address);
   const server = await startBenchServer({
-    storePath: work, anchorMs, env: { LOG_LEVEL: o.logLevel, RATE_LIMIT_ANON: '999999999/1' }, logFile: join(o.dataDir, 'server-viewers.log'),
+    storePath: work,
+    anchorMs,
+    env: { LOG_LEVEL: o.logLevel, RATE_LIMIT_ANON: '999999999/1' },
+    logFile: join(o.dataDir, 'server-viewers.log'),
   });
-  const stream = o.ingestRate > 0
-    ? startIngestStream({
-        base: server.base, secret, token: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice: 1,
-        serverNow: server.serverNow, tradesPerSecond: o.ingestRate, intervalMs: 200, label: 'viewers',
-      })
-    : null;
+  const stream =
+    o.ingestRate > 0
+      ? startIngestStream({
+          base: server.base,
+          secret,
+          token: hot.address,
+          markets: hot.markets,
+          wallets: hot.wallets,
+          startPrice: 1,
+          serverNow: server.serverNow,
+          tradesPerSecond: o.ingestRate,
+          intervalMs: 200,
+          label: 'viewers',
+        })
+      : null;
   const tokens = demoTokens(o.plan).map((t) => t.address);
   const out: ViewersFigure[] = [];
   try {
@@ -123,8 +153,10 @@ export async function runViewersPass(o: {
     await driveViewers({ base: server.base, pid: server.pid, tokens, viewers: 100, seconds: 10, serverNow: server.serverNow });
     for (const viewers of o.counts) {
       const f = await driveViewers({ base: server.base, pid: server.pid, tokens, viewers, seconds: o.seconds, serverNow: server.serverNow });
-      o.say(`viewers ${viewers}: p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, ${f.requests} requests (${f.failed} failed), ` +
-        `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second`);
+      o.say(
+        `viewers ${viewers}: p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, ${f.requests} requests (${f.failed} failed), ` +
+          `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second`,
+      );
       out.push(f);
     }
   } finally {

@@ -49,16 +49,45 @@ export function* wideRecords(spec: WideSpec): Generator<IngestRecord> {
     const market = address('WideMkt', i);
     const symbol = word(3 + Math.floor(rand() * 3)).toUpperCase();
     const name = `${word(4 + Math.floor(rand() * 4))} ${word(3 + Math.floor(rand() * 5))}`;
-    yield { type: 'token', address: token, symbol, name, decimals: 6, totalSupply: 1e9, circulatingSupply: 8e8, createdAt: spec.anchor - 90 * 86400 + i * 30, logoUri: null };
-    yield { type: 'market', address: market, token, quoteAddress: 'So11111111111111111111111111111111111111112', quoteSymbol: 'SOL', dex: 'raydium', liquidityUsd: Math.floor(rand() * 1_000_000), createdAt: spec.anchor - 90 * 86400 };
+    yield {
+      type: 'token',
+      address: token,
+      symbol,
+      name,
+      decimals: 6,
+      totalSupply: 1e9,
+      circulatingSupply: 8e8,
+      createdAt: spec.anchor - 90 * 86400 + i * 30,
+      logoUri: null,
+    };
+    yield {
+      type: 'market',
+      address: market,
+      token,
+      quoteAddress: 'So11111111111111111111111111111111111111112',
+      quoteSymbol: 'SOL',
+      dex: 'raydium',
+      liquidityUsd: Math.floor(rand() * 1_000_000),
+      createdAt: spec.anchor - 90 * 86400,
+    };
     if (i >= spec.active) continue;
     let price = 0.5 + rand();
     for (let k = 0; k < 12; k++) {
       const blockTime = k === 0 ? spec.anchor - 2 * 86400 : spec.anchor - 86000 + Math.floor(rand() * 85_000);
       price *= 0.8 + rand() * 0.45;
       yield {
-        type: 'trade', token, market, signature: `wide${++sig}`, index: 0, blockTime, side: rand() < 0.5 ? 'buy' : 'sell',
-        priceUsd: price, amount: 100, quoteAmount: 1, volumeUsd: Math.round(rand() * 10_000) / 100 + 0.01, wallet: address('WideWa', Math.floor(rand() * 50_000)),
+        type: 'trade',
+        token,
+        market,
+        signature: `wide${++sig}`,
+        index: 0,
+        blockTime,
+        side: rand() < 0.5 ? 'buy' : 'sell',
+        priceUsd: price,
+        amount: 100,
+        quoteAmount: 1,
+        volumeUsd: Math.round(rand() * 10_000) / 100 + 0.01,
+        wallet: address('WideWa', Math.floor(rand() * 50_000)),
       };
     }
   }

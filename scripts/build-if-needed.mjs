@@ -30,7 +30,10 @@ const since = existsSync(stamp) && existsSync(join(root, 'dist', 'src', 'server.
 const changed = since < 0 ? null : newerThan(since);
 if (changed !== null && changed.length === 0) process.exit(0);
 
-const what = changed === null ? 'first build' : `${changed.length} changed file${changed.length === 1 ? '' : 's'}: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''}`;
+const what =
+  changed === null
+    ? 'first build'
+    : `${changed.length} changed file${changed.length === 1 ? '' : 's'}: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''}`;
 process.stderr.write(`building (${what})…\n`);
 const started = Date.now();
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');

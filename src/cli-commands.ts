@@ -109,8 +109,9 @@ export async function removeDemoData(ctx: CommandContext): Promise<Output> {
   const removed = await ctx.withStore(async (store) => removeDemo(store));
   return {
     doc: removed,
-    human: removed.tokens === 0
-      ? 'no demo data in the store'
-      : `removed ${removed.tokens} demo tokens, ${removed.markets} markets, ${removed.trades} trades, ${removed.holders} holders, ${removed.events} events`,
+    human:
+      removed.tokens === 0
+        ? 'no demo data in the store'
+        : `removed ${removed.tokens} demo tokens, ${removed.markets} markets, ${removed.trades} trades, ${removed.holders} holders, ${removed.events} events`,
   };
 }

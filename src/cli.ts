@@ -166,12 +166,16 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
   const out = (doc: unknown, human: string) => io.stdout(json ? JSON.stringify(doc) + '\n' : human + '\n');
   const clock = systemClock;
   const ctx: CommandContext = {
-    positionals: parsed.positionals.slice(1), opts, stdin: io.stdin, stderr: io.stderr, withStore,
+    positionals: parsed.positionals.slice(1),
+    opts,
+    stdin: io.stdin,
+    stderr: io.stderr,
+    withStore,
     databasePath: () => loadConfig(io.env).databasePath,
     fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
   };
   const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
-  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' ? '' : action ?? ''}`.trim()) {
+  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' ? '' : (action ?? '')}`.trim()) {
     case 'tenants create': {
       const name = need(opts, 'name');
       const plan = need(opts, 'plan');
@@ -261,9 +265,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
         seed: wholeNumber(opts.seed, 'seed', 0, 2 ** 32 - 1, DEMO_DEFAULTS.seed),
         until: wholeNumber(opts.until, 'until', 86400 * 3650, 253402300799, nowSeconds(clock)),
       };
-      const counts = await withStore(async (store, sv) =>
-        loadDemo({ store, ingest: sv.ingest }, demo, (n) => io.stderr(`demo: ${n} records written\n`)),
-      );
+      const counts = await withStore(async (store, sv) => loadDemo({ store, ingest: sv.ingest }, demo, (n) => io.stderr(`demo: ${n} records written\n`)));
       out(counts, `loaded ${counts.tokens} tokens, ${counts.markets} markets, ${counts.holders} holders, ${counts.trades} trades`);
       return 0;
     }

@@ -47,7 +47,10 @@ const schema = z.object({
     .regex(/^[a-z0-9-]{1,32}$/, 'must be lower-case letters, digits or dashes')
     .default('solana'),
   DEMO_DATA: z.enum(['auto', 'off']).default('auto'),
-  DEMO_FEED: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
+  DEMO_FEED: z
+    .enum(['on', 'off'])
+    .transform((v) => v === 'on')
+    .default(true),
   TRUST_PROXY: int(0, 10).default(0),
   RATE_LIMIT_ANON: z
     .string()
@@ -74,7 +77,10 @@ const schema = z.object({
     .default('*'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  CACHE: z.enum(['on', 'off']).transform((v) => v === 'on').default(true),
+  CACHE: z
+    .enum(['on', 'off'])
+    .transform((v) => v === 'on')
+    .default(true),
   MAX_CONNECTIONS_PER_IP: int(1, 1_000_000).default(256),
   CACHE_MAX_MB: int(1, 1_048_576).default(256),
 });

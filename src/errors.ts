@@ -36,12 +36,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   readonly expose: boolean;
 
-  constructor(
-    status: number,
-    code: ErrorCode,
-    message: string,
-    opts: { param?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
-  ) {
+  constructor(status: number, code: ErrorCode, message: string, opts: { param?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -53,14 +48,11 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidParameter = (param: string, message: string): ApiError =>
-  new ApiError(400, 'invalid_parameter', message, { param });
+export const invalidParameter = (param: string, message: string): ApiError => new ApiError(400, 'invalid_parameter', message, { param });
 
-export const invalidAddress = (param = 'address'): ApiError =>
-  new ApiError(400, 'invalid_address', `${param} is not a well-formed address`, { param });
+export const invalidAddress = (param = 'address'): ApiError => new ApiError(400, 'invalid_address', `${param} is not a well-formed address`, { param });
 
-export const tokenNotFound = (address: string): ApiError =>
-  new ApiError(404, 'token_not_found', `no token with address ${address}`);
+export const tokenNotFound = (address: string): ApiError => new ApiError(404, 'token_not_found', `no token with address ${address}`);
 
 export const marketNotFound = (market: string, token: string): ApiError =>
   new ApiError(404, 'market_not_found', `no market ${market} of token ${token}`, { param: 'market' });
@@ -80,8 +72,7 @@ export const payloadTooLarge = (limitBytes = 10 * 1024 * 1024): ApiError =>
   new ApiError(413, 'payload_too_large', `the request body is larger than ${sizeText(limitBytes)}`, { headers: { Connection: 'close' } });
 
 /** 413 for a body sent to a route that takes none; refused before any of it is read. */
-export const bodyNotAllowed = (): ApiError =>
-  new ApiError(413, 'payload_too_large', 'this route takes no request body', { headers: { Connection: 'close' } });
+export const bodyNotAllowed = (): ApiError => new ApiError(413, 'payload_too_large', 'this route takes no request body', { headers: { Connection: 'close' } });
 
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 
@@ -95,8 +86,7 @@ export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown }
 export const insufficientStorage = (): ApiError =>
   new ApiError(507, 'insufficient_storage', 'the store is full; nothing was written; retry once space is freed');
 
-export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError =>
-  new ApiError(400, 'invalid_body', message, details ? { details } : {});
+export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError => new ApiError(400, 'invalid_body', message, details ? { details } : {});
 
 /** The JSON body of an error response. */
 export function errorEnvelope(err: ApiError, requestId: string): { error: Record<string, unknown> } {

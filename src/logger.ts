@@ -22,10 +22,7 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    { level, base: undefined, redact: { paths: REDACT_PATHS, censor: REDACTED } },
-    destination ?? pino.destination({ dest: 2, sync: false }),
-  );
+  return pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination ?? pino.destination({ dest: 2, sync: false }));
 }
 
 /** Query parameter names whose values are credentials, compared after decoding, any case. */

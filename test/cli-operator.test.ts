@@ -158,8 +158,9 @@ describe('demo --remove', () => {
     expect((await fetch(`${base}/v1/token/${real.address}/overview`)).status).toBe(200);
 
     const store = openStore(db);
-    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[])
-      .filter((t) => (store.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).includes('token_id'));
+    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).filter((t) =>
+      (store.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).includes('token_id'),
+    );
     expect(tables.length).toBeGreaterThanOrEqual(8);
     for (const table of tables.filter((t) => t !== 'token_changes')) {
       expect(store.db.prepare(`SELECT count(*) FROM "${table}" WHERE token_id NOT IN (SELECT id FROM tokens)`).pluck().get(), table).toBe(0);

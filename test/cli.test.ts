@@ -138,7 +138,10 @@ describe('cli', () => {
   it('writes a large file in several transactions with progress', async () => {
     const tok = aToken();
     const file = join(dir, 'big.ndjson');
-    writeFileSync(file, ndjson([tok, ...Array.from({ length: 12_000 }, (_, i) => aTrade(tok.address, { signature: `big${i}`, blockTime: 1_700_000_000 + i }))]));
+    writeFileSync(
+      file,
+      ndjson([tok, ...Array.from({ length: 12_000 }, (_, i) => aTrade(tok.address, { signature: `big${i}`, blockTime: 1_700_000_000 + i }))]),
+    );
     const r = await cli(['ingest', file, '--json']);
     expect(r.json()).toEqual({ accepted: 12_001, duplicates: 0 });
     expect(r.err.trim().split('\n').length).toBeGreaterThanOrEqual(3);

@@ -5,8 +5,17 @@ describe('loadConfig', () => {
   it('gives the contract defaults for an empty environment', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      port: 8080, host: '127.0.0.1', databasePath: 'data/tokens.db', chain: 'solana', demoData: 'auto', demoFeed: true,
-      trustProxy: 0, rateLimitAnon: { limit: 300, windowSeconds: 60 }, corsOrigins: '*', logLevel: 'info', webhookAllowPrivate: false,
+      port: 8080,
+      host: '127.0.0.1',
+      databasePath: 'data/tokens.db',
+      chain: 'solana',
+      demoData: 'auto',
+      demoFeed: true,
+      trustProxy: 0,
+      rateLimitAnon: { limit: 300, windowSeconds: 60 },
+      corsOrigins: '*',
+      logLevel: 'info',
+      webhookAllowPrivate: false,
       maxConnectionsPerIp: 256,
     });
     expect(Object.isFrozen(c)).toBe(true);
@@ -14,12 +23,30 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     const c = loadConfig({
-      PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: ':memory:', CHAIN: 'base', DEMO_DATA: 'off', DEMO_FEED: 'off', TRUST_PROXY: '2',
-      RATE_LIMIT_ANON: '10/1', CORS_ORIGINS: 'https://a.example, http://b.example:8080', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_PATH: ':memory:',
+      CHAIN: 'base',
+      DEMO_DATA: 'off',
+      DEMO_FEED: 'off',
+      TRUST_PROXY: '2',
+      RATE_LIMIT_ANON: '10/1',
+      CORS_ORIGINS: 'https://a.example, http://b.example:8080',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     expect(c).toMatchObject({
-      port: 9000, host: '0.0.0.0', databasePath: ':memory:', chain: 'base', demoData: 'off', demoFeed: false, trustProxy: 2,
-      rateLimitAnon: { limit: 10, windowSeconds: 1 }, corsOrigins: ['https://a.example', 'http://b.example:8080'], logLevel: 'warn', webhookAllowPrivate: true,
+      port: 9000,
+      host: '0.0.0.0',
+      databasePath: ':memory:',
+      chain: 'base',
+      demoData: 'off',
+      demoFeed: false,
+      trustProxy: 2,
+      rateLimitAnon: { limit: 10, windowSeconds: 1 },
+      corsOrigins: ['https://a.example', 'http://b.example:8080'],
+      logLevel: 'warn',
+      webhookAllowPrivate: true,
     });
   });
 
@@ -38,11 +65,25 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    ['PORT', 'abc'], ['PORT', '70000'], ['PORT', '-1'], ['PORT', '08080'], ['PORT', '1e3'],
-    ['DEMO_DATA', 'yes'], ['DEMO_FEED', 'true'], ['TRUST_PROXY', '1.5'], ['RATE_LIMIT_ANON', '300'],
-    ['RATE_LIMIT_ANON', '0/60'], ['RATE_LIMIT_ANON', '300/0'], ['CORS_ORIGINS', 'not an origin'], ['LOG_LEVEL', 'loud'],
-    ['WEBHOOK_ALLOW_PRIVATE', 'maybe'], ['CHAIN', 'Sol Ana'],
-    ['MAX_CONNECTIONS_PER_IP', '0'], ['MAX_CONNECTIONS_PER_IP', '-5'], ['MAX_CONNECTIONS_PER_IP', 'many'], ['MAX_CONNECTIONS_PER_IP', '1000001'],
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '08080'],
+    ['PORT', '1e3'],
+    ['DEMO_DATA', 'yes'],
+    ['DEMO_FEED', 'true'],
+    ['TRUST_PROXY', '1.5'],
+    ['RATE_LIMIT_ANON', '300'],
+    ['RATE_LIMIT_ANON', '0/60'],
+    ['RATE_LIMIT_ANON', '300/0'],
+    ['CORS_ORIGINS', 'not an origin'],
+    ['LOG_LEVEL', 'loud'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+    ['CHAIN', 'Sol Ana'],
+    ['MAX_CONNECTIONS_PER_IP', '0'],
+    ['MAX_CONNECTIONS_PER_IP', '-5'],
+    ['MAX_CONNECTIONS_PER_IP', 'many'],
+    ['MAX_CONNECTIONS_PER_IP', '1000001'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     let err: unknown;
     try {

@@ -56,18 +56,33 @@ export function rollupDeltas(trades: Iterable<TradeForRollup>): RollupDelta[] {
       const d = byKey.get(key);
       if (d === undefined) {
         byKey.set(key, {
-          tokenId: tr.tokenId, res, t,
-          o: tr.priceUsd, h: tr.priceUsd, l: tr.priceUsd, c: tr.priceUsd,
-          v: tr.volumeUsd, vb, n: 1, nb,
-          oTime: tr.blockTime, oId: tr.id, cTime: tr.blockTime, cId: tr.id,
+          tokenId: tr.tokenId,
+          res,
+          t,
+          o: tr.priceUsd,
+          h: tr.priceUsd,
+          l: tr.priceUsd,
+          c: tr.priceUsd,
+          v: tr.volumeUsd,
+          vb,
+          n: 1,
+          nb,
+          oTime: tr.blockTime,
+          oId: tr.id,
+          cTime: tr.blockTime,
+          cId: tr.id,
         });
         continue;
       }
       if (before(tr.blockTime, tr.id, d.oTime, d.oId)) {
-        d.o = tr.priceUsd; d.oTime = tr.blockTime; d.oId = tr.id;
+        d.o = tr.priceUsd;
+        d.oTime = tr.blockTime;
+        d.oId = tr.id;
       }
       if (before(d.cTime, d.cId, tr.blockTime, tr.id)) {
-        d.c = tr.priceUsd; d.cTime = tr.blockTime; d.cId = tr.id;
+        d.c = tr.priceUsd;
+        d.cTime = tr.blockTime;
+        d.cId = tr.id;
       }
       if (tr.priceUsd > d.h) d.h = tr.priceUsd;
       if (tr.priceUsd < d.l) d.l = tr.priceUsd;

@@ -53,16 +53,28 @@ export function* demoRecords(opts: DemoOptions): Generator<IngestRecord> {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     yield {
-      type: 'token', address: t.address, symbol: t.symbol, name: t.name, decimals: t.decimals,
-      totalSupply: t.totalSupply, circulatingSupply: t.circulatingSupply, createdAt: created[i]!, logoUri: null,
+      type: 'token',
+      address: t.address,
+      symbol: t.symbol,
+      name: t.name,
+      decimals: t.decimals,
+      totalSupply: t.totalSupply,
+      circulatingSupply: t.circulatingSupply,
+      createdAt: created[i]!,
+      logoUri: null,
     };
   }
   for (let i = 0; i < tokens.length; i++) {
     for (const p of tokens[i]!.pairs) {
       yield {
-        type: 'market', address: p.address, token: tokens[i]!.address,
-        quoteAddress: p.quote === 'SOL' ? SOL_ADDRESS : USDC_ADDRESS, quoteSymbol: p.quote,
-        dex: p.dex, liquidityUsd: p.liquidityUsd, createdAt: created[i]! + 60,
+        type: 'market',
+        address: p.address,
+        token: tokens[i]!.address,
+        quoteAddress: p.quote === 'SOL' ? SOL_ADDRESS : USDC_ADDRESS,
+        quoteSymbol: p.quote,
+        dex: p.dex,
+        liquidityUsd: p.liquidityUsd,
+        createdAt: created[i]! + 60,
       };
     }
   }
@@ -108,17 +120,24 @@ function* tokenTrades(t: DemoToken, i: number, from: number, opts: DemoOptions, 
     const blockTime = from + Math.floor((span * times[k]!) / times[count]!);
     const price = Math.exp(logPrice);
     // Buyers push the price up: a step up is mostly a buy.
-    const side = (steps[k]! > drift) === rand() < 0.8 ? 'buy' : 'sell';
+    const side = steps[k]! > drift === rand() < 0.8 ? 'buy' : 'sell';
     const volumeUsd = Math.round(Math.min(maxTrade, Math.max(1, t.medianTradeUsd * Math.exp(1.1 * gaussian(rand)))) * 100) / 100;
     let pick = rand() * weightSum;
     let m = 0;
     while (m < t.pairs.length - 1 && (pick -= weights[m]!) > 0) m++;
     const pair = t.pairs[m]!;
     yield {
-      type: 'trade', token: t.address, market: pair.address,
-      signature: `${sigBase}${i.toString(36)}x${k.toString(36)}`, index: 0, blockTime, side,
-      priceUsd: price, amount: volumeUsd / price,
-      quoteAmount: pair.quote === 'USDC' ? volumeUsd : volumeUsd / solPrice(blockTime), volumeUsd,
+      type: 'trade',
+      token: t.address,
+      market: pair.address,
+      signature: `${sigBase}${i.toString(36)}x${k.toString(36)}`,
+      index: 0,
+      blockTime,
+      side,
+      priceUsd: price,
+      amount: volumeUsd / price,
+      quoteAmount: pair.quote === 'USDC' ? volumeUsd : volumeUsd / solPrice(blockTime),
+      volumeUsd,
       wallet: t.wallets[Math.floor(Math.pow(rand(), 1.6) * t.wallets.length)]!,
     };
   }

@@ -43,14 +43,36 @@ export type DemoToken = {
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 // Made-up names: none of them is a real token, so no made-up number passes for a real one.
 const NAMES: [string, string][] = [
-  ['SOTR', 'Solar Otter'], ['VYAK', 'Velvet Yak'], ['LLMR', 'Lunar Lemur'], ['PXWL', 'Pixel Walrus'],
-  ['CFNC', 'Copper Finch'], ['HZHG', 'Hazel Hedgehog'], ['NMBN', 'Nimbus Newt'], ['TNTP', 'Tundra Tapir'],
-  ['MGMR', 'Mango Marmot'], ['CBCR', 'Cobalt Crab'], ['DZDK', 'Dizzy Duckling'], ['FRFX', 'Frosty Fennec'],
-  ['GLGK', 'Glitter Gecko'], ['JDJY', 'Jade Jay'], ['KMKW', 'Kumquat Kiwi'], ['MSMH', 'Mossy Moth'],
-  ['OPOC', 'Opal Ocelot'], ['PRPF', 'Prism Puffin'], ['QZQL', 'Quartz Quail'], ['RSRV', 'Rusty Raven'],
-  ['SFSL', 'Saffron Sloth'], ['TFTL', 'Toffee Toad'], ['UMUR', 'Umber Urchin'], ['WBWM', 'Wobbly Wombat'],
-  ['ZPZB', 'Zephyr Zebu'], ['BRBS', 'Bramble Bison'], ['CMCL', 'Comet Coral'], ['DWDG', 'Dewdrop Dugong'],
-  ['EMEL', 'Ember Eel'], ['FGFL', 'Fig Flamingo'],
+  ['SOTR', 'Solar Otter'],
+  ['VYAK', 'Velvet Yak'],
+  ['LLMR', 'Lunar Lemur'],
+  ['PXWL', 'Pixel Walrus'],
+  ['CFNC', 'Copper Finch'],
+  ['HZHG', 'Hazel Hedgehog'],
+  ['NMBN', 'Nimbus Newt'],
+  ['TNTP', 'Tundra Tapir'],
+  ['MGMR', 'Mango Marmot'],
+  ['CBCR', 'Cobalt Crab'],
+  ['DZDK', 'Dizzy Duckling'],
+  ['FRFX', 'Frosty Fennec'],
+  ['GLGK', 'Glitter Gecko'],
+  ['JDJY', 'Jade Jay'],
+  ['KMKW', 'Kumquat Kiwi'],
+  ['MSMH', 'Mossy Moth'],
+  ['OPOC', 'Opal Ocelot'],
+  ['PRPF', 'Prism Puffin'],
+  ['QZQL', 'Quartz Quail'],
+  ['RSRV', 'Rusty Raven'],
+  ['SFSL', 'Saffron Sloth'],
+  ['TFTL', 'Toffee Toad'],
+  ['UMUR', 'Umber Urchin'],
+  ['WBWM', 'Wobbly Wombat'],
+  ['ZPZB', 'Zephyr Zebu'],
+  ['BRBS', 'Bramble Bison'],
+  ['CMCL', 'Comet Coral'],
+  ['DWDG', 'Dewdrop Dugong'],
+  ['EMEL', 'Ember Eel'],
+  ['FGFL', 'Fig Flamingo'],
 ];
 const DEXES = ['raydium', 'orca', 'meteora'];
 
@@ -68,17 +90,59 @@ type TierModel = {
 // Ranges are drawn log-uniformly. Volume per day lands near 1-5 % of the cap for settled tokens
 // and several times the cap for fresh launches, as on a real chain.
 const TIERS: Record<Tier, TierModel> = {
-  large: { cap: [4e7, 4e8], liquidityShare: [0.01, 0.03], tradesPerHour: [20, 45], medianTradeUsd: [900, 2000], dailyVol: [0.04, 0.07], holders: [2500, 4500], ageDays: [200, 900], markets: [2, 3] },
-  mid: { cap: [2e6, 2e7], liquidityShare: [0.03, 0.08], tradesPerHour: [6, 16], medianTradeUsd: [250, 600], dailyVol: [0.06, 0.12], holders: [900, 2200], ageDays: [45, 400], markets: [1, 3] },
-  small: { cap: [3e4, 1.5e6], liquidityShare: [0.06, 0.2], tradesPerHour: [1, 5], medianTradeUsd: [40, 150], dailyVol: [0.1, 0.2], holders: [150, 800], ageDays: [3, 300], markets: [1, 2] },
-  fresh: { cap: [4e4, 3e5], liquidityShare: [0.12, 0.3], tradesPerHour: [60, 150], medianTradeUsd: [60, 200], dailyVol: [0.3, 0.5], holders: [120, 450], ageDays: [0.15, 1.7], markets: [1, 1] },
+  large: {
+    cap: [4e7, 4e8],
+    liquidityShare: [0.01, 0.03],
+    tradesPerHour: [20, 45],
+    medianTradeUsd: [900, 2000],
+    dailyVol: [0.04, 0.07],
+    holders: [2500, 4500],
+    ageDays: [200, 900],
+    markets: [2, 3],
+  },
+  mid: {
+    cap: [2e6, 2e7],
+    liquidityShare: [0.03, 0.08],
+    tradesPerHour: [6, 16],
+    medianTradeUsd: [250, 600],
+    dailyVol: [0.06, 0.12],
+    holders: [900, 2200],
+    ageDays: [45, 400],
+    markets: [1, 3],
+  },
+  small: {
+    cap: [3e4, 1.5e6],
+    liquidityShare: [0.06, 0.2],
+    tradesPerHour: [1, 5],
+    medianTradeUsd: [40, 150],
+    dailyVol: [0.1, 0.2],
+    holders: [150, 800],
+    ageDays: [3, 300],
+    markets: [1, 2],
+  },
+  fresh: {
+    cap: [4e4, 3e5],
+    liquidityShare: [0.12, 0.3],
+    tradesPerHour: [60, 150],
+    medianTradeUsd: [60, 200],
+    dailyVol: [0.3, 0.5],
+    holders: [120, 450],
+    ageDays: [0.15, 1.7],
+    markets: [1, 1],
+  },
 };
 
 /** sfc32: a small, fast, well-distributed seeded generator. */
 export function seededRandom(seed: number): () => number {
-  let a = 0x9e3779b9, b = 0x243f6a88, c = 0xb7e15162, d = seed >>> 0;
+  let a = 0x9e3779b9,
+    b = 0x243f6a88,
+    c = 0xb7e15162,
+    d = seed >>> 0;
   const next = () => {
-    a |= 0; b |= 0; c |= 0; d |= 0;
+    a |= 0;
+    b |= 0;
+    c |= 0;
+    d |= 0;
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);
@@ -150,7 +214,7 @@ function modelToken(i: number, n: number, seed: number, holdersCap: number | und
     // The main pool is against SOL; large and mid caps also trade against USDC.
     quote: k > 0 && tier !== 'small' && rand() < 0.6 ? 'USDC' : 'SOL',
     dex: tier === 'fresh' ? 'raydium' : DEXES[Math.floor(rand() * DEXES.length)]!,
-    liquidityUsd: Math.round((liquidity * s) / shareSum * 100) / 100,
+    liquidityUsd: Math.round(((liquidity * s) / shareSum) * 100) / 100,
   }));
 
   const holderCount = Math.min(holdersCap ?? Infinity, Math.round(logUniform(rand, m.holders)));
@@ -159,10 +223,19 @@ function modelToken(i: number, n: number, seed: number, holdersCap: number | und
   const amounts = holdings(rand, holderCount, circulatingSupply * between(rand, [0.55, 0.9]));
 
   return {
-    address, symbol: sym + suffix, name: nm + (suffix ? ` ${suffix}` : ''), tier,
+    address,
+    symbol: sym + suffix,
+    name: nm + (suffix ? ` ${suffix}` : ''),
+    tier,
     decimals: tier === 'fresh' || rand() < 0.7 ? 6 : 9,
-    totalSupply, circulatingSupply, price, ageDays: logUniform(rand, m.ageDays),
-    markets: pairs.map((p) => p.address), pairs, wallets, holdings: amounts,
+    totalSupply,
+    circulatingSupply,
+    price,
+    ageDays: logUniform(rand, m.ageDays),
+    markets: pairs.map((p) => p.address),
+    pairs,
+    wallets,
+    holdings: amounts,
     tradesPerHour: logUniform(rand, m.tradesPerHour),
     medianTradeUsd: logUniform(rand, m.medianTradeUsd),
     dailyVol: between(rand, m.dailyVol),

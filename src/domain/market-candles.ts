@@ -12,11 +12,21 @@ export type MarketRollupDelta = {
   market: string;
   res: number;
   t: number;
-  o: number; h: number; l: number; c: number; v: number;
-  qo: number; qh: number; ql: number; qc: number; qv: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+  qo: number;
+  qh: number;
+  ql: number;
+  qc: number;
+  qv: number;
   n: number;
-  oTime: number; oId: number;
-  cTime: number; cId: number;
+  oTime: number;
+  oId: number;
+  cTime: number;
+  cId: number;
 };
 
 export type TradeForMarketRollup = {
@@ -53,18 +63,39 @@ export function marketRollupDeltas(trades: Iterable<TradeForMarketRollup>): Mark
       const d = byKey.get(key);
       if (d === undefined) {
         byKey.set(key, {
-          tokenId: tr.tokenId, market: tr.market, res, t,
-          o: tr.priceUsd, h: tr.priceUsd, l: tr.priceUsd, c: tr.priceUsd, v: tr.volumeUsd,
-          qo: q, qh: q, ql: q, qc: q, qv: tr.quoteAmount,
-          n: 1, oTime: tr.blockTime, oId: tr.id, cTime: tr.blockTime, cId: tr.id,
+          tokenId: tr.tokenId,
+          market: tr.market,
+          res,
+          t,
+          o: tr.priceUsd,
+          h: tr.priceUsd,
+          l: tr.priceUsd,
+          c: tr.priceUsd,
+          v: tr.volumeUsd,
+          qo: q,
+          qh: q,
+          ql: q,
+          qc: q,
+          qv: tr.quoteAmount,
+          n: 1,
+          oTime: tr.blockTime,
+          oId: tr.id,
+          cTime: tr.blockTime,
+          cId: tr.id,
         });
         continue;
       }
       if (before(tr.blockTime, tr.id, d.oTime, d.oId)) {
-        d.o = tr.priceUsd; d.qo = q; d.oTime = tr.blockTime; d.oId = tr.id;
+        d.o = tr.priceUsd;
+        d.qo = q;
+        d.oTime = tr.blockTime;
+        d.oId = tr.id;
       }
       if (before(d.cTime, d.cId, tr.blockTime, tr.id)) {
-        d.c = tr.priceUsd; d.qc = q; d.cTime = tr.blockTime; d.cId = tr.id;
+        d.c = tr.priceUsd;
+        d.qc = q;
+        d.cTime = tr.blockTime;
+        d.cId = tr.id;
       }
       if (tr.priceUsd > d.h) d.h = tr.priceUsd;
       if (tr.priceUsd < d.l) d.l = tr.priceUsd;

@@ -22,7 +22,12 @@ const time = z.number('must be a number').int('must be a whole number of seconds
  */
 const MAX_AMOUNT = 1e100;
 const nonNegative = z.number('must be a number').finite('must be finite').min(0, 'must be 0 or more').max(MAX_AMOUNT, 'must be at most 1e100');
-const text = (max: number) => z.string('must be a string').min(1, 'must not be empty').max(max, `must have at most ${max} characters`).refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
+const text = (max: number) =>
+  z
+    .string('must be a string')
+    .min(1, 'must not be empty')
+    .max(max, `must have at most ${max} characters`)
+    .refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
 
 export const tokenRecord = z.object({
   type: z.literal('token'),
@@ -30,10 +35,21 @@ export const tokenRecord = z.object({
   symbol: text(32),
   name: text(128),
   decimals: z.number('must be a number').int('must be a whole number').min(0, 'must be 0 or more').max(36, 'must be at most 36'),
-  totalSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
-  circulatingSupply: nonNegative.nullable().optional().transform((v) => v ?? null),
+  totalSupply: nonNegative
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
+  circulatingSupply: nonNegative
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
   createdAt: time,
-  logoUri: z.string().max(2048).nullable().optional().transform((v) => v ?? null),
+  logoUri: z
+    .string()
+    .max(2048)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
 });
 
 export const marketRecord = z.object({

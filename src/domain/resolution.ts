@@ -5,9 +5,7 @@
  */
 
 export type Resolution =
-  | { key: string; kind: 'fixed'; seconds: number }
-  | { key: '1W'; kind: 'week'; seconds: 604800 }
-  | { key: '1M'; kind: 'month'; seconds: 0 };
+  { key: string; kind: 'fixed'; seconds: number } | { key: '1W'; kind: 'week'; seconds: 604800 } | { key: '1M'; kind: 'month'; seconds: 0 };
 
 /** The resolutions the datafeed lists, in the UDF spelling. */
 export const SUPPORTED_RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', '30', '60', '240', '1D', '1W', '1M'] as const;

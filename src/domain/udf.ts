@@ -61,10 +61,7 @@ export function udfConfig(dexes: readonly string[]) {
     supports_marks: false,
     supports_timescale_marks: false,
     supports_time: true,
-    exchanges: [
-      { value: '', name: 'All Exchanges', desc: '' },
-      ...dexes.map((d): UdfExchange => ({ value: d, name: d, desc: d })),
-    ],
+    exchanges: [{ value: '', name: 'All Exchanges', desc: '' }, ...dexes.map((d): UdfExchange => ({ value: d, name: d, desc: d }))],
     symbols_types: [{ name: 'Crypto', value: SYMBOL_TYPE }],
     supported_resolutions: [...SUPPORTED_RESOLUTIONS],
   };
@@ -148,7 +145,11 @@ const WORD_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
 const NAME_QUERY = /^[\p{L}\p{N}\s]+$/u;
 
 /** The lower-cased words of a name. */
-export const nameWords = (name: string): string[] => name.toLowerCase().split(WORD_SEPARATORS).filter((w) => w !== '');
+export const nameWords = (name: string): string[] =>
+  name
+    .toLowerCase()
+    .split(WORD_SEPARATORS)
+    .filter((w) => w !== '');
 
 /** The words a search query looks for in names, or null when names are not searched for it. */
 export const queryWords = (query: string): string[] | null => {

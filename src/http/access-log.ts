@@ -8,15 +8,17 @@ import type { Logger } from 'pino';
 import { redactUrl } from '../logger.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
-export const accessLog = (logger: Logger): AppMiddleware => async (ctx, next) => {
-  const start = process.hrtime.bigint();
-  try {
-    await next();
-  } finally {
-    // Checked per request, not once: the level can be changed while the server runs.
-    if (logger.isLevelEnabled('info')) writeLine(logger, ctx, start);
-  }
-};
+export const accessLog =
+  (logger: Logger): AppMiddleware =>
+  async (ctx, next) => {
+    const start = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      // Checked per request, not once: the level can be changed while the server runs.
+      if (logger.isLevelEnabled('info')) writeLine(logger, ctx, start);
+    }
+  };
 
 function writeLine(logger: Logger, ctx: AppContext, start: bigint): void {
   const caller = ctx.state.caller;

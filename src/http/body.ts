@@ -96,15 +96,23 @@ export async function readJsonBody<S extends z.ZodType>(ctx: AppContext, schema:
 
 /** A JSON body field: an integer within [min, max] (1.5, "10", true are refused). */
 export const bodyInt = (min: number, max: number) =>
-  z.unknown().refine((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, {
-    message: `must be an integer from ${min} to ${max}`,
-  }).transform((v) => v as number).meta({ type: 'integer', minimum: min, maximum: max });
+  z
+    .unknown()
+    .refine((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, {
+      message: `must be an integer from ${min} to ${max}`,
+    })
+    .transform((v) => v as number)
+    .meta({ type: 'integer', minimum: min, maximum: max });
 
 /** A JSON body field: a string of min..max characters. */
 export const bodyString = (min: number, max: number) =>
-  z.unknown().refine((v) => typeof v === 'string' && v.length >= min && v.length <= max, {
-    message: `must be a string of ${min} to ${max} characters`,
-  }).transform((v) => v as string).meta({ type: 'string', minLength: min, maxLength: max });
+  z
+    .unknown()
+    .refine((v) => typeof v === 'string' && v.length >= min && v.length <= max, {
+      message: `must be a string of ${min} to ${max} characters`,
+    })
+    .transform((v) => v as string)
+    .meta({ type: 'string', minLength: min, maxLength: max });
 
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
@@ -115,7 +123,12 @@ export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
  * the accounts service's decision (403), not a validation error.
  */
 export const bodyScopes = () =>
-  z.unknown().refine(
-    (v) => Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)),
-    { message: `must be a non-empty array of scopes (${SCOPES.join(', ')})` },
-  ).transform((v) => v as string[]).meta({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, maxItems: SCOPES.length, uniqueItems: false });
+  z
+    .unknown()
+    .refine(
+      (v) =>
+        Array.isArray(v) && v.length >= 1 && v.length <= SCOPES.length && v.every((s) => typeof s === 'string' && (SCOPES as readonly string[]).includes(s)),
+      { message: `must be a non-empty array of scopes (${SCOPES.join(', ')})` },
+    )
+    .transform((v) => v as string[])
+    .meta({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, maxItems: SCOPES.length, uniqueItems: false });

@@ -45,8 +45,5 @@ export function normalizeClientIp(raw: string): ClientIp | null {
 
 /** The request's client bucket: ctx.ip, else the socket peer, else one shared `unknown` bucket. */
 export function clientIp(ctx: AppContext): ClientIp {
-  return (
-    normalizeClientIp(ctx.ip) ??
-    normalizeClientIp(ctx.req.socket?.remoteAddress ?? '') ?? { address: 'unknown', key: UNKNOWN_IP_KEY }
-  );
+  return normalizeClientIp(ctx.ip) ?? normalizeClientIp(ctx.req.socket?.remoteAddress ?? '') ?? { address: 'unknown', key: UNKNOWN_IP_KEY };
 }

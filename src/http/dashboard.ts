@@ -42,10 +42,15 @@ const keyName = z
 const createKeyBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
 const registerBody = bodyObject({
-  address: z.unknown().refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
+  address: z
+    .unknown()
+    .refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
     .transform((v) => v as string),
-  webhookUrl: z.unknown().refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
-    .transform((v) => v as string | null).optional(),
+  webhookUrl: z
+    .unknown()
+    .refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
+    .transform((v) => v as string | null)
+    .optional(),
 });
 
 /**
@@ -113,7 +118,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/dashboard/api/sign-in', summary: 'Sign in with a tenant email and password', access: 'session', tag: 'dashboard', body: signInBody },
+    {
+      method: 'post',
+      path: '/dashboard/api/sign-in',
+      summary: 'Sign in with a tenant email and password',
+      access: 'session',
+      tag: 'dashboard',
+      body: signInBody,
+    },
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       assertSameOrigin(ctx);
@@ -171,7 +183,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/dashboard/api/keys', summary: 'Create a key (scopes default ["read"]; read and manage may be granted); the secret is shown once', access: 'session', tag: 'dashboard', body: createKeyBody },
+    {
+      method: 'post',
+      path: '/dashboard/api/keys',
+      summary: 'Create a key (scopes default ["read"]; read and manage may be granted); the secret is shown once',
+      access: 'session',
+      tag: 'dashboard',
+      body: createKeyBody,
+    },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, createKeyBody);
@@ -183,7 +202,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   );
 
   api.add(
-    { method: 'post', path: '/dashboard/api/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'session', tag: 'dashboard', body: rotateBody },
+    {
+      method: 'post',
+      path: '/dashboard/api/keys/:id/rotate',
+      summary: 'Replace a key; the old one works for graceSeconds more',
+      access: 'session',
+      tag: 'dashboard',
+      body: rotateBody,
+    },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, rotateBody);
@@ -204,7 +230,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
   });
 
   api.add(
-    { method: 'post', path: '/dashboard/api/subscriptions', summary: 'Register a token, optionally with a webhook URL', access: 'session', tag: 'dashboard', body: registerBody },
+    {
+      method: 'post',
+      path: '/dashboard/api/subscriptions',
+      summary: 'Register a token, optionally with a webhook URL',
+      access: 'session',
+      tag: 'dashboard',
+      body: registerBody,
+    },
     async (ctx) => {
       const { tenant } = signedIn(ctx, { write: true });
       const body = await readJsonBody(ctx, registerBody);

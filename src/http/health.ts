@@ -26,7 +26,9 @@ export function markStoreWritable(store: Store): void {
 export function healthRouter(deps: AppDeps): ApiRouter {
   const { store } = deps;
   const ping = store.db.prepare('SELECT 1').pluck();
-  const pages = store.db.prepare('SELECT p.page_count, m.max_page_count, f.freelist_count FROM pragma_page_count() p, pragma_max_page_count() m, pragma_freelist_count() f').raw();
+  const pages = store.db
+    .prepare('SELECT p.page_count, m.max_page_count, f.freelist_count FROM pragma_page_count() p, pragma_max_page_count() m, pragma_freelist_count() f')
+    .raw();
   const atPageLimit = (): boolean => {
     const [count, max, free] = pages.get() as [number, number, number];
     return count >= max && free === 0;

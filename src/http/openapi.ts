@@ -13,8 +13,7 @@ import { ADDRESS_DESCRIPTION, ADDRESS_PATTERN } from './validate.js';
 type JsonSchema = Record<string, unknown>;
 
 /** Routes the document describes: the public API, not pages, operations or the dashboard. */
-export const documented = (spec: RouteSpec): boolean =>
-  (spec.path.startsWith('/v1/') || spec.path.startsWith('/udf/')) && spec.upgrade === undefined;
+export const documented = (spec: RouteSpec): boolean => (spec.path.startsWith('/v1/') || spec.path.startsWith('/udf/')) && spec.upgrade === undefined;
 
 /** `/v1/token/:address/trades` -> `/v1/token/{address}/trades` */
 export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
@@ -173,7 +172,10 @@ const TAG_ORDER: [string, string][] = [
 
 function orderedTags(used: ReadonlySet<string>): { name: string; description?: string }[] {
   const known = TAG_ORDER.filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
-  const rest = [...used].filter((name) => !TAG_ORDER.some(([n]) => n === name)).sort().map((name) => ({ name }));
+  const rest = [...used]
+    .filter((name) => !TAG_ORDER.some(([n]) => n === name))
+    .sort()
+    .map((name) => ({ name }));
   return [...known, ...rest];
 }
 
@@ -194,7 +196,7 @@ export function buildOpenApi(specs: readonly RouteSpec[], info: { version: strin
       description:
         'Market data of the tokens in the store: a TradingView UDF datafeed under /udf and a JSON API under /v1. ' +
         'Errors use one envelope; every answer carries RateLimit-* headers and X-Request-Id. ' +
-          'Live data comes over the WebSocket GET /v1/stream, which OpenAPI cannot describe (see the docs/api.md, Live stream). ' +
+        'Live data comes over the WebSocket GET /v1/stream, which OpenAPI cannot describe (see the docs/api.md, Live stream). ' +
         'Public routes need no key; on /udf a key may also come as ?key= (the TradingView adapter cannot send headers).',
     },
     servers: [{ url: '/' }],

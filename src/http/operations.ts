@@ -16,7 +16,6 @@ import { ApiRouter, type RouteSpec } from './route.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
 import type { AppDeps } from './types.js';
 
-
 const SWAGGER_DIR = join(nodeModulesDir, 'swagger-ui-dist');
 const VENDOR_CACHE = 'public, max-age=86400';
 

@@ -26,7 +26,6 @@ const noBody = (ctx: AppContext) => {
 };
 import type { AppDeps } from './types.js';
 
-
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -59,9 +59,7 @@ export function createResponseCache(store: Store, opts: ResponseCacheOptions = {
   }
 
   const fullKey = (scope: CacheScope, key: string): string =>
-    scope === 'tokens'
-      ? `${epoch}|*${anyTokenGeneration}|${key}`
-      : `${epoch}|${scope.token}.${tokenGeneration.get(scope.token) ?? 0}|${key}`;
+    scope === 'tokens' ? `${epoch}|*${anyTokenGeneration}|${key}` : `${epoch}|${scope.token}.${tokenGeneration.get(scope.token) ?? 0}|${key}`;
 
   return {
     enabled,

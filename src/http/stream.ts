@@ -52,7 +52,13 @@ function streamOf(deps: AppDeps): Stream {
       metrics: streamMetrics(metricsFor(deps.store).registry),
       onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
     });
-    const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false, WebSocket: StreamWebSocket, clientTracking: false });
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_MESSAGE_BYTES,
+      perMessageDeflate: false,
+      WebSocket: StreamWebSocket,
+      clientTracking: false,
+    });
     s = { hub, wss, upgrades: new WeakMap() };
     streams.set(deps, s);
   }
@@ -87,7 +93,9 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       const bucket = caller.kind === 'key' ? `tenant:${caller.tenant.id}` : `ip:${clientIp(ctx).address}`;
       const cap = caller.kind === 'key' ? (PLAN_CONNECTIONS[caller.plan.name] ?? ANON_CONNECTIONS) : ANON_CONNECTIONS;
       if (hub.openIn(bucket) >= cap) {
-        throw new ApiError(429, 'rate_limited', `at most ${cap} open stream connections for this caller`, { headers: { 'Retry-After': String(CAP_RETRY_SECONDS) } });
+        throw new ApiError(429, 'rate_limited', `at most ${cap} open stream connections for this caller`, {
+          headers: { 'Retry-After': String(CAP_RETRY_SECONDS) },
+        });
       }
       const headers = rateLimitLines(ctx);
       const charge = chargeFor(deps, ctx);

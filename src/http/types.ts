@@ -26,10 +26,7 @@ export type AppDeps = {
  * Who is calling. `invalid` carries the error to answer with once the limiter has counted the
  * request against the IP bucket (401, or 400 for conflicting credentials).
  */
-export type Caller =
-  | { kind: 'anonymous' }
-  | { kind: 'key'; key: KeyRow; tenant: Tenant; plan: Plan }
-  | { kind: 'invalid'; error: ApiError };
+export type Caller = { kind: 'anonymous' } | { kind: 'key'; key: KeyRow; tenant: Tenant; plan: Plan } | { kind: 'invalid'; error: ApiError };
 
 /** The limiter's answer for this request, written as RateLimit-* headers on every response. */
 export type RateLimitState = {

@@ -46,7 +46,13 @@ export type Datafeed = {
   onReady(callback: (configuration: Record<string, unknown>) => void): void;
   searchSymbols(userInput: string, exchange: string, symbolType: string, onResult: (items: SearchResultItem[]) => void): void;
   resolveSymbol(symbolName: string, onResolve: (info: SymbolInfo) => void, onError: (reason: string) => void, extension?: unknown): void;
-  getBars(symbolInfo: SymbolInfo, resolution: string, periodParams: PeriodParams, onResult: (bars: Bar[], meta: HistoryMetadata) => void, onError: (reason: string) => void): void;
+  getBars(
+    symbolInfo: SymbolInfo,
+    resolution: string,
+    periodParams: PeriodParams,
+    onResult: (bars: Bar[], meta: HistoryMetadata) => void,
+    onError: (reason: string) => void,
+  ): void;
   /** One independent stream subscription per listenerGuid; a `reset` calls onResetCacheNeededCallback. */
   subscribeBars(symbolInfo: SymbolInfo, resolution: string, onTick: (bar: Bar) => void, listenerGuid: string, onResetCacheNeededCallback: () => void): void;
   unsubscribeBars(listenerGuid: string): void;

@@ -119,10 +119,13 @@ export function createDatafeed(options) {
     getServerTime(callback) {
       fetch(`${base}/udf/time`, { headers })
         .then((r) => r.text())
-        .then((text) => {
-          const t = Number(text);
-          if (Number.isFinite(t)) later(callback, t);
-        }, () => {});
+        .then(
+          (text) => {
+            const t = Number(text);
+            if (Number.isFinite(t)) later(callback, t);
+          },
+          () => {},
+        );
     },
 
     getQuotes(symbols, onDataCallback, onErrorCallback) {
@@ -142,9 +145,12 @@ export function createDatafeed(options) {
         if (m.op !== 'price') return;
         const asked = names.filter((_, i) => sub.addresses[i] === m.token);
         if (asked.length === 0) return;
-        get('/udf/quotes', { symbols: asked.join(',') }).then((q) => {
-          if (quoteSubs.get(listenerGuid) === sub) later(onRealtimeCallback, q.d);
-        }, () => {});
+        get('/udf/quotes', { symbols: asked.join(',') }).then(
+          (q) => {
+            if (quoteSubs.get(listenerGuid) === sub) later(onRealtimeCallback, q.d);
+          },
+          () => {},
+        );
       };
       // At most 100 tokens per prices subscription: the first 100 names are followed.
       sub.handle = stream.subscribe(() => ({ op: 'subscribe', channel: 'prices', tokens: names.slice(0, 100) }), onMessage);

@@ -64,8 +64,16 @@ export function keyStatus(k: KeyRow, now: number): KeyStatus {
 
 export function keyView(k: KeyRow, now: number): KeyView {
   return {
-    id: k.id, name: k.name, prefix: k.prefix, last4: k.last4, scopes: k.scopes, status: keyStatus(k, now),
-    createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt,
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    last4: k.last4,
+    scopes: k.scopes,
+    status: keyStatus(k, now),
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    expiresAt: k.expiresAt,
+    revokedAt: k.revokedAt,
   };
 }
 
@@ -86,7 +94,12 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number; maxmem?: number }) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  opts: { N: number; r: number; p: number; maxmem?: number },
+) => Promise<Buffer>;
 
 /**
  * Checks a password against a stored hash. Async (scrypt runs on the thread pool, not the event

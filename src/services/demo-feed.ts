@@ -107,9 +107,18 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
         const wallet = repo.holderAt(t.id, Math.floor(Math.pow(random(), 1.6) * m.holders)) ?? market.address;
         const quoteAmount = market.quoteSymbol === 'SOL' ? volumeUsd / (solUsd ?? 150) : volumeUsd;
         const record: IngestRecord = {
-          type: 'trade', token: t.address, market: market.address, signature: `demo-${randomBytes(24).toString('hex')}`, index: 0,
-          blockTime: now, side: (step > 0) === random() < 0.8 ? 'buy' : 'sell', priceUsd: price, amount: volumeUsd / price,
-          quoteAmount, volumeUsd, wallet,
+          type: 'trade',
+          token: t.address,
+          market: market.address,
+          signature: `demo-${randomBytes(24).toString('hex')}`,
+          index: 0,
+          blockTime: now,
+          side: step > 0 === random() < 0.8 ? 'buy' : 'sell',
+          priceUsd: price,
+          amount: volumeUsd / price,
+          quoteAmount,
+          volumeUsd,
+          wallet,
         };
         records.push({ line: records.length + 1, record });
       }

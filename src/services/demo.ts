@@ -15,11 +15,7 @@ export type DemoCounts = { tokens: number; markets: number; holders: number; tra
 export const DEMO_DEFAULTS = { tokens: 20, days: 30, seed: 42 } as const;
 
 /** Loads the demo set; records it in meta (seed, anchor) so the same data can be made again. */
-export function loadDemo(
-  deps: { store: Store; ingest: Ingest },
-  opts: DemoOptions,
-  onProgress?: (written: number) => void,
-): DemoCounts {
+export function loadDemo(deps: { store: Store; ingest: Ingest }, opts: DemoOptions, onProgress?: (written: number) => void): DemoCounts {
   const counts = { tokens: 0, markets: 0, holders: 0, trades: 0 };
   let chunk: NumberedRecord[] = [];
   let line = 0;

@@ -101,8 +101,7 @@ export function createEvents(deps: { store: Store; clock: Clock }) {
   const repo = createEventsRepo(deps.store.db);
   let secret: Buffer | null = null;
   const key = () => (secret ??= cursorSecret(deps.store.db));
-  const mac = (tenantId: string, payload: string) =>
-    createHmac('sha256', key()).update(`events\n${tenantId}\n${payload}`).digest().subarray(0, 16);
+  const mac = (tenantId: string, payload: string) => createHmac('sha256', key()).update(`events\n${tenantId}\n${payload}`).digest().subarray(0, 16);
 
   const encode = (tenantId: string, after: number): string => {
     const payload = `e1:${after}`;

@@ -40,7 +40,11 @@ export async function validateChunked(v: Validator, values: readonly { line: num
  * transaction, so nested here it is a savepoint), yielding between slices; one batch at a time
  * per store. Caches hear of the change only after the commit.
  */
-export function writeInSlices(store: Store, writeSlice: (slice: readonly NumberedRecord[]) => SliceResult, records: readonly NumberedRecord[]): Promise<IngestResult> {
+export function writeInSlices(
+  store: Store,
+  writeSlice: (slice: readonly NumberedRecord[]) => SliceResult,
+  records: readonly NumberedRecord[],
+): Promise<IngestResult> {
   const { db } = store;
   return store.exclusive(async () => {
     db.exec('BEGIN IMMEDIATE');

@@ -79,7 +79,9 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   const marketCandles = createMarketCandlesRepo(db);
 
   const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
-  const upsertToken = db.prepare(`
+  const upsertToken = db
+    .prepare(
+      `
     INSERT INTO tokens (address, symbol, name, decimals, total_supply, circulating_supply, created_at, logo_uri, updated_at, is_demo)
     VALUES (@address, @symbol, @name, @decimals, @totalSupply, @circulatingSupply, @createdAt, @logoUri, @now, @isDemo)
     ON CONFLICT (address) DO UPDATE SET
@@ -87,7 +89,9 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       total_supply = excluded.total_supply, circulating_supply = excluded.circulating_supply,
       created_at = excluded.created_at, logo_uri = excluded.logo_uri, updated_at = excluded.updated_at,
       is_demo = excluded.is_demo
-    RETURNING id`).pluck();
+    RETURNING id`,
+    )
+    .pluck();
   const upsertMarket = db.prepare(`
     INSERT INTO markets (address, token_id, quote_address, quote_symbol, dex, liquidity_usd, created_at)
     VALUES (@address, @tokenId, @quoteAddress, @quoteSymbol, @dex, @liquidityUsd, @createdAt)
@@ -228,11 +232,35 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
     const isBuy = r.side === 'buy';
     // Positional: binding a record by name costs several microseconds more per trade.
-    const info = insertTrade.run(tokenId, r.blockTime, r.signature, r.index, isBuy ? 1 : 0, r.priceUsd, r.amount, r.quoteAmount, r.volumeUsd, r.wallet, r.market);
+    const info = insertTrade.run(
+      tokenId,
+      r.blockTime,
+      r.signature,
+      r.index,
+      isBuy ? 1 : 0,
+      r.priceUsd,
+      r.amount,
+      r.quoteAmount,
+      r.volumeUsd,
+      r.wallet,
+      r.market,
+    );
     if (info.changes === 0) return null;
     return {
-      id: Number(info.lastInsertRowid), tokenId, token: r.token, isBuy, signature: r.signature, index: r.index, blockTime: r.blockTime,
-      side: r.side, priceUsd: r.priceUsd, amount: r.amount, quoteAmount: r.quoteAmount, volumeUsd: r.volumeUsd, wallet: r.wallet, market: r.market,
+      id: Number(info.lastInsertRowid),
+      tokenId,
+      token: r.token,
+      isBuy,
+      signature: r.signature,
+      index: r.index,
+      blockTime: r.blockTime,
+      side: r.side,
+      priceUsd: r.priceUsd,
+      amount: r.amount,
+      quoteAmount: r.quoteAmount,
+      volumeUsd: r.volumeUsd,
+      wallet: r.wallet,
+      market: r.market,
     };
   }
 

@@ -77,9 +77,7 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
     find(token: string): Session | null {
       if (!TOKEN_PATTERN.test(token)) return null;
       const hash = idHash(token);
-      const row = s.find.get(hash) as
-        | { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number }
-        | undefined;
+      const row = s.find.get(hash) as { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number } | undefined;
       if (!row) return null;
       const t = now();
       if (t >= row.expiresAt || t >= row.absoluteExpiresAt) {
@@ -117,10 +115,7 @@ export type Sessions = ReturnType<typeof createSessions>;
  *   with every further failure (250 ms up to 4 s). An account attacked from many addresses is
  *   slowed, never locked: its owner still gets in.
  */
-export function createSignInThrottle(
-  deps: { store: Store; clock: Clock },
-  opts: Partial<{ [K in keyof typeof THROTTLE_DEFAULTS]: number }> = {},
-) {
+export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts: Partial<{ [K in keyof typeof THROTTLE_DEFAULTS]: number }> = {}) {
   const { db } = deps.store;
   const o = { ...THROTTLE_DEFAULTS, ...opts };
   const window = o.windowSeconds;

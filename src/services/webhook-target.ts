@@ -72,8 +72,7 @@ export function parseWebhookUrl(value: string): URL {
   return url;
 }
 
-const refused = (host: string) =>
-  new WebhookUrlError(`webhookUrl host ${host} is a loopback, private or otherwise non-public address`);
+const refused = (host: string) => new WebhookUrlError(`webhookUrl host ${host} is a loopback, private or otherwise non-public address`);
 
 async function resolveAll(hostname: string): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;

@@ -142,15 +142,21 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         ? { status: null, error: 'invalid webhook URL' }
         : !allowPrivate && refusedLiteral(url)
           ? { status: null, error: 'the webhook host is not a public address' }
-          : await post(url, body, {
-              'Content-Type': 'application/json',
-              'User-Agent': 'token-data-service-webhooks/1',
-              'Svc-Event-Id': eventId(d.eventId),
-              'Svc-Signature': signatureHeader(d.secret, t, body),
-            }, timeoutMs, allowPrivate);
+          : await post(
+              url,
+              body,
+              {
+                'Content-Type': 'application/json',
+                'User-Agent': 'token-data-service-webhooks/1',
+                'Svc-Event-Id': eventId(d.eventId),
+                'Svc-Signature': signatureHeader(d.secret, t, body),
+              },
+              timeoutMs,
+              allowPrivate,
+            );
     const after = deps.clock.now();
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-    const lastError = ok ? null : outcome.error ?? `HTTP ${outcome.status}`;
+    const lastError = ok ? null : (outcome.error ?? `HTTP ${outcome.status}`);
     const seconds = (performance.now() - started) / 1000;
     if (ok) {
       outbox.delivered({ id: d.id, attempts, lastStatus: outcome.status, lastError: null, now: after });
@@ -250,9 +256,12 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     schedule(deps.intervalMs ?? 1000);
   };
   // New events from this process are looked at without waiting for the next tick.
-  const off = deps.loop === false ? () => {} : deps.store.onChange(() => {
-    if (timer !== null) schedule(10);
-  });
+  const off =
+    deps.loop === false
+      ? () => {}
+      : deps.store.onChange(() => {
+          if (timer !== null) schedule(10);
+        });
   schedule(0);
 
   return {

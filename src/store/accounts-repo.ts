@@ -53,8 +53,17 @@ export function createAccountsRepo(db: Db) {
     passwordHash: (id: string) => s.passwordHash.get(id) as string | null | undefined,
     setPassword: (id: string, hash: string) => s.setPassword.run(hash, id).changes > 0,
     setEmail: (id: string, email: string) => s.setEmail.run(email, id).changes > 0,
-    insertKey: (k: { id: string; tenantId: string; name: string | null; hash: Buffer; prefix: string; last4: string; scopes: string[]; createdAt: number; expiresAt: number | null }) =>
-      void s.insertKey.run({ ...k, scopes: k.scopes.join(',') }),
+    insertKey: (k: {
+      id: string;
+      tenantId: string;
+      name: string | null;
+      hash: Buffer;
+      prefix: string;
+      last4: string;
+      scopes: string[];
+      createdAt: number;
+      expiresAt: number | null;
+    }) => void s.insertKey.run({ ...k, scopes: k.scopes.join(',') }),
     key: (id: string) => {
       const r = s.key.get(id) as RawKey | undefined;
       return r && toKey(r);

@@ -9,9 +9,7 @@ import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../do
 
 export const MAX_BARS = 5000;
 
-export type BarQuery =
-  | { mode: 'range'; from: number; to: number }
-  | { mode: 'countback'; to: number; countback: number };
+export type BarQuery = { mode: 'range'; from: number; to: number } | { mode: 'countback'; to: number; countback: number };
 
 export type CandlesRepo = {
   /** Merges deltas into the stored rollups (call inside the ingest transaction). */
@@ -32,12 +30,7 @@ const NEG_INF = -1;
  * the rollup width for `res`, t in [lower, upper), newest first. Shared by the token's and the
  * markets' rollups, so both give the same bars by the same rules.
  */
-export function foldBars(
-  res: Resolution,
-  q: BarQuery,
-  rows: (lower: number, upper: number) => Iterable<number[]>,
-  stats?: { rows: number },
-): Bar[] {
+export function foldBars(res: Resolution, q: BarQuery, rows: (lower: number, upper: number) => Iterable<number[]>, stats?: { rows: number }): Bar[] {
   const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
   // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
   const upper = nextBucket(res, bucketStart(res, q.to - 1));
@@ -79,13 +72,9 @@ export function createCandlesRepo(db: Db): CandlesRepo {
       nb = nb + excluded.nb`);
 
   const rollupDesc = db
-    .prepare<[number, number, number, number]>(
-      'SELECT t, o, h, l, c, v FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
-    )
+    .prepare<[number, number, number, number]>('SELECT t, o, h, l, c, v FROM candles WHERE token_id = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC')
     .raw();
-  const newestRollup = db
-    .prepare<[number, number, number], number | null>('SELECT max(t) FROM candles WHERE token_id = ? AND res = ? AND t < ?')
-    .pluck();
+  const newestRollup = db.prepare<[number, number, number], number | null>('SELECT max(t) FROM candles WHERE token_id = ? AND res = ? AND t < ?').pluck();
 
   return {
     applyDeltas(deltas) {

@@ -72,9 +72,7 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
   const from = db.pragma('user_version', { simple: true }) as number;
   const latest = migrations.at(-1)?.version ?? 0;
   if (from > latest) {
-    throw new SchemaTooNewError(
-      `the store's schema version ${from} is newer than this code knows (${latest}); upgrade the service`,
-    );
+    throw new SchemaTooNewError(`the store's schema version ${from} is newer than this code knows (${latest}); upgrade the service`);
   }
   for (const m of migrations) {
     if (m.version <= from) continue;

@@ -22,10 +22,14 @@ export function createDemoRepo(db: Db) {
     'SELECT count(*) AS trades, avg(volume_usd) AS avgVolumeUsd, min(block_time) AS firstTime FROM trades WHERE token_id = ? AND block_time >= ?',
   );
   // The USD price of SOL implied by the newest SOL-quoted trade of a token.
-  const solPrice = db.prepare<[number], number>(`
+  const solPrice = db
+    .prepare<[number], number>(
+      `
     SELECT t.volume_usd / t.quote_amount FROM trades t JOIN markets m ON m.address = t.market
     WHERE t.token_id = ? AND m.quote_symbol = 'SOL' AND t.quote_amount > 0
-    ORDER BY t.block_time DESC, t.id DESC LIMIT 1`).pluck();
+    ORDER BY t.block_time DESC, t.id DESC LIMIT 1`,
+    )
+    .pluck();
   const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
   const holderAt = db.prepare<[number, number], string>('SELECT owner FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT 1 OFFSET ?').pluck();
   const newestTraded = db.prepare<[], string>('SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1').pluck();
@@ -36,8 +40,12 @@ export function createDemoRepo(db: Db) {
   // Every table keyed by token id, found in the schema so that a table added by a later
   // migration is emptied of demo rows too. Tokens go last (the other tables refer to them).
   const tokenTables = (): string[] =>
-    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'tokens' ORDER BY name").pluck().all() as string[])
-      .filter((table) => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).includes('token_id'));
+    (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'tokens' ORDER BY name")
+        .pluck()
+        .all() as string[]
+    ).filter((table) => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).includes('token_id'));
 
   const remove = writeTransaction(db, (): DemoRemoval => {
     const ids = demoIds.all();

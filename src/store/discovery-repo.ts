@@ -33,9 +33,7 @@ export function createDiscoveryRepo(db: Db) {
   const newest = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT ?`);
   // The minute rollups of markets are keyed by (res, t, token_id, ...): the tokens with trades in
   // a span of minutes are one range. The minute is a superset; the exact check is per token.
-  const inMinutes = db
-    .prepare<[number, number], number>('SELECT DISTINCT token_id FROM market_rollups WHERE res = 60 AND t >= ? AND t < ?')
-    .pluck();
+  const inMinutes = db.prepare<[number, number], number>('SELECT DISTINCT token_id FROM market_rollups WHERE res = 60 AND t >= ? AND t < ?').pluck();
   const hasTrade = db
     .prepare<[number, number, number], number>('SELECT 1 FROM trades WHERE token_id = ? AND block_time >= ? AND block_time < ? LIMIT 1')
     .pluck();

@@ -59,10 +59,9 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
     .prepare<[number, string, number, number], number | null>('SELECT max(t) FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t < ?')
     .pluck();
 
-  const lastPrice = db
-    .prepare<[number, string], { c: number; qc: number }>(
-      'SELECT c, qc FROM market_candles WHERE token_id = ? AND market = ? AND res = 86400 ORDER BY t DESC LIMIT 1',
-    );
+  const lastPrice = db.prepare<[number, string], { c: number; qc: number }>(
+    'SELECT c, qc FROM market_candles WHERE token_id = ? AND market = ? AND res = 86400 ORDER BY t DESC LIMIT 1',
+  );
   const marketToken = db.prepare<[string], number>('SELECT token_id FROM markets WHERE address = ?').pluck();
 
   return {

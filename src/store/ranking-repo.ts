@@ -103,21 +103,15 @@ export function createRankingRepo(db: Db) {
     .prepare<[number, number, number], number>('SELECT count(*) FROM wallet_last WHERE token_id = ? AND last_time >= ? AND last_time <= ?')
     .pluck();
   const walletsExact = db
-    .prepare<[number, number, number], number>(
-      'SELECT count(DISTINCT wallet) FROM trades WHERE token_id = ? AND block_time >= ? AND block_time <= ?',
-    )
+    .prepare<[number, number, number], number>('SELECT count(DISTINCT wallet) FROM trades WHERE token_id = ? AND block_time >= ? AND block_time <= ?')
     .pluck();
-  const holders = db.prepare<[number, number], HolderRow>(
-    'SELECT owner, amount FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT ?',
-  );
+  const holders = db.prepare<[number, number], HolderRow>('SELECT owner, amount FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT ?');
   const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
   const markets = db.prepare<[number, number], MarketRow>(
     `SELECT address, dex, quote_address AS quoteAddress, quote_symbol AS quoteSymbol, liquidity_usd AS liquidityUsd, created_at AS createdAt
      FROM markets WHERE token_id = ? ORDER BY liquidity_usd DESC, address LIMIT ?`,
   );
-  const marketSummary = db
-    .prepare<[number], [number, number]>('SELECT count(*), coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = ?')
-    .raw();
+  const marketSummary = db.prepare<[number], [number, number]>('SELECT count(*), coalesce(sum(liquidity_usd), 0) FROM markets WHERE token_id = ?').raw();
 
   return {
     /**

@@ -20,8 +20,12 @@ export function createSubscriptionsRepo(db: Db) {
     remove: db.prepare('DELETE FROM subscriptions WHERE id = ?'),
     subscribers: db.prepare(`SELECT id AS subscriptionId, tenant_id AS tenantId, webhook_url AS webhookUrl
       FROM subscriptions WHERE address = ? ORDER BY tenant_id`),
-    maxSubscriptions: db.prepare<[string], number>(`SELECT p.max_subscriptions FROM tenants t JOIN plans p ON p.name = t.plan
-      WHERE t.id = ?`).pluck(),
+    maxSubscriptions: db
+      .prepare<[string], number>(
+        `SELECT p.max_subscriptions FROM tenants t JOIN plans p ON p.name = t.plan
+      WHERE t.id = ?`,
+      )
+      .pluck(),
     secret: db.prepare<[string], string>('SELECT secret FROM webhook_secrets WHERE tenant_id = ?').pluck(),
     insertSecret: db.prepare('INSERT INTO webhook_secrets (tenant_id, secret, created_at) VALUES (?, ?, ?)'),
   };

@@ -162,8 +162,7 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
     return row.topDex === '' ? { ...row, topDex: chain } : row;
   };
   /** The dex filter key: '' for all exchanges, which the chain name also means. */
-  const dexKey = (exchange: string | null): string =>
-    exchange === null || exchange.toLowerCase() === chain.toLowerCase() ? '' : exchange;
+  const dexKey = (exchange: string | null): string => (exchange === null || exchange.toLowerCase() === chain.toLowerCase() ? '' : exchange);
 
   function idOfAddress(name: string): number | undefined {
     const exact = normalizeAddress(name);
@@ -232,10 +231,7 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
         const words = queryWords(p.q);
         classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
         classes.push(symbolPrefixHits(p, prefix));
-        classes.push([
-          ...(words === null ? [] : nameHits(p, words)),
-          ...(p.q.length >= MIN_ADDRESS_PREFIX ? addressPrefix.all({ ...p, prefix }) : []),
-        ]);
+        classes.push([...(words === null ? [] : nameHits(p, words)), ...(p.q.length >= MIN_ADDRESS_PREFIX ? addressPrefix.all({ ...p, prefix }) : [])]);
       }
       // Each class holds its own best `limit`; a token keeps its best class.
       const seen = new Set<number>();

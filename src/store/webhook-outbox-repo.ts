@@ -59,8 +59,7 @@ export function createWebhookOutboxRepo(db: Db) {
   };
   type Outcome = { id: number; attempts: number; lastStatus: number | null; lastError: string | null };
   return {
-    enqueue: (eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number) =>
-      void s.enqueue.run(eventId, subscriptionId, dueAt, deadlineAt),
+    enqueue: (eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number) => void s.enqueue.run(eventId, subscriptionId, dueAt, deadlineAt),
     /** Due deliveries, oldest first, leaving out the tenants in `skipTenants` (those at their in-flight cap). */
     due: (now: number, limit: number, skipTenants: readonly string[] = []) => s.due.all(now, JSON.stringify(skipTenants), limit) as DueDelivery[],
     /** Takes a due delivery for one attempt: true when this caller got it (nobody else did). */

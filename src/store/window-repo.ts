@@ -69,9 +69,7 @@ export function createWindowRepo(db: Db) {
      FROM trades WHERE token_id = @tokenId AND block_time >= @from AND block_time < @to`,
   );
   const priceAt = db
-    .prepare<[number, number], number>(
-      'SELECT price_usd FROM trades WHERE token_id = ? AND block_time <= ? ORDER BY block_time DESC, id DESC LIMIT 1',
-    )
+    .prepare<[number, number], number>('SELECT price_usd FROM trades WHERE token_id = ? AND block_time <= ? ORDER BY block_time DESC, id DESC LIMIT 1')
     .pluck();
 
   /** Statistics of the trades with from <= blockTime < to; `lastTradeAt` is the token's newest trade time. */

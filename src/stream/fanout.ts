@@ -39,7 +39,10 @@ export type TokenState = {
  */
 class Encoded {
   private readonly byId = new Map<string, Buffer>();
-  constructor(private readonly head: string, private readonly body: string) {}
+  constructor(
+    private readonly head: string,
+    private readonly body: string,
+  ) {}
   for(subId: string): Buffer {
     let b = this.byId.get(subId);
     if (b === undefined) this.byId.set(subId, (b = Buffer.from(`${this.head}"sub":"${subId}",${this.body}`)));
@@ -74,7 +77,17 @@ export class Fanout {
     let t = this.tokens.get(id);
     if (t === undefined) {
       const throttle = (): Throttle => ({ lastMs: -Infinity, timer: null, lastJson: null });
-      t = { id, address, lastTradeId: this.source.maxTradeId(), bars: new Map(), trades: new Set(), prices: new Set(), overview: new Set(), price: throttle(), view: throttle() };
+      t = {
+        id,
+        address,
+        lastTradeId: this.source.maxTradeId(),
+        bars: new Map(),
+        trades: new Set(),
+        prices: new Set(),
+        overview: new Set(),
+        price: throttle(),
+        view: throttle(),
+      };
       this.tokens.set(id, t);
     }
     return t;

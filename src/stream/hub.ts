@@ -242,7 +242,8 @@ export class Hub {
       let group = s.bars.get(key);
       if (group === undefined) s.bars.set(key, (group = new Set()));
       group.add(sub);
-      const bars = cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(first.id, sub.res, cmd.since) : [src.newestBar(first.id, sub.res)].flatMap((b) => b ?? []);
+      const bars =
+        cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(first.id, sub.res, cmd.since) : [src.newestBar(first.id, sub.res)].flatMap((b) => b ?? []);
       bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
       const last = bars[bars.length - 1];
       if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];

@@ -38,10 +38,13 @@ describe('newKeySecret', () => {
 describe('looksLikeKey', () => {
   it('accepts exactly svc_live_ + 32..247 base62 characters (at most 256 in all)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), minLength: 0, maxLength: 300 }), (r) => {
-        const key = KEY_PREFIX + r;
-        expect(looksLikeKey(key)).toBe(r.length >= 32 && key.length <= MAX_KEY_LENGTH);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), minLength: 0, maxLength: 300 }),
+        (r) => {
+          const key = KEY_PREFIX + r;
+          expect(looksLikeKey(key)).toBe(r.length >= 32 && key.length <= MAX_KEY_LENGTH);
+        },
+      ),
     );
   });
 
@@ -65,8 +68,17 @@ describe('looksLikeKey', () => {
 
 describe('keyStatus', () => {
   const row = (over: Partial<KeyRow>): KeyRow => ({
-    id: 'key_1', tenantId: 'ten_1', name: null, prefix: 'svc_live_abcd', last4: 'wxyz', scopes: ['read'],
-    createdAt: 100, lastUsedAt: null, expiresAt: null, revokedAt: null, ...over,
+    id: 'key_1',
+    tenantId: 'ten_1',
+    name: null,
+    prefix: 'svc_live_abcd',
+    last4: 'wxyz',
+    scopes: ['read'],
+    createdAt: 100,
+    lastUsedAt: null,
+    expiresAt: null,
+    revokedAt: null,
+    ...over,
   });
 
   it('is active, expiring before expiresAt, expired from expiresAt on, revoked above all', () => {

@@ -46,7 +46,11 @@ describe('presenting a key', () => {
 
   it('treats empty values as absent on every channel', async () => {
     t = makeTestApp();
-    for (const [name, value] of [['x-api-key', ''], ['Authorization', 'Bearer'], ['Authorization', 'Bearer   ']] as const) {
+    for (const [name, value] of [
+      ['x-api-key', ''],
+      ['Authorization', 'Bearer'],
+      ['Authorization', 'Bearer   '],
+    ] as const) {
       const pub = await t.http.get(ROUTES.public).set(name, value);
       expect(pub.status, `${name}: "${value}"`).not.toBe(401);
       const keyed = await t.http.get(ROUTES.keyed).set(name, value);
@@ -80,7 +84,10 @@ describe('presenting a key', () => {
     const { secret } = t.makeKey();
     const res = await t.http.get('/v1/me').set('x-api-key', secret).set('Authorization', `Bearer ${secret}`);
     expect(res.status).toBe(200);
-    const udf = await t.http.get(withQuery(ROUTES.udf, `key=${secret}`)).set('x-api-key', secret).set('Authorization', `Bearer ${secret}`);
+    const udf = await t.http
+      .get(withQuery(ROUTES.udf, `key=${secret}`))
+      .set('x-api-key', secret)
+      .set('Authorization', `Bearer ${secret}`);
     expect(udf.status).not.toBe(401);
   });
 

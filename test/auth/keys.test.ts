@@ -25,8 +25,15 @@ describe('POST /v1/keys', () => {
     expect(made).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
     expect(Object.keys(key).sort()).toEqual(K_FIELDS);
     expect(key).toMatchObject({
-      name: 'ci', scopes: ['read'], status: 'active', prefix: made.slice(0, 13), last4: made.slice(-4),
-      createdAt: t.clock.seconds(), lastUsedAt: null, expiresAt: null, revokedAt: null,
+      name: 'ci',
+      scopes: ['read'],
+      status: 'active',
+      prefix: made.slice(0, 13),
+      last4: made.slice(-4),
+      createdAt: t.clock.seconds(),
+      lastUsedAt: null,
+      expiresAt: null,
+      revokedAt: null,
     });
     expect(key.id).toMatch(/^key_[0-9A-Za-z]+$/);
     const me = await t.http.get('/v1/me').set('x-api-key', made);
@@ -132,12 +139,24 @@ describe('POST /v1/keys', () => {
     t = makeTestApp();
     const { secret } = t.makeKey();
     const padded = (bytes: number) => '{"name":"k"}' + ' '.repeat(bytes - 12);
-    const over = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(64 * 1024 + 1));
+    const over = await t.http
+      .post('/v1/keys')
+      .set('x-api-key', secret)
+      .set('Content-Type', 'application/json')
+      .send(padded(64 * 1024 + 1));
     expect(over.status).toBe(413);
     expect(over.body.error).toMatchObject({ code: 'payload_too_large', message: 'the request body is larger than 64 KB' });
-    const huge = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(10 * 1024 * 1024 + 1));
+    const huge = await t.http
+      .post('/v1/keys')
+      .set('x-api-key', secret)
+      .set('Content-Type', 'application/json')
+      .send(padded(10 * 1024 * 1024 + 1));
     expect(huge.status).toBe(413);
-    const under = await t.http.post('/v1/keys').set('x-api-key', secret).set('Content-Type', 'application/json').send(padded(64 * 1024));
+    const under = await t.http
+      .post('/v1/keys')
+      .set('x-api-key', secret)
+      .set('Content-Type', 'application/json')
+      .send(padded(64 * 1024));
     expect(under.status).toBe(201);
   });
 

@@ -88,10 +88,13 @@ describe('redactUrl', () => {
         const key = `svc_live_${r}`;
         const e = (s: string) => encodeURIComponent(s);
         const url =
-          where === 'path' ? `/${e(before)}/${key}/${e(after)}?x=${e(after)}`
-          : where === 'name' ? `/p?${e(before)}&${key}=1`
-          : where === 'value' ? `/p?${e(before)}=${e(before)}&q=${key}&z=${e(after)}`
-          : `/p?q=${e(key).replace(/_/g, '%5F')}`;
+          where === 'path'
+            ? `/${e(before)}/${key}/${e(after)}?x=${e(after)}`
+            : where === 'name'
+              ? `/p?${e(before)}&${key}=1`
+              : where === 'value'
+                ? `/p?${e(before)}=${e(before)}&q=${key}&z=${e(after)}`
+                : `/p?q=${e(key).replace(/_/g, '%5F')}`;
         expect(redactUrl(url)).not.toContain(r.slice(0, 16));
       }),
     );

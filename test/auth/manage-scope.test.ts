@@ -31,7 +31,10 @@ describe('a read key', () => {
     const key = { 'x-api-key': reader.secret };
     const attempts = [
       t.http.post('/v1/keys').set(key).send({}),
-      t.http.post('/v1/keys').set(key).send({ scopes: ['read'] }),
+      t.http
+        .post('/v1/keys')
+        .set(key)
+        .send({ scopes: ['read'] }),
       t.http.delete(`/v1/keys/${other.key.id}`).set(key),
       t.http.delete(`/v1/keys/${reader.keyId}`).set(key),
       t.http.post(`/v1/keys/${other.key.id}/rotate`).set(key).send({}),
@@ -67,21 +70,40 @@ describe('POST /v1/keys scopes', () => {
     const plain = await t.http.post('/v1/keys').set(key).send({});
     expect(plain.status).toBe(201);
     expect(plain.body.key.scopes).toEqual(['read']);
-    const both = await t.http.post('/v1/keys').set(key).send({ scopes: ['manage', 'read', 'manage'] });
+    const both = await t.http
+      .post('/v1/keys')
+      .set(key)
+      .send({ scopes: ['manage', 'read', 'manage'] });
     expect(both.status).toBe(201);
     expect(both.body.key.scopes).toEqual(['read', 'manage']);
     const me = await t.http.get('/v1/me').set('x-api-key', both.body.secret);
     expect(me.body.key.scopes).toEqual(['read', 'manage']);
     // The new managing key can itself manage.
-    expect((await t.http.post('/v1/keys').set('x-api-key', both.body.secret).send({ scopes: ['manage'] })).body.key.scopes).toEqual(['manage']);
+    expect(
+      (
+        await t.http
+          .post('/v1/keys')
+          .set('x-api-key', both.body.secret)
+          .send({ scopes: ['manage'] })
+      ).body.key.scopes,
+    ).toEqual(['manage']);
   });
 
   it('refuses ingest, even to a caller holding it, and any scope the caller lacks: 403 on scopes, no key made', async () => {
     t = makeTestApp();
     const full = t.makeKey({ plan: 'pro', scopes: ['read', 'manage', 'ingest'] });
-    expectForbidden(await t.http.post('/v1/keys').set('x-api-key', full.secret).send({ scopes: ['read', 'ingest'] }), 'scopes');
+    expectForbidden(
+      await t.http
+        .post('/v1/keys')
+        .set('x-api-key', full.secret)
+        .send({ scopes: ['read', 'ingest'] }),
+      'scopes',
+    );
     const manager = t.services.accounts.createKey(full.tenantId, { scopes: ['manage'] });
-    const res = await t.http.post('/v1/keys').set('x-api-key', manager.secret).send({ scopes: ['read'] });
+    const res = await t.http
+      .post('/v1/keys')
+      .set('x-api-key', manager.secret)
+      .send({ scopes: ['read'] });
     expectForbidden(res, 'scopes');
     expect(res.body.error.message).toBe('this key cannot grant the read scope');
     expect(t.services.accounts.listKeys(full.tenantId)).toHaveLength(2);
@@ -103,13 +125,24 @@ describe('migration 007', () => {
   it('gives manage to every key that held read, so existing keys keep what they could do', () => {
     const db = new Database(':memory:');
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 7));
+    migrate(
+      db,
+      all.filter((m) => m.version < 7),
+    );
     db.prepare("INSERT INTO tenants (id, name, plan, created_at) VALUES ('ten_1', 'T', 'free', 0)").run();
-    const insert = db.prepare("INSERT INTO api_keys (id, tenant_id, hash, prefix, last4, scopes, created_at) VALUES (?, 'ten_1', ?, 'svc_live_x', 'abcd', ?, 0)");
+    const insert = db.prepare(
+      "INSERT INTO api_keys (id, tenant_id, hash, prefix, last4, scopes, created_at) VALUES (?, 'ten_1', ?, 'svc_live_x', 'abcd', ?, 0)",
+    );
     const before = ['read', 'read,ingest', 'ingest', 'ingest,read', ''];
     before.forEach((scopes, i) => insert.run(`key_${i}`, Buffer.from([i]), scopes));
     migrate(db, all);
-    expect(db.prepare('SELECT scopes FROM api_keys ORDER BY id').pluck().all()).toEqual(['read,manage', 'read,manage,ingest', 'ingest', 'ingest,read,manage', '']);
+    expect(db.prepare('SELECT scopes FROM api_keys ORDER BY id').pluck().all()).toEqual([
+      'read,manage',
+      'read,manage,ingest',
+      'ingest',
+      'ingest,read,manage',
+      '',
+    ]);
     db.close();
   });
 });

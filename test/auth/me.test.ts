@@ -23,8 +23,13 @@ describe('GET /v1/me', () => {
     expect(res.body).toEqual({
       tenant: { id: tenant.id, name: 'Acme', plan: 'pro', createdAt: 1_700_000_000 },
       key: {
-        id: made.key.id, name: 'backend', prefix: made.secret.slice(0, 13), scopes: ['read'],
-        createdAt: 1_700_000_000, lastUsedAt: 1_700_000_005, expiresAt: null,
+        id: made.key.id,
+        name: 'backend',
+        prefix: made.secret.slice(0, 13),
+        scopes: ['read'],
+        createdAt: 1_700_000_000,
+        lastUsedAt: 1_700_000_005,
+        expiresAt: null,
       },
       plan: { name: 'pro', requestsPerMinute: 3000, maxKeys: 20, maxSubscriptions: 500 },
       rateLimit: expect.objectContaining({ limit: 3000 }),

@@ -81,7 +81,10 @@ describe('POST /v1/keys/:id/rotate', () => {
     const expiring = t.services.accounts.createKey(admin.tenantId);
     expect((await rotate(admin.secret, expiring.key.id, { graceSeconds: 10 })).status).toBe(201);
     t.clock.advance(10_000);
-    for (const [id, status] of [[revoked.key.id, 'revoked'], [expiring.key.id, 'expired']] as const) {
+    for (const [id, status] of [
+      [revoked.key.id, 'revoked'],
+      [expiring.key.id, 'expired'],
+    ] as const) {
       const res = await rotate(admin.secret, id, {});
       expect(res.status, status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'id' });

@@ -69,7 +69,7 @@ describe('the 401 matrix', () => {
     }
   });
 
-  it('answers a key close to Node\'s 16 KB header limit with 401, not an error', async () => {
+  it("answers a key close to Node's 16 KB header limit with 401, not an error", async () => {
     t = makeTestApp();
     const huge = 'svc_live_' + 'c'.repeat(15_000);
     for (const route of Object.keys(ROUTES) as RouteClass[]) {

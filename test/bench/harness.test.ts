@@ -93,7 +93,10 @@ describe('baseline: the bare Koa ceiling', () => {
   it('answers the precompressed bytes of a copy of an answer by Accept-Encoding, with an ETag per coding and padded headers', async () => {
     const body = { rows: Array.from({ length: 200 }, (_, i) => ({ i, price: i * 1.5 })) };
     const json = JSON.stringify(body);
-    const bodies = new Map([['big', baselineBody(json, 600)], ['small', baselineBody('{"s":"ok"}', 0)]]);
+    const bodies = new Map([
+      ['big', baselineBody(json, 600)],
+      ['small', baselineBody('{"s":"ok"}', 0)],
+    ]);
     const http = request(baselineApp(bodies).callback());
     const br = await http.get('/big').set('accept-encoding', BROWSER_ACCEPT_ENCODING);
     expect(br.status).toBe(200);
@@ -116,7 +119,16 @@ describe('baseline: the bare Koa ceiling', () => {
 });
 
 const load = (rps: number, extra: Partial<LoadResult> = {}): LoadResult => ({
-  rps, p50: 1, p99: 5, requests: rps * 5, bytesPerAnswer: 1000, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '200': rps * 5 }, ...extra,
+  rps,
+  p50: 1,
+  p99: 5,
+  requests: rps * 5,
+  bytesPerAnswer: 1000,
+  non2xx: 0,
+  errors: 0,
+  timeouts: 0,
+  statusCodes: { '200': rps * 5 },
+  ...extra,
 });
 
 describe('targets and table', () => {
@@ -168,8 +180,14 @@ describe('targets and table', () => {
       errors: {},
     });
     expect(rows.map((r) => r.figure)).toEqual([
-      'cached: history 1', 'cached: overview', 'cached: deep vs first trades page', 'cached: live ingest stream', 'cached: CPU of other processes',
-      'ingest, real path vs bare inserts', 'start-up to first /healthz 200', 'limiter bytes per bucket',
+      'cached: history 1',
+      'cached: overview',
+      'cached: deep vs first trades page',
+      'cached: live ingest stream',
+      'cached: CPU of other processes',
+      'ingest, real path vs bare inserts',
+      'start-up to first /healthz 200',
+      'limiter bytes per bucket',
     ]);
     expect(failures(rows).map((r) => r.figure)).toEqual(['cached: history 1', 'cached: deep vs first trades page', 'ingest, real path vs bare inserts']);
     const lines = formatTable(rows).split('\n');
@@ -185,7 +203,13 @@ describe('targets and table', () => {
 describe('load results', () => {
   it('merges rounds: answers over total seconds, exact percentiles over every answer, statuses summed', () => {
     const sample = (seconds: number, latencies: number[], codes: Record<string, number>): Sample => ({
-      seconds, latencies, bytes: 100 * (codes['200'] ?? 0), ok: codes['200'] ?? 0, statusCodes: codes, errors: 0, timeouts: 0,
+      seconds,
+      latencies,
+      bytes: 100 * (codes['200'] ?? 0),
+      ok: codes['200'] ?? 0,
+      statusCodes: codes,
+      errors: 0,
+      timeouts: 0,
     });
     const r = summarize([sample(2, [1, 2, 3, 4], { '200': 4 }), sample(2, [10, 20, 30, 40], { '200': 3, '404': 1 })]);
     expect(r.rps).toBe(2);
@@ -222,7 +246,17 @@ describe('options and routes', () => {
     expect(groups.flat()).toEqual(routes.map((r) => r.id));
     expect(groups.filter((g) => g.length > 1)).toHaveLength(1);
     expect(routes.map((r) => r.id)).toEqual([
-      'history 1', 'history 15', 'history 1D', 'trades first page', 'trades deep page', 'overview', 'top traders 24h', 'holders', 'markets', 'search', 'trending',
+      'history 1',
+      'history 15',
+      'history 1D',
+      'trades first page',
+      'trades deep page',
+      'overview',
+      'top traders 24h',
+      'holders',
+      'markets',
+      'search',
+      'trending',
     ]);
   });
 });

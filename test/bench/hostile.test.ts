@@ -18,7 +18,11 @@ describe('hostile pass', () => {
   it('parses --pass hostile and its flags, with defaults of 200,000 tokens of which 20,000 traded', () => {
     const d = parseBenchArgs(['--pass', 'hostile']);
     expect(d).toMatchObject({ passes: ['hostile'], wideTokens: 200_000, wideActive: 20_000, hostileSeconds: 4 });
-    expect(parseBenchArgs(['--pass', 'hostile', '--wide-tokens', '0', '--hostile-seconds', '2'])).toMatchObject({ wideTokens: 0, wideActive: 0, hostileSeconds: 2 });
+    expect(parseBenchArgs(['--pass', 'hostile', '--wide-tokens', '0', '--hostile-seconds', '2'])).toMatchObject({
+      wideTokens: 0,
+      wideActive: 0,
+      hostileSeconds: 2,
+    });
     expect(() => parseBenchArgs(['--pass', 'hostle'])).toThrow('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
     expect(() => parseBenchArgs(['--hostile-seconds', '0'])).toThrow('--hostile-seconds must be a whole number from 1 to 120');
   });
@@ -43,12 +47,25 @@ describe('hostile pass', () => {
     const { secret } = t.makeKey({ scopes: ['read', 'ingest'] });
     const kinds = hostileKinds({ hot: address('Wide', 0), anchor: ANCHOR, secret, serverNow: () => ANCHOR });
     expect(kinds.map((k) => k.id)).toEqual([
-      'search', 'trending/gainers/losers', 'new', 'top traders 24h/7d/30d', 'udf search', 'udf config', 'history 1S countback 5000', 'ingest 20,000 trades',
+      'search',
+      'trending/gainers/losers',
+      'new',
+      'top traders 24h/7d/30d',
+      'udf search',
+      'udf config',
+      'history 1S countback 5000',
+      'ingest 20,000 trades',
     ]);
     for (const kind of kinds) {
       for (let i = 0; i < 3; i++) {
         const r = kind.next(i);
-        const req = r.method === 'GET' ? t.http.get(r.path) : t.http.post(r.path).set(r.headers ?? {}).send(r.body);
+        const req =
+          r.method === 'GET'
+            ? t.http.get(r.path)
+            : t.http
+                .post(r.path)
+                .set(r.headers ?? {})
+                .send(r.body);
         const res = await req;
         expect({ kind: kind.id, i, status: res.status }).toEqual({ kind: kind.id, i, status: 200 });
       }
@@ -58,7 +75,14 @@ describe('hostile pass', () => {
 
   it('judges a row by its slowest probe (< 100 ms) and its resident memory (< 1024 MB)', () => {
     const row = (slowestProbeMs: number, maxRssMb: number): HostileRow => ({
-      store: 'bench', kind: 'search', requests: 10, statuses: { 200: 10 }, slowestRequestMs: 50, slowestProbeMs, probes: 100, maxRssMb,
+      store: 'bench',
+      kind: 'search',
+      requests: 10,
+      statuses: { 200: 10 },
+      slowestRequestMs: 50,
+      slowestProbeMs,
+      probes: 100,
+      maxRssMb,
     });
     const rows = [row(99.4, 1023), row(100, 10), row(5, 1024), row(Infinity, 10)];
     expect(hostileMisses(rows)).toEqual(rows.slice(1));

@@ -37,7 +37,15 @@ describe('viewers pass', () => {
   });
 
   it('counts as served only the largest viewer count with p99 under 100 ms and no failures', () => {
-    const fig = (viewers: number, p99Ms: number, failed = 0): ViewersFigure => ({ viewers, seconds: 10, requests: 1, failed, p50Ms: 1, p99Ms, cpuMicrosPerViewerSecond: 1 });
+    const fig = (viewers: number, p99Ms: number, failed = 0): ViewersFigure => ({
+      viewers,
+      seconds: 10,
+      requests: 1,
+      failed,
+      p50Ms: 1,
+      p99Ms,
+      cpuMicrosPerViewerSecond: 1,
+    });
     expect(viewersServed([fig(500, 20), fig(2000, 99.9), fig(4000, 150)])).toBe(2000);
     expect(viewersServed([fig(500, 20), fig(2000, 50, 1)])).toBe(500);
     expect(viewersServed([fig(500, 100)])).toBeNull();

@@ -12,16 +12,35 @@ import type { Browser, Page } from 'playwright-core';
 import { nowSeconds, systemClock } from '../../src/domain/clock.js';
 import { anAddress } from '../helpers/builders.js';
 import {
-  announceSkip, browserAvailable, browserRequired, CHROMIUM_PATH, launchBrowser, pixelStats, startDemoApp, startPartnerSite,
+  announceSkip,
+  browserAvailable,
+  browserRequired,
+  CHROMIUM_PATH,
+  launchBrowser,
+  pixelStats,
+  startDemoApp,
+  startPartnerSite,
   type RunningApp,
 } from './support.js';
 
 type ChartState = {
-  status: string; symbol: string | null; ticker: string | null; name: string | null; resolution: string | null; bars: number;
-  firstTime: number | null; lastTime: number | null; minSpacing: number | null; lastClose: number | null; loads: number; refreshes: number;
+  status: string;
+  symbol: string | null;
+  ticker: string | null;
+  name: string | null;
+  resolution: string | null;
+  bars: number;
+  firstTime: number | null;
+  lastTime: number | null;
+  minSpacing: number | null;
+  lastClose: number | null;
+  loads: number;
+  refreshes: number;
 };
 declare global {
-  interface Window { __chart?: ChartState }
+  interface Window {
+    __chart?: ChartState;
+  }
 }
 
 announceSkip();
@@ -55,7 +74,16 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
   async function openPage(path: string, viewport = { width: 1200, height: 900 }, opts: { noWebSocket?: boolean } = {}) {
     const page = await browser.newPage({ viewport });
     // A WebSocket that can never connect (as behind a proxy refusing upgrades): the pages poll.
-    if (opts.noWebSocket) await page.addInitScript(() => void (window.WebSocket = class { onclose: (() => void) | null = null; constructor() { setTimeout(() => this.onclose?.(), 0); } } as never));
+    if (opts.noWebSocket)
+      await page.addInitScript(
+        () =>
+          void (window.WebSocket = class {
+            onclose: (() => void) | null = null;
+            constructor() {
+              setTimeout(() => this.onclose?.(), 0);
+            }
+          } as never),
+      );
     const errors: string[] = [];
     const history: { url: string; at: number }[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -122,7 +150,9 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
   it('shows the overview figures and the 20 latest trades, and finds another token by search', async () => {
     const { page, errors } = await openPage('/');
     await waitReady(page);
-    await page.waitForFunction(() => document.querySelectorAll('#trades tr').length === 20 && document.querySelectorAll('#overview dd').length > 10, null, { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#trades tr').length === 20 && document.querySelectorAll('#overview dd').length > 10, null, {
+      timeout: 15_000,
+    });
     expect(await page.textContent('#token-price')).toMatch(/^\$\d/);
 
     const target = tokens[2]!;
@@ -142,15 +172,30 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
     const { page, history, openedAt } = await openPage(`/?symbol=${token.address}&resolution=1`, undefined, { noWebSocket: true });
     await waitReady(page);
     const { lastClose } = await chartState(page);
-    const market = app.store.db.prepare('SELECT m.address FROM markets m JOIN tokens t ON t.id = m.token_id WHERE t.address = ? LIMIT 1').pluck().get(token.address) as string;
+    const market = app.store.db
+      .prepare('SELECT m.address FROM markets m JOIN tokens t ON t.id = m.token_id WHERE t.address = ? LIMIT 1')
+      .pluck()
+      .get(token.address) as string;
     const price = Number((lastClose! * 1.37).toPrecision(6));
-    app.services.ingest.ingest([{
-      line: 1,
-      value: {
-        type: 'trade', token: token.address, market, signature: `browser-${Date.now()}`, index: 0, blockTime: nowSeconds(systemClock),
-        side: 'buy', priceUsd: price, amount: 10, quoteAmount: 0.1, volumeUsd: price * 10, wallet: anAddress('wallet'),
+    app.services.ingest.ingest([
+      {
+        line: 1,
+        value: {
+          type: 'trade',
+          token: token.address,
+          market,
+          signature: `browser-${Date.now()}`,
+          index: 0,
+          blockTime: nowSeconds(systemClock),
+          side: 'buy',
+          priceUsd: price,
+          amount: 10,
+          quoteAmount: 0.1,
+          volumeUsd: price * 10,
+          wallet: anAddress('wallet'),
+        },
       },
-    }]);
+    ]);
     await page.waitForFunction((p) => window.__chart!.lastClose === p, price, { timeout: 15_000 });
     await page.waitForTimeout(5_500);
     const refreshes = history.filter((h) => h.url.includes('countback=2')).map((h) => h.at);

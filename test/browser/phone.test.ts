@@ -36,7 +36,13 @@ describe.skipIf(!browserAvailable)('pages on a phone', () => {
     const token = aToken({ symbol: 'TINY', name: 'Tiny Price', createdAt: now - 7200 });
     const market = aMarket(token.address, { createdAt: now - 7200 });
     const trades = Array.from({ length: 30 }, (_, i) =>
-      aTrade(token.address, { market: market.address, blockTime: now - 3600 + i * 120, priceUsd: 0.000014 * (1 + (i % 5) / 100), volumeUsd: 50, amount: 50 / 0.000014 }),
+      aTrade(token.address, {
+        market: market.address,
+        blockTime: now - 3600 + i * 120,
+        priceUsd: 0.000014 * (1 + (i % 5) / 100),
+        volumeUsd: 50,
+        amount: 50 / 0.000014,
+      }),
     );
     trades.push(aTrade(token.address, { market: market.address, blockTime: now - 10, priceUsd: 0.000014, volumeUsd: 50, amount: 50 / 0.000014 }));
     app.services.ingest.ingest([token, market, ...trades].map((value, i) => ({ line: i + 1, value })));
@@ -120,7 +126,14 @@ describe.skipIf(!browserAvailable)('pages on a phone', () => {
     await page.fill('#password', password);
     await page.click('#signin-form button[type="submit"]');
     await page.waitForSelector('tr[data-key-id] button[data-action="rotate"]');
-    await fitsPhone(page, ['#key-form button', '#grace', 'tr[data-key-id] button[data-action="rotate"]', 'tr[data-key-id] button[data-action="revoke"]', '#sub-form button', '#sign-out']);
+    await fitsPhone(page, [
+      '#key-form button',
+      '#grace',
+      'tr[data-key-id] button[data-action="rotate"]',
+      'tr[data-key-id] button[data-action="revoke"]',
+      '#sub-form button',
+      '#sign-out',
+    ]);
     // The revoked key is hidden until asked for.
     expect(await page.locator('tr[data-key-id]').count()).toBe(1);
     expect(await page.textContent('#revoked-count')).toBe('1');

@@ -25,7 +25,9 @@ export const browserRequired = process.env.REQUIRE_BROWSER === '1';
 /** Prints the one line saying the browser tests were skipped (only when they are). */
 export function announceSkip(): void {
   if (!browserAvailable && !browserRequired) {
-    process.stdout.write(`browser tests skipped: Chromium not found at ${CHROMIUM_PATH}; install it with "apt-get install chromium" (REQUIRE_BROWSER=1 makes this a failure)\n`);
+    process.stdout.write(
+      `browser tests skipped: Chromium not found at ${CHROMIUM_PATH}; install it with "apt-get install chromium" (REQUIRE_BROWSER=1 makes this a failure)\n`,
+    );
   }
 }
 
@@ -33,8 +35,13 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
       // A partner site with its own name, served from loopback: cross-site, not only cross-origin.
       '--host-resolver-rules=MAP partner.test 127.0.0.1',
     ],
@@ -46,8 +53,14 @@ export type RunningApp = { base: string; store: Store; services: Services; serve
 /** The real app, listening on 127.0.0.1 (port 0), over an in-memory store holding a small demo set. */
 export async function startDemoApp(): Promise<RunningApp> {
   const config = loadConfig({
-    DATABASE_PATH: ':memory:', DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0',
-    WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_ANON: '100000/60',
+    DATABASE_PATH: ':memory:',
+    DEMO_DATA: 'off',
+    DEMO_FEED: 'off',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_ANON: '100000/60',
   });
   const store = openStore(config.databasePath);
   const clock = systemClock; // the browser's clock is the real one
@@ -115,7 +128,9 @@ export async function pixelStats(browser: Browser, png: Buffer, colors: string[]
         const near = rgb.map(() => 0);
         const seen = new Set<number>();
         for (let i = 0; i < data.length; i += 4) {
-          const r = data[i]!, g = data[i + 1]!, b = data[i + 2]!;
+          const r = data[i]!,
+            g = data[i + 1]!,
+            b = data[i + 2]!;
           seen.add((r << 16) | (g << 8) | b);
           rgb.forEach(([tr, tg, tb], k) => {
             if (Math.abs(r - tr!) + Math.abs(g - tg!) + Math.abs(b - tb!) < 40) near[k]!++;

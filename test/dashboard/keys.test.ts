@@ -17,7 +17,13 @@ describe('dashboard keys', () => {
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body.secret).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
-    expect(res.body.key).toMatchObject({ name: 'server', scopes: ['read'], status: 'active', prefix: res.body.secret.slice(0, 13), last4: res.body.secret.slice(-4) });
+    expect(res.body.key).toMatchObject({
+      name: 'server',
+      scopes: ['read'],
+      status: 'active',
+      prefix: res.body.secret.slice(0, 13),
+      last4: res.body.secret.slice(-4),
+    });
 
     const who = await me(res.body.secret);
     expect(who.status).toBe(200);
@@ -127,7 +133,10 @@ describe('dashboard keys', () => {
     const s = await signedInTenant(t);
     for (const id of ['key_doesnotexist', "1' OR '1'='1", '%00']) {
       expect((await t.http.delete(`/dashboard/api/keys/${encodeURIComponent(id)}`).set(as(s))).status).toBe(404);
-      const rot = await t.http.post(`/dashboard/api/keys/${encodeURIComponent(id)}/rotate`).set(as(s)).send({});
+      const rot = await t.http
+        .post(`/dashboard/api/keys/${encodeURIComponent(id)}/rotate`)
+        .set(as(s))
+        .send({});
       expect(rot.status).toBe(404);
       expect(rot.body.error.code).toBe('key_not_found');
     }

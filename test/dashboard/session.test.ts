@@ -16,7 +16,11 @@ describe('GET /dashboard/api/session', () => {
     const res = await t.http.get(SESSION).set('Cookie', s.cookie);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ tenant: { id: s.tenant.id, name: s.tenant.name, plan: 'free', email: s.email }, csrfToken: s.csrf, expiresAt: expect.any(Number) });
+    expect(res.body).toEqual({
+      tenant: { id: s.tenant.id, name: s.tenant.name, plan: 'free', email: s.email },
+      csrfToken: s.csrf,
+      expiresAt: expect.any(Number),
+    });
   });
 
   it('answers 401 without a cookie, and 401 with a cleared cookie for an unknown one', async () => {

@@ -38,7 +38,11 @@ describe('POST /dashboard/api/sign-in', () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const { email } = aTenantWithPassword(t);
     const s = await signIn(t, email, PASSWORD, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '198.51.100.4' });
-    expect(sessionSetCookie(s.res)!.split(';').map((x) => x.trim())).toContain('Secure');
+    expect(
+      sessionSetCookie(s.res)!
+        .split(';')
+        .map((x) => x.trim()),
+    ).toContain('Secure');
   });
 
   it('keeps only a hash of the session id in the store', async () => {
@@ -114,7 +118,12 @@ describe('POST /dashboard/api/sign-in', () => {
     expect(fromSite.status).toBe(403);
     expect(sessionSetCookie(fromOrigin)).toBeUndefined();
     // The page's own origin is fine.
-    const own = await t.http.post(SIGN_IN).set('Origin', 'http://dash.test').set('Host', 'dash.test').set('Sec-Fetch-Site', 'same-origin').send({ email, password: PASSWORD });
+    const own = await t.http
+      .post(SIGN_IN)
+      .set('Origin', 'http://dash.test')
+      .set('Host', 'dash.test')
+      .set('Sec-Fetch-Site', 'same-origin')
+      .send({ email, password: PASSWORD });
     expect(own.status).toBe(200);
   });
 
@@ -195,7 +204,14 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
     const victim = aTenantWithPassword(t);
     const other = aTenantWithPassword(t);
     for (let i = 0; i < 11; i++) {
-      expect((await t.http.post(SIGN_IN).set(from(`203.0.113.${i + 1}`)).send({ email: victim.email, password: 'guess' })).status).toBe(401);
+      expect(
+        (
+          await t.http
+            .post(SIGN_IN)
+            .set(from(`203.0.113.${i + 1}`))
+            .send({ email: victim.email, password: 'guess' })
+        ).status,
+      ).toBe(401);
     }
     // The account is slowed (see the throttle's delays below), not locked; any letter case.
     expect((await t.http.post(SIGN_IN).set(from('198.51.100.200')).send({ email: victim.email.toUpperCase(), password: PASSWORD })).status).toBe(200);
@@ -214,9 +230,17 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const real = aTenantWithPassword(t);
     for (let i = 0; i < 20; i++) {
-      expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).send({ email: `probe${i}@example.com`, password: 'guess' })).status).toBe(401);
+      expect(
+        (
+          await t.http
+            .post(SIGN_IN)
+            .set(from('198.51.100.7'))
+            .send({ email: `probe${i}@example.com`, password: 'guess' })
+        ).status,
+      ).toBe(401);
     }
-    for (let i = 0; i < 10; i++) expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).set('Content-Type', 'application/json').send('{')).status).toBe(400);
+    for (let i = 0; i < 10; i++)
+      expect((await t.http.post(SIGN_IN).set(from('198.51.100.7')).set('Content-Type', 'application/json').send('{')).status).toBe(400);
     const refused = await t.http.post(SIGN_IN).set(from('198.51.100.7')).send({ email: real.email, password: PASSWORD });
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('900');
@@ -230,7 +254,10 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const real = aTenantWithPassword(t);
     for (let i = 0; i < 30; i++) {
-      await t.http.post(SIGN_IN).set(from(`2001:db8:0:12${(i % 16).toString(16)}0::${i + 1}`)).send({ email: `probe${i}@example.com`, password: 'guess' });
+      await t.http
+        .post(SIGN_IN)
+        .set(from(`2001:db8:0:12${(i % 16).toString(16)}0::${i + 1}`))
+        .send({ email: `probe${i}@example.com`, password: 'guess' });
     }
     expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:12ff::1')).send({ email: real.email, password: PASSWORD })).status).toBe(429);
     expect((await t.http.post(SIGN_IN).set(from('2001:db8:0:1300::1')).send({ email: real.email, password: PASSWORD })).status).toBe(200);
@@ -239,7 +266,11 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
   it("clears an account's failures once its owner signs in", async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
     const { email } = aTenantWithPassword(t);
-    for (let i = 0; i < 9; i++) await t.http.post(SIGN_IN).set(from(`192.0.2.${i + 1}`)).send({ email, password: 'typo' });
+    for (let i = 0; i < 9; i++)
+      await t.http
+        .post(SIGN_IN)
+        .set(from(`192.0.2.${i + 1}`))
+        .send({ email, password: 'typo' });
     expect(count(`account:${email}`)).toBe(9);
     expect((await t.http.post(SIGN_IN).set(from('192.0.2.100')).send({ email, password: PASSWORD })).status).toBe(200);
     expect(count(`account:${email}`)).toBe(0);

@@ -28,12 +28,18 @@ describe('dashboard subscriptions', () => {
   it('answers the webhook secret once, the first time a webhook is set', async () => {
     t = makeTestApp();
     const s = await signedInTenant(t);
-    const a = await t.http.post(SUBS).set(as(s)).send({ address: anAddress('a'), webhookUrl: 'http://127.0.0.1:9/hook' });
+    const a = await t.http
+      .post(SUBS)
+      .set(as(s))
+      .send({ address: anAddress('a'), webhookUrl: 'http://127.0.0.1:9/hook' });
     expect(a.status).toBe(201);
     expect(a.headers['cache-control']).toBe('no-store');
     expect(a.body.webhookSecret).toMatch(/^whsec_/);
     expect(a.body.subscription.webhookUrl).toBe('http://127.0.0.1:9/hook');
-    const b = await t.http.post(SUBS).set(as(s)).send({ address: anAddress('b'), webhookUrl: 'http://127.0.0.1:9/other' });
+    const b = await t.http
+      .post(SUBS)
+      .set(as(s))
+      .send({ address: anAddress('b'), webhookUrl: 'http://127.0.0.1:9/other' });
     expect(b.status).toBe(201);
     expect(b.body.webhookSecret).toBeUndefined();
     expect(JSON.stringify((await t.http.get(SUBS).set('Cookie', s.cookie)).body)).not.toContain(a.body.webhookSecret);
@@ -56,8 +62,19 @@ describe('dashboard subscriptions', () => {
   it('stops at the plan cap with 409 subscription_limit_reached (free: 10)', async () => {
     t = makeTestApp();
     const s = await signedInTenant(t);
-    for (let i = 0; i < 10; i++) expect((await t.http.post(SUBS).set(as(s)).send({ address: anAddress('cap') })).status).toBe(201);
-    const over = await t.http.post(SUBS).set(as(s)).send({ address: anAddress('cap') });
+    for (let i = 0; i < 10; i++)
+      expect(
+        (
+          await t.http
+            .post(SUBS)
+            .set(as(s))
+            .send({ address: anAddress('cap') })
+        ).status,
+      ).toBe(201);
+    const over = await t.http
+      .post(SUBS)
+      .set(as(s))
+      .send({ address: anAddress('cap') });
     expect(over.status).toBe(409);
     expect(over.body.error.code).toBe('subscription_limit_reached');
   });
@@ -78,7 +95,7 @@ describe('dashboard subscriptions', () => {
     expect(bad.body.error.code).toBe('invalid_address');
   });
 
-  it("keeps tenants apart: another tenant cannot see or remove a subscription", async () => {
+  it('keeps tenants apart: another tenant cannot see or remove a subscription', async () => {
     t = makeTestApp();
     const a = await signedInTenant(t);
     const b = await signedInTenant(t);

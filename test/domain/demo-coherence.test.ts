@@ -60,10 +60,15 @@ describe('the default demo set', () => {
 
   it('spreads holdings as a power law over hundreds to thousands of holders, within the supply', () => {
     for (const t of tokens) {
-      const amounts = of(holders, t.address).map((h) => h.amount).sort((a, b) => b - a);
+      const amounts = of(holders, t.address)
+        .map((h) => h.amount)
+        .sort((a, b) => b - a);
       expect(amounts.length, t.symbol).toBeGreaterThanOrEqual(100);
       expect(amounts.length, t.symbol).toBeLessThanOrEqual(5000);
-      expect(amounts.reduce((s, a) => s + a, 0), t.symbol).toBeLessThanOrEqual(t.circulatingSupply!);
+      expect(
+        amounts.reduce((s, a) => s + a, 0),
+        t.symbol,
+      ).toBeLessThanOrEqual(t.circulatingSupply!);
       const top = amounts[0]! / t.totalSupply!;
       expect(top, t.symbol).toBeGreaterThan(0.02);
       expect(top, t.symbol).toBeLessThan(0.3);

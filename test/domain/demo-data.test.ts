@@ -47,15 +47,20 @@ describe('demo data', () => {
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
     // Each token's hourly rate over its life within the history (fresh launches live a few hours).
     const history = t.store.db
-      .prepare(`SELECT tr.token_id, count(*) * 3600.0 / (? - max(?, t.created_at + 120))
-                FROM trades tr JOIN tokens t ON t.id = tr.token_id GROUP BY tr.token_id`)
-      .raw().all(opts.until, opts.until - opts.days * 86400) as [number, number][];
+      .prepare(
+        `SELECT tr.token_id, count(*) * 3600.0 / (? - max(?, t.created_at + 120))
+                FROM trades tr JOIN tokens t ON t.id = tr.token_id GROUP BY tr.token_id`,
+      )
+      .raw()
+      .all(opts.until, opts.until - opts.days * 86400) as [number, number][];
     const stops: string[] = [];
     const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(3), onStop: (r) => stops.push(r) });
     // Six simulated hours in one-hour ticks: each token should trade about 6 x its hourly rate.
     let written = 0;
     for (let h = 0; h < 6; h++) written += feed.tick(3600);
-    const fed = new Map(t.store.db.prepare('SELECT token_id, count(*) FROM trades WHERE block_time = ? GROUP BY token_id').raw().all(now) as [number, number][]);
+    const fed = new Map(
+      t.store.db.prepare('SELECT token_id, count(*) FROM trades WHERE block_time = ? GROUP BY token_id').raw().all(now) as [number, number][],
+    );
     expect([...fed.values()].reduce((a, b) => a + b, 0)).toBe(written);
     const expected = history.reduce((s, [, perHour]) => s + perHour * 6, 0);
     expect(written / expected).toBeGreaterThan(0.8);
@@ -78,7 +83,9 @@ describe('demo data', () => {
     const t = makeTestApp();
     t.clock.set(opts.until * 1000 + 5000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
-    const stopped = new Promise<string>((resolve) => startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { intervalMs: 10, onStop: resolve }));
+    const stopped = new Promise<string>((resolve) =>
+      startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { intervalMs: 10, onStop: resolve }),
+    );
     t.ingest([aToken()]);
     expect(await stopped).toBe('real data arrived');
     t.close();

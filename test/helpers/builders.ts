@@ -16,7 +16,10 @@ export function anAddress(tag = ''): string {
     s = B58[n % 58] + s;
     n = Math.floor(n / 58);
   }
-  const clean = [...tag].filter((c) => B58.includes(c)).join('').slice(0, 20);
+  const clean = [...tag]
+    .filter((c) => B58.includes(c))
+    .join('')
+    .slice(0, 20);
   return (clean + 'T'.repeat(44)).slice(0, 44 - 12) + s;
 }
 
@@ -72,5 +75,4 @@ export const aHolder = (token: string, over: Partial<HolderRecord> = {}): Holder
 });
 
 /** Records as NDJSON text. */
-export const ndjson = (records: readonly (IngestRecord | Record<string, unknown>)[]): string =>
-  records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+export const ndjson = (records: readonly (IngestRecord | Record<string, unknown>)[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';

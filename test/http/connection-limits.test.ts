@@ -49,7 +49,9 @@ async function open(): Promise<Conn> {
 
 const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
 const head = (method: string, path: string, headers: Record<string, string> = {}) =>
-  `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 
 /** Resolves once the server has sent a whole header block, or closed the connection. */
 const answered = (c: Conn) =>
@@ -160,7 +162,9 @@ describe('the sign-in throttle on the wire', () => {
     for (let i = 0; i < 40 && status !== 429; i++) {
       const c = await open();
       const body = JSON.stringify({ email: `probe${i}@example.com`, password: 'guess' });
-      c.socket.write(head('POST', '/dashboard/api/sign-in', { 'Content-Type': 'application/json', 'Content-Length': String(body.length), Connection: 'close' }) + body);
+      c.socket.write(
+        head('POST', '/dashboard/api/sign-in', { 'Content-Type': 'application/json', 'Content-Length': String(body.length), Connection: 'close' }) + body,
+      );
       status = statusOf(await answered(c));
       expect(status, `attempt ${i}`).not.toBe(0);
       c.socket.destroy();

@@ -39,7 +39,11 @@ async function rawGet(path: string, headers: Record<string, string>): Promise<Ra
 /** A token with 300 one-minute bars: its countback-300 history is some 10 KB of JSON. */
 function chartPath(): string {
   const tok = addToken(t, { symbol: 'BIG' });
-  addTrades(t, tok.address, Array.from({ length: 300 }, (_, i) => [1_699_980_000 + 60 * i, 1 + i / 1000] as const));
+  addTrades(
+    t,
+    tok.address,
+    Array.from({ length: 300 }, (_, i) => [1_699_980_000 + 60 * i, 1 + i / 1000] as const),
+  );
   return `/udf/history?symbol=${tok.address}&resolution=1&to=1700000000&countback=300&currencyCode=USD`;
 }
 

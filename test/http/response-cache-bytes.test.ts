@@ -17,7 +17,9 @@ describe('response cache bound in bytes', () => {
     t = makeTestApp({ env: { CACHE_MAX_MB: '1' } });
     const tok = aToken();
     const m = aMarket(tok.address);
-    const trades = Array.from({ length: 3000 }, (_, i) => aTrade(tok.address, { market: m.address, blockTime: NOW - 200_000 + i * 60, priceUsd: 1 + i / 1000 }));
+    const trades = Array.from({ length: 3000 }, (_, i) =>
+      aTrade(tok.address, { market: m.address, blockTime: NOW - 200_000 + i * 60, priceUsd: 1 + i / 1000 }),
+    );
     t.ingest([tok, m, ...trades]);
     const cache = t.app.deps.cache;
     const bound = 1024 * 1024;

@@ -35,7 +35,5 @@ export function limits(res: { headers: Record<string, string | string[] | undefi
 
 /** A plan with a small limit, so a tenant's bucket can be emptied in a test. */
 export function addPlan(t: TestApp, name: string, requestsPerMinute: number): void {
-  t.store.db
-    .prepare('INSERT INTO plans (name, requests_per_minute, max_keys, max_subscriptions) VALUES (?, ?, 10, 10)')
-    .run(name, requestsPerMinute);
+  t.store.db.prepare('INSERT INTO plans (name, requests_per_minute, max_keys, max_subscriptions) VALUES (?, ?, 10, 10)').run(name, requestsPerMinute);
 }

@@ -38,7 +38,14 @@ describe('rateLimit middleware', () => {
 
   it('serves the request unlimited when the limiter itself fails', async () => {
     t = makeTestApp();
-    const broken = { ip: () => { throw new Error('broken'); }, tenant: () => { throw new Error('broken'); } } as unknown as Limiter;
+    const broken = {
+      ip: () => {
+        throw new Error('broken');
+      },
+      tenant: () => {
+        throw new Error('broken');
+      },
+    } as unknown as Limiter;
     const res = await appWith(broken).get('/x').expect(200);
     expect(res.body.state).toBeNull();
     expect(res.headers['ratelimit-limit']).toBeUndefined();

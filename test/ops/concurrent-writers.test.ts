@@ -57,10 +57,12 @@ describe('a CLI ingest beside the server', () => {
       if (/records written/.test(stderr)) writing = true;
     });
     let running = true;
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-      running = false;
-      resolve(code);
-    }));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        running = false;
+        resolve(code);
+      }),
+    );
     while (!writing && running) await new Promise((r) => setTimeout(r, 10));
 
     const statuses: Record<string, number[]> = { ingest: [], signIn: [], register: [] };
@@ -69,11 +71,15 @@ describe('a CLI ingest beside the server', () => {
     while (running) {
       i++;
       const batch = [aTrade(ours.address, { blockTime: 1_700_000_000 + i }), aTrade(ours.address, { blockTime: 1_700_000_000 - i })]
-        .map((r) => JSON.stringify(r)).join('\n');
+        .map((r) => JSON.stringify(r))
+        .join('\n');
       const ing = await app.http.post('/v1/ingest').set('x-api-key', ingestKey.secret).set('Content-Type', 'application/x-ndjson').send(batch);
       statuses.ingest!.push(ing.status);
       if (ing.status !== 200) failures.push(`ingest ${ing.status} ${ing.text}`);
-      const reg = await app.http.post('/v1/tokens/register').set('x-api-key', ingestKey.secret).set('Content-Type', 'application/json')
+      const reg = await app.http
+        .post('/v1/tokens/register')
+        .set('x-api-key', ingestKey.secret)
+        .set('Content-Type', 'application/json')
         .send(JSON.stringify({ address: aToken().address }));
       statuses.register!.push(reg.status);
       if (reg.status !== 201) failures.push(`register ${reg.status} ${reg.text}`);

@@ -45,9 +45,32 @@ function writeBigFile(path: string): { lines: number; unique: Map<string, FileTr
   const tokens = [0, 1, 2, 3].map((i) => address('tok', i));
   const lines: string[] = [];
   for (const [i, t] of tokens.entries()) {
-    lines.push(JSON.stringify({ type: 'token', address: t, symbol: `CR${i}`, name: `Crash ${i}`, decimals: 6, totalSupply: 1e9, circulatingSupply: 8e8, createdAt: 1_699_000_000, logoUri: null }));
+    lines.push(
+      JSON.stringify({
+        type: 'token',
+        address: t,
+        symbol: `CR${i}`,
+        name: `Crash ${i}`,
+        decimals: 6,
+        totalSupply: 1e9,
+        circulatingSupply: 8e8,
+        createdAt: 1_699_000_000,
+        logoUri: null,
+      }),
+    );
     for (const m of [0, 1]) {
-      lines.push(JSON.stringify({ type: 'market', address: address('mkt', i * 2 + m), token: t, quoteAddress: 'So11111111111111111111111111111111111111112', quoteSymbol: 'SOL', dex: m ? 'orca' : 'raydium', liquidityUsd: 1000 * (i + 1), createdAt: 1_699_000_100 }));
+      lines.push(
+        JSON.stringify({
+          type: 'market',
+          address: address('mkt', i * 2 + m),
+          token: t,
+          quoteAddress: 'So11111111111111111111111111111111111111112',
+          quoteSymbol: 'SOL',
+          dex: m ? 'orca' : 'raydium',
+          liquidityUsd: 1000 * (i + 1),
+          createdAt: 1_699_000_100,
+        }),
+      );
     }
   }
   const unique = new Map<string, FileTrade>();
@@ -89,7 +112,9 @@ type Candle = { o: number; h: number; l: number; c: number; v: number; n: number
 /** Candles at `res` seconds from the raw trades, in trade order (block_time, id). */
 function naiveCandles(db: Db, res: number): Map<string, Candle> {
   const out = new Map<string, Candle>();
-  const rows = db.prepare('SELECT token_id, block_time, price_usd, volume_usd FROM trades ORDER BY token_id, block_time, id').raw().iterate() as Iterable<[number, number, number, number]>;
+  const rows = db.prepare('SELECT token_id, block_time, price_usd, volume_usd FROM trades ORDER BY token_id, block_time, id').raw().iterate() as Iterable<
+    [number, number, number, number]
+  >;
   for (const [token, time, price, volume] of rows) {
     const key = `${token}/${Math.floor(time / res) * res}`;
     const c = out.get(key);
@@ -123,7 +148,8 @@ function rollupDifferences(db: Db, res: number): string[] {
   return diffs;
 }
 
-const cli = (args: string[], env: Record<string, string>) => [process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { ...process.env, ...env } }] as const;
+const cli = (args: string[], env: Record<string, string>) =>
+  [process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { ...process.env, ...env } }] as const;
 
 describe('crash in the middle of a CLI ingest', () => {
   it('leaves whole transactions; a re-run stores every trade exactly once with exact candles', async () => {
@@ -170,19 +196,22 @@ describe('crash in the middle of a CLI ingest', () => {
     // 4. Every trade exactly once, as in the file; candles equal the naive aggregation.
     db = new Database(dbPath);
     expect(db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(unique.size);
-    const stored = db.prepare('SELECT t.address, r.signature, r.idx, r.block_time, r.price_usd, r.volume_usd, r.is_buy FROM trades r JOIN tokens t ON t.id = r.token_id').raw().all() as [string, string, number, number, number, number, number][];
+    const stored = db
+      .prepare('SELECT t.address, r.signature, r.idx, r.block_time, r.price_usd, r.volume_usd, r.is_buy FROM trades r JOIN tokens t ON t.id = r.token_id')
+      .raw()
+      .all() as [string, string, number, number, number, number, number][];
     const mismatches = stored.filter(([token, sig, idx, time, price, volume, isBuy]) => {
       const f = unique.get(`${sig}/${idx}`);
-      return f === undefined || f.token !== token || f.blockTime !== time || f.priceUsd !== price || f.volumeUsd !== volume || (f.side === 'buy') !== (isBuy === 1);
+      return (
+        f === undefined || f.token !== token || f.blockTime !== time || f.priceUsd !== price || f.volumeUsd !== volume || (f.side === 'buy') !== (isBuy === 1)
+      );
     });
     expect(mismatches.slice(0, 5)).toEqual([]);
     expect(rollupDifferences(db, 60)).toEqual([]);
     expect(rollupDifferences(db, 86400)).toEqual([]);
     // Each token's last price is its last trade in trade order.
     const lastPrices = db
-      .prepare(
-        `SELECT t.price_usd = (SELECT price_usd FROM trades WHERE token_id = t.id ORDER BY block_time DESC, id DESC LIMIT 1) FROM tokens t`,
-      )
+      .prepare(`SELECT t.price_usd = (SELECT price_usd FROM trades WHERE token_id = t.id ORDER BY block_time DESC, id DESC LIMIT 1) FROM tokens t`)
       .pluck()
       .all();
     expect(lastPrices).toEqual([1, 1, 1, 1]);

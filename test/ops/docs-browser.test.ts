@@ -49,7 +49,10 @@ describe.skipIf(!browserAvailable)('/docs in headless Chromium', () => {
     await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations, { timeout: 20_000 });
     expect(await page.locator('.opblock').count()).toBe(operations);
     // A padlock only on keyed operations: public ones have no security requirement.
-    const keyed = Object.values(doc.paths).reduce((n, ops) => n + Object.values(ops).filter((op) => ((op as { security?: unknown[] }).security ?? []).length > 0).length, 0);
+    const keyed = Object.values(doc.paths).reduce(
+      (n, ops) => n + Object.values(ops).filter((op) => ((op as { security?: unknown[] }).security ?? []).length > 0).length,
+      0,
+    );
     expect(keyed).toBeGreaterThan(0);
     expect(keyed).toBeLessThan(operations);
     expect(await page.locator('.opblock .authorization__btn').count()).toBe(keyed);

@@ -21,30 +21,93 @@ afterAll(async () => {
 
 /** Values that have broken parsers somewhere. */
 const NASTY = [
-  '1e3', '0x10', '-0', '-1', '010', ' 10', '10 ', '+5', '1.5', '1,000', '9007199254740993', '1'.repeat(400), 'NaN',
-  'Infinity', '-Infinity', '\u0663', '\uff11\uff12', '', ' ', '\u0000', 'a\u0000b', "' OR 1=1 --", "'; DROP TABLE trades; --",
-  '%', '_', '%_%', '\\', '"', '<script>alert(1)</script>', '../../etc/passwd', 'null', 'undefined', 'true', '[]', '{}',
-  '\u{1F680}'.repeat(40), '\uD800', '\u202Eevil', 'x'.repeat(5000), `svc_live_${'A'.repeat(40)}`, 'buy', '1D', 'USD', '24h',
-  'So11111111111111111111111111111111111111112', '0x' + 'f'.repeat(40), '0X' + 'F'.repeat(40),
+  '1e3',
+  '0x10',
+  '-0',
+  '-1',
+  '010',
+  ' 10',
+  '10 ',
+  '+5',
+  '1.5',
+  '1,000',
+  '9007199254740993',
+  '1'.repeat(400),
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '\u0663',
+  '\uff11\uff12',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  "' OR 1=1 --",
+  "'; DROP TABLE trades; --",
+  '%',
+  '_',
+  '%_%',
+  '\\',
+  '"',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '\u{1F680}'.repeat(40),
+  '\uD800',
+  '\u202Eevil',
+  'x'.repeat(5000),
+  `svc_live_${'A'.repeat(40)}`,
+  'buy',
+  '1D',
+  'USD',
+  '24h',
+  'So11111111111111111111111111111111111111112',
+  '0x' + 'f'.repeat(40),
+  '0X' + 'F'.repeat(40),
 ];
 /** Raw query text that is not valid percent-encoding (sent as is). */
 const RAW = ['%', '%%', '%zz', '%E0%A4', '%C0%AF', '%00', '%ff%fe', '%2', 'a%', '%u0041', '+', '%20', '%0d%0a'];
 
 /** Percent-encodes everything but unreserved characters (lone surrogates become U+FFFD). */
-const enc = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : '%' + b.toString(16).toUpperCase().padStart(2, '0'))).join('');
+const enc = (s: string): string =>
+  [...Buffer.from(s, 'utf8')]
+    .map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : '%' + b.toString(16).toUpperCase().padStart(2, '0')))
+    .join('');
 
 /** Valid values by parameter name, so one bad parameter is checked with the others good. */
 function goodValues(): Record<string, string> {
   const now = w.t.clock.seconds();
   return {
-    symbol: w.token, symbols: w.token, addresses: `${w.token},${w.otherToken}`, resolution: '60', from: String(now - 30 * 86400),
-    to: String(now), countback: '10', limit: '10', q: 'HO', query: 'HO', window: '24h', sort: 'volume', side: 'buy',
-    wallet: w.wallet, minLiquidityUsd: '0', type: 'crypto', exchange: '', theme: 'dark', currencyCode: 'USD', unitId: 'u',
+    symbol: w.token,
+    symbols: w.token,
+    addresses: `${w.token},${w.otherToken}`,
+    resolution: '60',
+    from: String(now - 30 * 86400),
+    to: String(now),
+    countback: '10',
+    limit: '10',
+    q: 'HO',
+    query: 'HO',
+    window: '24h',
+    sort: 'volume',
+    side: 'buy',
+    wallet: w.wallet,
+    minLiquidityUsd: '0',
+    type: 'crypto',
+    exchange: '',
+    theme: 'dark',
+    currencyCode: 'USD',
+    unitId: 'u',
   };
 }
 
 /** The names a route's query is known to read: its spec's, and the pages' own. */
-const namesOf = (r: Route): string[] => (r.queryNames.length > 0 ? r.queryNames : r.path === '/' || r.path === '/embed/chart' ? ['symbol', 'resolution', 'theme'] : []);
+const namesOf = (r: Route): string[] =>
+  r.queryNames.length > 0 ? r.queryNames : r.path === '/' || r.path === '/embed/chart' ? ['symbol', 'resolution', 'theme'] : [];
 
 /** The range of an integer parameter (from its schema's JSON Schema), or null for other kinds. */
 const intRange = (r: Route, name: string): [bigint, bigint] | null => {
@@ -61,8 +124,7 @@ const badInteger = (range: [bigint, bigint], value: string): boolean =>
 const fill = (path: string, sub: Record<string, string> = {}): string =>
   path.replace(/:(\w+)/g, (_m, name: string) => sub[name] ?? (name === 'address' ? w.token : name === 'id' ? w.keyId : 'x'));
 
-const keyFor = (r: Route): Record<string, string> =>
-  r.spec?.access === 'keyed' ? { 'x-api-key': r.path === '/v1/ingest' ? w.ingestKey : w.readKey } : {};
+const keyFor = (r: Route): Record<string, string> => (r.spec?.access === 'keyed' ? { 'x-api-key': r.path === '/v1/ingest' ? w.ingestKey : w.readKey } : {});
 
 const query = (pairs: [string, string, boolean?][]): string =>
   pairs.length === 0 ? '' : '?' + pairs.map(([k, v, raw]) => `${enc(k)}=${raw ? v : enc(v)}`).join('&');
@@ -154,8 +216,18 @@ describe('hostile query strings on every GET route', () => {
     const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
     const headers = fc.record(
       {
-        'x-api-key': fc.oneof(headerText, fc.constant(w.readKey), fc.constant(`${w.readKey}, ${w.ingestKey}`), headerText.map((s) => `svc_live_${s}`)),
-        authorization: fc.oneof(headerText, headerText.map((s) => `Bearer ${s}`), fc.constant(`Bearer ${w.readKey}`), fc.constant('Bearer svc_live_')),
+        'x-api-key': fc.oneof(
+          headerText,
+          fc.constant(w.readKey),
+          fc.constant(`${w.readKey}, ${w.ingestKey}`),
+          headerText.map((s) => `svc_live_${s}`),
+        ),
+        authorization: fc.oneof(
+          headerText,
+          headerText.map((s) => `Bearer ${s}`),
+          fc.constant(`Bearer ${w.readKey}`),
+          fc.constant('Bearer svc_live_'),
+        ),
         'x-request-id': headerText,
         'if-none-match': headerText,
         'accept-encoding': fc.constantFrom('gzip', 'x'.repeat(200)),
@@ -171,7 +243,13 @@ describe('hostile query strings on every GET route', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: routes.length - 1 }),
-        fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'cursor', 'symbol', 'resolution', 'from', 'to', 'countback', 'q', 'key', 'window'), fc.string({ maxLength: 8 })), value), { maxLength: 6 }),
+        fc.array(
+          fc.tuple(
+            fc.oneof(fc.constantFrom('limit', 'cursor', 'symbol', 'resolution', 'from', 'to', 'countback', 'q', 'key', 'window'), fc.string({ maxLength: 8 })),
+            value,
+          ),
+          { maxLength: 6 },
+        ),
         fc.boolean(),
         headers,
         fc.constantFrom('get', 'head'),
@@ -210,7 +288,8 @@ describe('hostile query strings on every GET route', () => {
         // The exact cursor is valid, and an empty value counts as absent (the first page).
         if (c === cursor || c === '') return;
         const a = await check(found, { method: 'get', path: at(enc(c)), headers });
-        if (a && (a.status !== 400 || JSON.parse(a.text).error?.code !== 'invalid_cursor')) found.push(`${at(JSON.stringify(c))}: ${a.status} ${a.text.slice(0, 100)}`);
+        if (a && (a.status !== 400 || JSON.parse(a.text).error?.code !== 'invalid_cursor'))
+          found.push(`${at(JSON.stringify(c))}: ${a.status} ${a.text.slice(0, 100)}`);
         if (found.length > 0) throw new Error(found.join('\n'));
       }),
       { numRuns: 300, endOnFailure: true },
@@ -226,14 +305,18 @@ describe('hostile query strings on every GET route', () => {
     const found: string[] = [];
     await refusesForgeries(found, cursor, (c) => `/v1/token/${w.token}/trades?limit=2&cursor=${c}`);
     // Replayed on another token or another filter.
-    for (const path of [`/v1/token/${w.otherToken}/trades?cursor=${cursor}`, `/v1/token/${w.token}/trades?side=buy&cursor=${cursor}`, `/v1/token/${w.token}/trades?wallet=${w.wallet}&cursor=${cursor}`]) {
+    for (const path of [
+      `/v1/token/${w.otherToken}/trades?cursor=${cursor}`,
+      `/v1/token/${w.token}/trades?side=buy&cursor=${cursor}`,
+      `/v1/token/${w.token}/trades?wallet=${w.wallet}&cursor=${cursor}`,
+    ]) {
       const a = await check(found, { method: 'get', path });
       if (a && JSON.parse(a.text).error?.code !== 'invalid_cursor') found.push(`${path}: ${a.status}`);
     }
     expectNoViolations(found);
   }, 120_000);
 
-  it('refuses every forged events cursor with 400 invalid_cursor, and another tenant\'s', async () => {
+  it("refuses every forged events cursor with 400 invalid_cursor, and another tenant's", async () => {
     const headers = { 'x-api-key': w.readKey };
     const page = await ask(w, { method: 'get', path: '/v1/events?limit=1', headers });
     const cursor = JSON.parse(page.text).nextCursor as string;
@@ -274,7 +357,11 @@ describe('odd headers', () => {
     ];
     for (const [name, value] of values) {
       for (const path of ['/v1/me', '/udf/time', '/dashboard/api/session', '/v1/search?q=x']) {
-        const head = Buffer.concat([Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\nConnection: close\r\n${name}: `), value, Buffer.from('\r\n\r\n')]);
+        const head = Buffer.concat([
+          Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\nConnection: close\r\n${name}: `),
+          value,
+          Buffer.from('\r\n\r\n'),
+        ]);
         const a = await rawExchange(w, head);
         const v = violation({ method: 'get', path }, a);
         if (v) found.push(`${name}: ${v}`);
@@ -288,13 +375,26 @@ describe('hostile bodies and methods on every route', () => {
   it('answer garbage bodies, content types and methods with a 4xx envelope or a success', async () => {
     const found: string[] = [];
     const bodies: [string | undefined, string][] = [
-      ['application/json', '{'], ['application/json', 'null'], ['application/json', '[]'], ['application/json', '"x"'], ['application/json', '1e999'],
+      ['application/json', '{'],
+      ['application/json', 'null'],
+      ['application/json', '[]'],
+      ['application/json', '"x"'],
+      ['application/json', '1e999'],
       ['application/json', '{"name":"\u0000","graceSeconds":1e3,"address":"\'; DROP TABLE tokens;--","webhookUrl":"http://127.0.0.1:1/"}'],
-      ['application/json', JSON.stringify({ name: 'x'.repeat(10_000), graceSeconds: Number.MAX_SAFE_INTEGER + 2, address: w.token, webhookUrl: 'file:///etc/passwd' })],
+      [
+        'application/json',
+        JSON.stringify({ name: 'x'.repeat(10_000), graceSeconds: Number.MAX_SAFE_INTEGER + 2, address: w.token, webhookUrl: 'file:///etc/passwd' }),
+      ],
       ['application/json', '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}'],
-      ['application/json; charset=latin1', '{}'], ['application/x-ndjson', '{"type":"trade"}\n\u0000\n{'], ['application/x-ndjson', '\n\n\n'],
-      ['text/plain', 'hello'], ['multipart/form-data; boundary=x', '--x\r\n\r\n--x--'], [undefined, '{"a":1}'], ['application/json', '\uFEFF{}'],
-      ['application/x-www-form-urlencoded', 'a=1&a=2'], ['application/json', '{"a":'.repeat(5000)],
+      ['application/json; charset=latin1', '{}'],
+      ['application/x-ndjson', '{"type":"trade"}\n\u0000\n{'],
+      ['application/x-ndjson', '\n\n\n'],
+      ['text/plain', 'hello'],
+      ['multipart/form-data; boundary=x', '--x\r\n\r\n--x--'],
+      [undefined, '{"a":1}'],
+      ['application/json', '\uFEFF{}'],
+      ['application/x-www-form-urlencoded', 'a=1&a=2'],
+      ['application/json', '{"a":'.repeat(5000)],
     ];
     for (const r of w.routes.filter((x) => x.method !== 'get')) {
       for (const [type, body] of bodies) {
@@ -311,7 +411,19 @@ describe('hostile bodies and methods on every route', () => {
       }
     }
     // Odd request targets.
-    for (const path of ['/v1/token//overview', '/v1//search', '//udf/time', '/udf/time/', '/UDF/TIME', '/v1/token/%00/overview', '/%', '/v1/search?q=a#frag', '/v1/search?&&&=&=x&q', '/v1/search?q[]=a&q[x]=b', `/v1/search?${'a=1&'.repeat(2000)}q=x`]) {
+    for (const path of [
+      '/v1/token//overview',
+      '/v1//search',
+      '//udf/time',
+      '/udf/time/',
+      '/UDF/TIME',
+      '/v1/token/%00/overview',
+      '/%',
+      '/v1/search?q=a#frag',
+      '/v1/search?&&&=&=x&q',
+      '/v1/search?q[]=a&q[x]=b',
+      `/v1/search?${'a=1&'.repeat(2000)}q=x`,
+    ]) {
       await check(found, { method: 'get', path });
     }
     expectNoViolations(found);
@@ -328,11 +440,16 @@ describe('hostile bodies and methods on every route', () => {
       ),
     );
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: routes.length - 1 }), json, fc.constantFrom('application/json', 'application/x-ndjson'), async (ri, body, type) => {
-        const r = routes[ri]!;
-        await check(found, { method: r.method, path: fill(r.path), headers: { ...keyFor(r), 'content-type': type }, body: JSON.stringify(body) });
-        if (found.length > 0) throw new Error(found.join('\n'));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: routes.length - 1 }),
+        json,
+        fc.constantFrom('application/json', 'application/x-ndjson'),
+        async (ri, body, type) => {
+          const r = routes[ri]!;
+          await check(found, { method: r.method, path: fill(r.path), headers: { ...keyFor(r), 'content-type': type }, body: JSON.stringify(body) });
+          if (found.length > 0) throw new Error(found.join('\n'));
+        },
+      ),
       { numRuns: 400, endOnFailure: true },
     );
     expectNoViolations(found);

@@ -145,9 +145,24 @@ export function ask(
 }
 
 const CODES = new Set([
-  'invalid_parameter', 'invalid_cursor', 'invalid_address', 'invalid_body', 'conflicting_credentials', 'unauthorized',
-  'forbidden', 'not_found', 'token_not_found', 'market_not_found', 'key_not_found', 'subscription_not_found', 'method_not_allowed',
-  'key_limit_reached', 'subscription_limit_reached', 'payload_too_large', 'unsupported_media_type', 'rate_limited',
+  'invalid_parameter',
+  'invalid_cursor',
+  'invalid_address',
+  'invalid_body',
+  'conflicting_credentials',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'token_not_found',
+  'market_not_found',
+  'key_not_found',
+  'subscription_not_found',
+  'method_not_allowed',
+  'key_limit_reached',
+  'subscription_limit_reached',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
 ]);
 
 /**
@@ -217,7 +232,7 @@ export function rawExchange(w: World, request: Buffer, timeoutMs = 10_000): Prom
       let body = all.subarray(split + 4);
       if (headers['transfer-encoding'] === 'chunked') {
         const parts: Buffer[] = [];
-        for (let i = 0; ; ) {
+        for (let i = 0; ;) {
           const eol = body.indexOf('\r\n', i);
           const size = parseInt(body.subarray(i, eol).toString('latin1'), 16);
           if (!size) break;

@@ -25,7 +25,13 @@ beforeAll(async () => {
   const tok = aToken({ symbol: 'LOAD' });
   const market = aMarket(tok.address);
   const now = t.clock.seconds();
-  t.ingest([tok, market, ...Array.from({ length: 2000 }, (_, i) => aTrade(tok.address, { market: market.address, blockTime: now - 86400 + i * 40, priceUsd: 1 + (i % 50) / 100, side: i % 2 ? 'buy' : 'sell' }))]);
+  t.ingest([
+    tok,
+    market,
+    ...Array.from({ length: 2000 }, (_, i) =>
+      aTrade(tok.address, { market: market.address, blockTime: now - 86400 + i * 40, priceUsd: 1 + (i % 50) / 100, side: i % 2 ? 'buy' : 'sell' }),
+    ),
+  ]);
   token = tok.address;
   server = t.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -97,7 +103,8 @@ function checkAnswers(results: Result[], limit: number): number[] {
     const h = r.headers;
     const rem = Number(h['ratelimit-remaining']);
     const reset = Number(h['ratelimit-reset']);
-    if (h['ratelimit-limit'] !== String(limit) || h['ratelimit-policy'] !== `${limit};w=${WINDOW}`) problems.push(`${i}: limit/policy ${h['ratelimit-limit']} ${h['ratelimit-policy']}`);
+    if (h['ratelimit-limit'] !== String(limit) || h['ratelimit-policy'] !== `${limit};w=${WINDOW}`)
+      problems.push(`${i}: limit/policy ${h['ratelimit-limit']} ${h['ratelimit-policy']}`);
     if (!Number.isInteger(rem) || rem < 0 || rem >= limit) problems.push(`${i}: remaining ${h['ratelimit-remaining']}`);
     // Reset: whole seconds, rounded up, until the bucket is full again (clock standing still).
     const consumed = r.status === 429 ? limit : limit - rem;
@@ -116,7 +123,10 @@ function checkAnswers(results: Result[], limit: number): number[] {
 describe('load over 100 concurrent connections', () => {
   it('anonymous: only 200s and 429s, and exactly the bucket size let through', async () => {
     const r = routes();
-    const results = await load(Array.from({ length: 2500 }, (_, i) => r[i % r.length]!), 100);
+    const results = await load(
+      Array.from({ length: 2500 }, (_, i) => r[i % r.length]!),
+      100,
+    );
     const remaining = checkAnswers(results, ANON_LIMIT);
     expect(remaining).toHaveLength(ANON_LIMIT);
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: ANON_LIMIT }, (_, i) => i));
@@ -127,7 +137,11 @@ describe('load over 100 concurrent connections', () => {
     const a = t.makeKey({ plan: 'free' });
     const b = t.makeKey({ tenantId: a.tenantId });
     const r = routes();
-    const results = await load(Array.from({ length: 1000 }, (_, i) => r[i % r.length]!), 100, (i) => ({ 'x-api-key': i % 2 ? a.secret : b.secret }));
+    const results = await load(
+      Array.from({ length: 1000 }, (_, i) => r[i % r.length]!),
+      100,
+      (i) => ({ 'x-api-key': i % 2 ? a.secret : b.secret }),
+    );
     const remaining = checkAnswers(results, FREE_LIMIT);
     expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: FREE_LIMIT }, (_, i) => i));
   }, 120_000);

@@ -13,7 +13,18 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 let t: TestApp;
 afterEach(() => t?.close());
 
-type Line = { level: number; msg: string; requestId?: string; method?: string; url?: string; route?: string; status?: number; durationMs?: number; tenantId?: string; keyId?: string };
+type Line = {
+  level: number;
+  msg: string;
+  requestId?: string;
+  method?: string;
+  url?: string;
+  route?: string;
+  status?: number;
+  durationMs?: number;
+  tenantId?: string;
+  keyId?: string;
+};
 
 function loggedApp(env: Record<string, string> = {}) {
   t = makeTestApp({ env });

@@ -18,7 +18,12 @@ type Operation = {
   responses: Record<string, unknown>;
   security: Record<string, unknown>[];
 };
-type Doc = { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
+type Doc = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+};
 
 let t: TestApp;
 let doc: Doc;
@@ -51,7 +56,11 @@ function registeredLayers(): { method: string; path: string; params: string[] }[
 }
 
 const queryNames = (spec: RouteSpec) => Object.keys(spec.query?.shape ?? {}).sort();
-const docQueryNames = (op: Operation) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name).sort();
+const docQueryNames = (op: Operation) =>
+  op.parameters
+    .filter((p) => p.in === 'query')
+    .map((p) => p.name)
+    .sort();
 
 describe('/openapi.json', () => {
   it('is an OpenAPI 3.1 document with an operation for every registered /v1 and /udf route', () => {
@@ -69,7 +78,10 @@ describe('/openapi.json', () => {
       const op = doc.paths[openApiPath(layer.path)]?.[layer.method];
       expect(op, `${where} is missing from /openapi.json`).toBeDefined();
       expect(docQueryNames(op!), `${where} query parameters`).toEqual(queryNames(spec!));
-      expect(op!.parameters.filter((p) => p.in === 'path').map((p) => p.name), `${where} path parameters`).toEqual(layer.params);
+      expect(
+        op!.parameters.filter((p) => p.in === 'path').map((p) => p.name),
+        `${where} path parameters`,
+      ).toEqual(layer.params);
     }
   });
 
@@ -140,9 +152,12 @@ describe('/openapi.json', () => {
 
   it('declares security only on keyed routes (no padlock on public ones), and says where a key may still go', () => {
     for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path))) {
-      const op = doc.paths[openApiPath(spec.path)]![spec.method]! as typeof doc.paths[string][string] & { description?: string };
+      const op = doc.paths[openApiPath(spec.path)]![spec.method]! as (typeof doc.paths)[string][string] & { description?: string };
       if (spec.access === 'keyed') {
-        expect(op.security.map((s) => Object.keys(s)[0]), spec.path).toEqual(['apiKey', 'bearer']);
+        expect(
+          op.security.map((s) => Object.keys(s)[0]),
+          spec.path,
+        ).toEqual(['apiKey', 'bearer']);
       } else {
         expect(op.security, spec.path).toEqual([]);
         expect(op.description, spec.path).toMatch(/^Public: no key needed/);
@@ -174,7 +189,9 @@ describe('/docs', () => {
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
     expect(page.text).not.toMatch(/https?:\/\//);
     const assets = [...page.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(assets).toEqual(expect.arrayContaining(['/assets/docs/swagger-ui-bundle.js', '/assets/docs/swagger-ui.css', '/assets/docs/init.js', '/assets/css/docs.css']));
+    expect(assets).toEqual(
+      expect.arrayContaining(['/assets/docs/swagger-ui-bundle.js', '/assets/docs/swagger-ui.css', '/assets/docs/init.js', '/assets/css/docs.css']),
+    );
     for (const url of assets) {
       const res = await t.http.get(url).buffer(true);
       expect(res.status, url).toBe(200);
@@ -200,7 +217,12 @@ describe('/docs', () => {
   });
 
   it('has no files but its own under /assets/docs/', async () => {
-    for (const path of ['/assets/docs/index.html', '/assets/docs/../../package.json', '/assets/docs/swagger-ui-bundle.js.map', '/assets/docs/%2e%2e/%2e%2e/package.json']) {
+    for (const path of [
+      '/assets/docs/index.html',
+      '/assets/docs/../../package.json',
+      '/assets/docs/swagger-ui-bundle.js.map',
+      '/assets/docs/%2e%2e/%2e%2e/package.json',
+    ]) {
       const res = await t.http.get(path);
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe('not_found');

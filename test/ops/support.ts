@@ -54,8 +54,13 @@ export function storeChecksum(db: Db): string {
   const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string; sql: string }[];
   for (const t of tables) {
     hash.update(`${t.name}\n${t.sql}\n`);
-    const rows = db.prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}"`).raw().all() as unknown[][];
-    const lines = rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('base64') : v))).sort();
+    const rows = db
+      .prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}"`)
+      .raw()
+      .all() as unknown[][];
+    const lines = rows
+      .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('base64') : v)))
+      .sort();
     for (const line of lines) hash.update(line + '\n');
   }
   return hash.digest('hex');

@@ -16,10 +16,12 @@ const ADDRESS = 'So11111111111111111111111111111111111111112';
 const PAGES = ['/', `/embed/chart?symbol=${ADDRESS}`, '/dashboard'];
 
 const cspOf = (res: { headers: Record<string, string> }) =>
-  Object.fromEntries(res.headers['content-security-policy']!.split(';').map((d) => {
-    const [name, ...values] = d.trim().split(/\s+/);
-    return [name!, values.join(' ')];
-  }));
+  Object.fromEntries(
+    res.headers['content-security-policy']!.split(';').map((d) => {
+      const [name, ...values] = d.trim().split(/\s+/);
+      return [name!, values.join(' ')];
+    }),
+  );
 
 describe('pages', () => {
   it.each(PAGES)('serves %s as HTML that loads only this origin’s scripts and styles', async (path) => {
@@ -125,15 +127,19 @@ describe('static files under /assets/', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
   });
 
-  it.each(['/assets/js/nope.js', '/assets/../package.json', '/assets/%2e%2e/package.json', '/assets/', '/assets/js/../../http/pages.ts', '/src/web/index.html'])(
-    'answers %s with 404',
-    async (path) => {
-      t = makeTestApp();
-      const res = await t.http.get(path);
-      expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
-    },
-  );
+  it.each([
+    '/assets/js/nope.js',
+    '/assets/../package.json',
+    '/assets/%2e%2e/package.json',
+    '/assets/',
+    '/assets/js/../../http/pages.ts',
+    '/src/web/index.html',
+  ])('answers %s with 404', async (path) => {
+    t = makeTestApp();
+    const res = await t.http.get(path);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
 
   it('does not count assets against the rate limit, but still sends the bucket’s headers', async () => {
     t = makeTestApp({ env: { RATE_LIMIT_ANON: '3/60' } });

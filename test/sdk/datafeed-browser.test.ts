@@ -82,18 +82,25 @@ describe.skipIf(!browserAvailable)('the datafeed in headless Chromium', () => {
     expect(config.supported_resolutions).toContain('15');
     const [info] = (await page.evaluate(() => window.harness.call('resolveSymbol', 'CHRM'))) as [{ ticker: string }];
     expect(info.ticker).toBe(token);
-    const [bars] = (await page.evaluate(
-      ([i, from, to]) => window.harness.call('getBars', i, '1', { from, to, countBack: 300, firstDataRequest: true }),
-      [info, T0 - 3600, T0 + 3600] as const,
-    )) as [{ time: number; close: number }[]];
-    expect(bars.map((b) => [b.time, b.close])).toEqual([[T0 * 1000, 1], [(T0 + 60) * 1000, 2]]);
+    const [bars] = (await page.evaluate(([i, from, to]) => window.harness.call('getBars', i, '1', { from, to, countBack: 300, firstDataRequest: true }), [
+      info,
+      T0 - 3600,
+      T0 + 3600,
+    ] as const)) as [{ time: number; close: number }[]];
+    expect(bars.map((b) => [b.time, b.close])).toEqual([
+      [T0 * 1000, 1],
+      [(T0 + 60) * 1000, 2],
+    ]);
 
     await page.evaluate((i) => (window.harness.subscribe('a', i, '1'), window.harness.subscribe('b', i, '1')), info);
     await page.waitForFunction(() => window.harness.ticks.a!.length > 0 && window.harness.ticks.b!.length > 0);
     live.ingest([aTrade(token, { blockTime: T0 + 130, priceUsd: 3 })]);
     await page.waitForFunction(() => window.harness.ticks.a!.length === 2 && window.harness.ticks.b!.length === 2);
     const ticks = await page.evaluate(() => window.harness.ticks);
-    expect(ticks.a!.map((b) => [b.time, b.close])).toEqual([[(T0 + 60) * 1000, 2], [(T0 + 120) * 1000, 3]]);
+    expect(ticks.a!.map((b) => [b.time, b.close])).toEqual([
+      [(T0 + 60) * 1000, 2],
+      [(T0 + 120) * 1000, 3],
+    ]);
     expect(ticks.b).toEqual(ticks.a);
 
     // Resolution switch on listener b, then the connection drops and trades arrive meanwhile.

@@ -56,13 +56,20 @@ function callback<T extends unknown[]>(): { fn: (...a: T) => void; next: () => P
 }
 
 const until = async (cond: () => boolean, ms = 10_000) => {
-  for (const end = Date.now() + ms; !cond(); ) {
+  for (const end = Date.now() + ms; !cond();) {
     if (Date.now() > end) throw new Error('condition not met');
     await new Promise((r) => setTimeout(r, 20));
   }
 };
 
-const bar = (b: { t: number; o: number; h: number; l: number; c: number; v: number }): Bar => ({ time: b.t * 1000, open: b.o, high: b.h, low: b.l, close: b.c, volume: b.v });
+const bar = (b: { t: number; o: number; h: number; l: number; c: number; v: number }): Bar => ({
+  time: b.t * 1000,
+  open: b.o,
+  high: b.h,
+  low: b.l,
+  close: b.c,
+  volume: b.v,
+});
 
 describe('the datafeed as the Charting Library uses it', () => {
   it('serves itself and its types as public routes with CORS', async () => {
@@ -177,7 +184,10 @@ describe('the datafeed as the Charting Library uses it', () => {
     const rt = callback<[any[]]>();
     feed.subscribeQuotes(['HARN'], [token], rt.fn, 'q1');
     const [firstItems] = await rt.next();
-    expect(firstItems.map((i: any) => [i.n, i.v.lp])).toEqual([['HARN', 2], [token, 2]]);
+    expect(firstItems.map((i: any) => [i.n, i.v.lp])).toEqual([
+      ['HARN', 2],
+      [token, 2],
+    ]);
     live.ingest([aTrade(token, { blockTime: T0 + 90, priceUsd: 7 })]);
     const [next] = await rt.next();
     expect(next).toEqual((await live.http.get('/udf/quotes').query({ symbols: `HARN,${token}` })).body.d);

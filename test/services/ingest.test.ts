@@ -126,7 +126,10 @@ describe('ingest', () => {
     const tok = aToken({ symbol: 'OLD' });
     const m = aMarket(tok.address, { liquidityUsd: 1 });
     t.ingest([tok, m]);
-    t.ingest([{ ...tok, symbol: 'NEW' }, { ...m, liquidityUsd: 2 }]);
+    t.ingest([
+      { ...tok, symbol: 'NEW' },
+      { ...m, liquidityUsd: 2 },
+    ]);
     expect(t.store.db.prepare('SELECT symbol FROM tokens').pluck().all()).toEqual(['NEW']);
     expect(t.store.db.prepare('SELECT liquidity_usd FROM markets').pluck().all()).toEqual([2]);
   });

@@ -40,7 +40,14 @@ describe('market_candles', () => {
         const markets = [aMarket(tok.address), aMarket(tok.address, { quoteSymbol: 'USDC' })];
         const recs = (rs: typeof first) =>
           rs.map((r) =>
-            aTrade(tok.address, { market: markets[r.market]!.address, blockTime: START + r.dt, priceUsd: r.price, volumeUsd: r.volume, amount: r.amount, quoteAmount: r.quote }),
+            aTrade(tok.address, {
+              market: markets[r.market]!.address,
+              blockTime: START + r.dt,
+              priceUsd: r.price,
+              volumeUsd: r.volume,
+              amount: r.amount,
+              quoteAmount: r.quote,
+            }),
           );
         app.ingest([tok, ...markets, ...recs(first)]);
         if (backfill.length > 0) app.ingest(recs(backfill));
@@ -61,17 +68,28 @@ describe('market_candles', () => {
     );
   });
 
-  it('read a market\'s seconds bars from rollups: at most countback x rows-per-bar rows', () => {
+  it("read a market's seconds bars from rollups: at most countback x rows-per-bar rows", () => {
     const app = (t = makeTestApp());
     const tok = aToken();
     const [a, b] = [aMarket(tok.address), aMarket(tok.address, { quoteSymbol: 'USDC' })];
     // 10 trades a second in each market for 600 s
     const trades = Array.from({ length: 12_000 }, (_, i) =>
-      aTrade(tok.address, { market: (i % 2 === 0 ? a : b).address, blockTime: START + Math.floor(i / 20), priceUsd: 1 + (i % 89) / 10, amount: 1 + (i % 5), quoteAmount: 0.5 }));
+      aTrade(tok.address, {
+        market: (i % 2 === 0 ? a : b).address,
+        blockTime: START + Math.floor(i / 20),
+        priceUsd: 1 + (i % 89) / 10,
+        amount: 1 + (i % 5),
+        quoteAmount: 0.5,
+      }),
+    );
     app.ingest([tok, a, b, ...trades]);
     const id = app.store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(tok.address) as number;
     const repo = createMarketCandlesRepo(app.store.db);
-    for (const [key, perBar] of [['1S', 1], ['5S', 5], ['30S', 2]] as const) {
+    for (const [key, perBar] of [
+      ['1S', 1],
+      ['5S', 5],
+      ['30S', 2],
+    ] as const) {
       const stats = { rows: -1 };
       const bars = repo.readBars(id, a.address, 'native', parseResolution(key)!, { mode: 'countback', to: START + 600, countback: 10 }, stats);
       expect(bars, key).toHaveLength(10);

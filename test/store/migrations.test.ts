@@ -19,7 +19,11 @@ describe('migrations', () => {
     const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
     for (const t of ['tokens', 'markets', 'trades', 'holders', 'candles', 'tenants', 'plans', 'api_keys', 'meta']) expect(tables).toContain(t);
     const plans = store.db.prepare('SELECT name, requests_per_minute, max_keys, max_subscriptions FROM plans ORDER BY requests_per_minute').raw().all();
-    expect(plans).toEqual([['free', 300, 3, 10], ['pro', 3000, 20, 500], ['enterprise', 30000, 100, 10000]]);
+    expect(plans).toEqual([
+      ['free', 300, 3, 10],
+      ['pro', 3000, 20, 500],
+      ['enterprise', 30000, 100, 10000],
+    ]);
     store.close();
   });
 

@@ -24,7 +24,8 @@ describe('seconds resolutions', () => {
     const tok = aToken();
     // 20 trades in every second for 1500 s: 30,000 trades
     const trades = Array.from({ length: 30_000 }, (_, i) =>
-      aTrade(tok.address, { blockTime: START + Math.floor(i / 20), priceUsd: 1 + (i % 89) / 10, volumeUsd: 1 + (i % 7) }));
+      aTrade(tok.address, { blockTime: START + Math.floor(i / 20), priceUsd: 1 + (i % 89) / 10, volumeUsd: 1 + (i % 7) }),
+    );
     app.ingest([tok, ...trades]);
     const id = tokenId(app, tok.address);
     const repo = createCandlesRepo(app.store.db);
@@ -39,10 +40,12 @@ describe('seconds resolutions', () => {
       expect(stats.rows, key).toBeLessThanOrEqual(countback * perBar + 1);
       // the raw path read every trade of the covered seconds: 20 a second
       expect(stats.rows, key).toBeLessThan((countback * res.seconds * 20) / 10);
-      const covered: RefTrade[] = trades
-        .map((r, seq) => ({ time: r.blockTime, seq, price: r.priceUsd, volume: r.volumeUsd }));
+      const covered: RefTrade[] = trades.map((r, seq) => ({ time: r.blockTime, seq, price: r.priceUsd, volume: r.volumeUsd }));
       const want = refBars(key, covered).slice(-countback);
-      expect(bars.map((b) => [b.t, b.o, b.h, b.l, b.c]), key).toEqual(want.map((b) => [b.t, b.o, b.h, b.l, b.c]));
+      expect(
+        bars.map((b) => [b.t, b.o, b.h, b.l, b.c]),
+        key,
+      ).toEqual(want.map((b) => [b.t, b.o, b.h, b.l, b.c]));
       bars.forEach((b, i) => expect(closeVolume(b.v, want[i]!.v), `${key} v`).toBe(true));
     }
     // a range of 1S over the whole day reads one row per non-empty second
@@ -65,7 +68,8 @@ describe('seconds resolutions', () => {
     await fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.array(row, { maxLength: 20 }), (first, backfill) => {
         const tok = aToken();
-        const recs = (rs: typeof first) => rs.map((r) => aTrade(tok.address, { blockTime: START + r.dt, priceUsd: r.price, volumeUsd: r.volume, side: r.buy ? 'buy' : 'sell' }));
+        const recs = (rs: typeof first) =>
+          rs.map((r) => aTrade(tok.address, { blockTime: START + r.dt, priceUsd: r.price, volumeUsd: r.volume, side: r.buy ? 'buy' : 'sell' }));
         app.ingest([tok, ...recs(first)]);
         if (backfill.length > 0) app.ingest(recs(backfill));
         const byIngest = rows();

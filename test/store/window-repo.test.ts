@@ -63,7 +63,6 @@ describe('window statistics', () => {
     }
   });
 
-
   it('equal a naive computation over the raw trades, backfill included', () => {
     fc.assert(
       fc.property(
@@ -85,7 +84,9 @@ describe('window statistics', () => {
             const token = aToken();
             t.ingest([token]);
             // ingest in two batches, the second one older (backfill)
-            const trades = rows.map((r) => aTrade(token.address, { blockTime: base + r.dt, priceUsd: r.price, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell' }));
+            const trades = rows.map((r) =>
+              aTrade(token.address, { blockTime: base + r.dt, priceUsd: r.price, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell' }),
+            );
             const half = Math.floor(trades.length / 2);
             if (trades.length > 0) t.ingest(trades.slice(half));
             if (half > 0) t.ingest(trades.slice(0, half));

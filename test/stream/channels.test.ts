@@ -37,7 +37,11 @@ describe('bars', () => {
     const fourth = await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 40);
     expect(fourth).toEqual({ op: 'bar', sub: ok.sub, bar: { t: T0 + 40, o: 4, h: 4, l: 4, c: 4, v: 1 }, final: false });
     // The bar at T0 - 20 did not change since it was sent: not sent again.
-    expect(c.of(ok.sub, 'bar').map((m) => [m.bar.t, m.final])).toEqual([[T0 - 20, false], [T0 - 20, false], [T0 + 40, false]]);
+    expect(c.of(ok.sub, 'bar').map((m) => [m.bar.t, m.final])).toEqual([
+      [T0 - 20, false],
+      [T0 - 20, false],
+      [T0 + 40, false],
+    ]);
 
     live.ingest([trade(T0 + 55, 5), trade(T0 + 100, 6)]); // changes T0 + 40, starts T0 + 100
     await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 100);
@@ -88,14 +92,36 @@ describe('trades', () => {
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'trades', token, sinceId: before });
     const replay = await c.waitFor((m) => m.op === 'trades');
-    expect(replay.trades.map((t: any) => [t.id, t.priceUsd])).toEqual([[before + 1, 2], [before + 2, 3]]);
-    expect(Object.keys(replay.trades[0])).toEqual(['id', 'signature', 'index', 'blockTime', 'side', 'priceUsd', 'amount', 'quoteAmount', 'volumeUsd', 'wallet', 'market', 'dex']);
+    expect(replay.trades.map((t: any) => [t.id, t.priceUsd])).toEqual([
+      [before + 1, 2],
+      [before + 2, 3],
+    ]);
+    expect(Object.keys(replay.trades[0])).toEqual([
+      'id',
+      'signature',
+      'index',
+      'blockTime',
+      'side',
+      'priceUsd',
+      'amount',
+      'quoteAmount',
+      'volumeUsd',
+      'wallet',
+      'market',
+      'dex',
+    ]);
 
     live.ingest([trade(T0 + 50, 4), trade(T0 + 40, 5)]);
     await c.waitFor((m) => m.op === 'trades' && m.trades.length === 2 && m.trades[0].priceUsd === 5);
     expect(c.of(ok.sub, 'trades').map((m) => m.trades.map((t: any) => [t.id, t.blockTime]))).toEqual([
-      [[before + 1, T0 + 30], [before + 2, T0 + 20]],
-      [[before + 4, T0 + 40], [before + 3, T0 + 50]],
+      [
+        [before + 1, T0 + 30],
+        [before + 2, T0 + 20],
+      ],
+      [
+        [before + 4, T0 + 40],
+        [before + 3, T0 + 50],
+      ],
     ]);
     c.close();
   });

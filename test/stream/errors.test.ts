@@ -23,16 +23,46 @@ describe('error answers', () => {
       ['not json', { id: null, error: { code: 'invalid_body', message: 'a message must be a JSON object' } }],
       [[1, 2], { id: null, error: { code: 'invalid_body', message: 'a message must be a JSON object' } }],
       [{ op: 'ping' }, { id: null, error: { code: 'invalid_parameter', message: 'id must be a string of at most 128 characters', param: 'id' } }],
-      [{ op: 'ping', id: 7 }, { id: null, error: { code: 'invalid_parameter', message: 'id must be a string of at most 128 characters', param: 'id' } }],
-      [{ op: 'dance', id: 'a' }, { id: 'a', error: { code: 'invalid_parameter', message: 'op must be subscribe, unsubscribe or ping', param: 'op' } }],
-      [{ op: 'subscribe', id: 'b', channel: 'news', token }, { id: 'b', error: { code: 'invalid_parameter', message: 'channel must be bars, trades, prices or overview', param: 'channel' } }],
-      [{ op: 'subscribe', id: 'c', channel: 'bars', token, resolution: '7' }, { id: 'c', error: { code: 'invalid_parameter', message: 'resolution must be one of the supported resolutions', param: 'resolution' } }],
-      [{ op: 'subscribe', id: 'd', channel: 'bars', token, resolution: '1', since: -1 }, { id: 'd', error: { code: 'invalid_parameter', message: 'since must be a bar time in unix seconds', param: 'since' } }],
-      [{ op: 'subscribe', id: 'e', channel: 'trades', token, sinceId: 1.5 }, { id: 'e', error: { code: 'invalid_parameter', message: 'sinceId must be a trade id (a non-negative integer)', param: 'sinceId' } }],
-      [{ op: 'subscribe', id: 'f', channel: 'prices', tokens: Array(101).fill(token) }, { id: 'f', error: { code: 'invalid_parameter', message: 'tokens may name at most 100 tokens', param: 'tokens' } }],
-      [{ op: 'subscribe', id: 'g', channel: 'overview', token: 'NOPE' }, { id: 'g', error: { code: 'token_not_found', message: 'unknown token NOPE', param: 'token' } }],
-      [{ op: 'subscribe', id: 'h', channel: 'prices', tokens: [token, 'NOPE'] }, { id: 'h', error: { code: 'token_not_found', message: 'unknown token NOPE', param: 'tokens' } }],
-      [{ op: 'unsubscribe', id: 'i', sub: 's99' }, { id: 'i', error: { code: 'subscription_not_found', message: 'no subscription s99 on this connection', param: 'sub' } }],
+      [
+        { op: 'ping', id: 7 },
+        { id: null, error: { code: 'invalid_parameter', message: 'id must be a string of at most 128 characters', param: 'id' } },
+      ],
+      [
+        { op: 'dance', id: 'a' },
+        { id: 'a', error: { code: 'invalid_parameter', message: 'op must be subscribe, unsubscribe or ping', param: 'op' } },
+      ],
+      [
+        { op: 'subscribe', id: 'b', channel: 'news', token },
+        { id: 'b', error: { code: 'invalid_parameter', message: 'channel must be bars, trades, prices or overview', param: 'channel' } },
+      ],
+      [
+        { op: 'subscribe', id: 'c', channel: 'bars', token, resolution: '7' },
+        { id: 'c', error: { code: 'invalid_parameter', message: 'resolution must be one of the supported resolutions', param: 'resolution' } },
+      ],
+      [
+        { op: 'subscribe', id: 'd', channel: 'bars', token, resolution: '1', since: -1 },
+        { id: 'd', error: { code: 'invalid_parameter', message: 'since must be a bar time in unix seconds', param: 'since' } },
+      ],
+      [
+        { op: 'subscribe', id: 'e', channel: 'trades', token, sinceId: 1.5 },
+        { id: 'e', error: { code: 'invalid_parameter', message: 'sinceId must be a trade id (a non-negative integer)', param: 'sinceId' } },
+      ],
+      [
+        { op: 'subscribe', id: 'f', channel: 'prices', tokens: Array(101).fill(token) },
+        { id: 'f', error: { code: 'invalid_parameter', message: 'tokens may name at most 100 tokens', param: 'tokens' } },
+      ],
+      [
+        { op: 'subscribe', id: 'g', channel: 'overview', token: 'NOPE' },
+        { id: 'g', error: { code: 'token_not_found', message: 'unknown token NOPE', param: 'token' } },
+      ],
+      [
+        { op: 'subscribe', id: 'h', channel: 'prices', tokens: [token, 'NOPE'] },
+        { id: 'h', error: { code: 'token_not_found', message: 'unknown token NOPE', param: 'tokens' } },
+      ],
+      [
+        { op: 'unsubscribe', id: 'i', sub: 's99' },
+        { id: 'i', error: { code: 'subscription_not_found', message: 'no subscription s99 on this connection', param: 'sub' } },
+      ],
     ];
     for (const [msg, expected] of cases) {
       const before = c.messages.length;

@@ -43,7 +43,12 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('request', (r) => r.url().includes('countback=2') && polls.push(r.url()));
     await page.goto(live.base + path);
-    await page.waitForFunction(() => (window as unknown as { __chart?: Chart }).__chart?.status === 'ready' && (window as unknown as { __chart?: Chart }).__chart?.live?.status === 'open', undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () =>
+        (window as unknown as { __chart?: Chart }).__chart?.status === 'ready' && (window as unknown as { __chart?: Chart }).__chart?.live?.status === 'open',
+      undefined,
+      { timeout: 15_000 },
+    );
     return { page, errors, polls };
   }
 
@@ -66,7 +71,9 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
       expect(state.refreshes).toBe(0);
       expect(polls).toEqual([]);
       if (path.startsWith('/?')) {
-        await page.waitForFunction((p) => document.querySelector('#trades td:nth-child(3)')?.textContent?.includes(String(p).slice(0, 4)) ?? false, price, { timeout: 10_000 });
+        await page.waitForFunction((p) => document.querySelector('#trades td:nth-child(3)')?.textContent?.includes(String(p).slice(0, 4)) ?? false, price, {
+          timeout: 10_000,
+        });
       }
       expect(errors).toEqual([]);
       await page.close();

@@ -68,7 +68,10 @@ describe('stream bars and trades against the store', () => {
     // dt may be far negative: a trade older than bars already sent (backfill, answered by reset).
     const batches = fc.array(fc.array(row(-200_000), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 });
     resetsSeen = 0;
-    await fc.assert(fc.asyncProperty(batches, (b) => run(b, null)), { numRuns: 15 });
+    await fc.assert(
+      fc.asyncProperty(batches, (b) => run(b, null)),
+      { numRuns: 15 },
+    );
     // The runs did go through the backfill path (reset, then refetch).
     expect(resetsSeen).toBeGreaterThan(0);
   }, 120_000);
@@ -78,6 +81,9 @@ describe('stream bars and trades against the store', () => {
     // (docs/api.md, Live stream: resume replays bars from `since`).
     const batches = fc.array(fc.array(row(0), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 10 });
     const plan = batches.chain((b) => fc.tuple(fc.constant(b), fc.array(fc.boolean(), { minLength: b.length, maxLength: b.length })));
-    await fc.assert(fc.asyncProperty(plan, ([b, drops]) => run(b, drops)), { numRuns: 15 });
+    await fc.assert(
+      fc.asyncProperty(plan, ([b, drops]) => run(b, drops)),
+      { numRuns: 15 },
+    );
   }, 120_000);
 });

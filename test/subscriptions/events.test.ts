@@ -8,7 +8,10 @@ let t: TestApp;
 afterEach(() => t?.close());
 
 const register = (secret: string, address: string, webhookUrl?: string) =>
-  t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address, ...(webhookUrl ? { webhookUrl } : {}) });
+  t.http
+    .post('/v1/tokens/register')
+    .set('x-api-key', secret)
+    .send({ address, ...(webhookUrl ? { webhookUrl } : {}) });
 const events = (secret: string, query = '') => t.http.get(`/v1/events${query}`).set('x-api-key', secret);
 
 /** A fresh app with a tenant's read key and a stored token that tenant registered. */
@@ -68,8 +71,34 @@ describe('events from ingest', () => {
       createdAt: t.clock.seconds(),
       data: {
         trades: [
-          { id: ids[0], signature: early.signature, index: 0, blockTime: 1_700_000_400, side: 'buy', priceUsd: 1, amount: 10, quoteAmount: 0.1, volumeUsd: 10, wallet: early.wallet, market: unknownMarket, dex: null },
-          { id: ids[1], signature: late.signature, index: 0, blockTime: 1_700_000_500, side: 'sell', priceUsd: 2.5, amount: 10, quoteAmount: 0.1, volumeUsd: 10, wallet: late.wallet, market: market.address, dex: 'orca' },
+          {
+            id: ids[0],
+            signature: early.signature,
+            index: 0,
+            blockTime: 1_700_000_400,
+            side: 'buy',
+            priceUsd: 1,
+            amount: 10,
+            quoteAmount: 0.1,
+            volumeUsd: 10,
+            wallet: early.wallet,
+            market: unknownMarket,
+            dex: null,
+          },
+          {
+            id: ids[1],
+            signature: late.signature,
+            index: 0,
+            blockTime: 1_700_000_500,
+            side: 'sell',
+            priceUsd: 2.5,
+            amount: 10,
+            quoteAmount: 0.1,
+            volumeUsd: 10,
+            wallet: late.wallet,
+            market: market.address,
+            dex: 'orca',
+          },
         ],
       },
     });
@@ -112,7 +141,10 @@ describe('events from ingest', () => {
     const { secret } = t.makeKey({ scopes: ['read', 'manage', 'ingest'] });
     const token = aToken();
     await register(secret, token.address);
-    const res = await t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', 'application/x-ndjson')
+    const res = await t.http
+      .post('/v1/ingest')
+      .set('x-api-key', secret)
+      .set('Content-Type', 'application/x-ndjson')
       .send(ndjson([token, aTrade(token.address), aTrade(token.address)]));
     expect(res.status).toBe(200);
     const page = await events(secret);
@@ -217,9 +249,17 @@ describe('GET /v1/events', () => {
   });
 
   it.each([
-    ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?limit=1e3', 'limit'], ['?limit=0x10', 'limit'], ['?limit=-1', 'limit'],
-    ['?limit=010', 'limit'], ['?limit=1.5', 'limit'], ['?limit=abc', 'limit'], ['?limit=99999999999999999999', 'limit'],
-    ['?limit=1&limit=2', 'limit'], ['?limit=%201', 'limit'],
+    ['?limit=0', 'limit'],
+    ['?limit=1001', 'limit'],
+    ['?limit=1e3', 'limit'],
+    ['?limit=0x10', 'limit'],
+    ['?limit=-1', 'limit'],
+    ['?limit=010', 'limit'],
+    ['?limit=1.5', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?limit=99999999999999999999', 'limit'],
+    ['?limit=1&limit=2', 'limit'],
+    ['?limit=%201', 'limit'],
   ])('answers %s with 400 invalid_parameter', async (query, param) => {
     t = makeTestApp();
     const { secret } = t.makeKey();
@@ -240,8 +280,16 @@ describe('GET /v1/events', () => {
     expect((await events(k1.secret, `?cursor=${issued}`)).status).toBe(200);
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
     const bad = [
-      'garbage', flip(issued, 0), flip(issued, issued.length - 1), flip(issued, issued.indexOf('.') + 1), issued.slice(0, -1),
-      issued + 'A', `${issued}.x`, Buffer.from('e1:1').toString('base64url'), "' OR 1=1 --", 'x'.repeat(5000),
+      'garbage',
+      flip(issued, 0),
+      flip(issued, issued.length - 1),
+      flip(issued, issued.indexOf('.') + 1),
+      issued.slice(0, -1),
+      issued + 'A',
+      `${issued}.x`,
+      Buffer.from('e1:1').toString('base64url'),
+      "' OR 1=1 --",
+      'x'.repeat(5000),
     ];
     for (const cursor of bad) {
       const res = await events(k1.secret, `?cursor=${encodeURIComponent(cursor)}`);

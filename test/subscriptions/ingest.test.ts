@@ -6,14 +6,14 @@ let t: TestApp;
 afterEach(() => t?.close());
 
 const ingestKey = () => t.makeKey({ scopes: ['read', 'ingest'] }).secret;
-const post = (secret: string, type: string, body: string | Buffer) =>
-  t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', type).send(body);
+const post = (secret: string, type: string, body: string | Buffer) => t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', type).send(body);
 
 /** Every row of the market-data tables, to show that a refused batch wrote nothing. */
 const snapshot = () => {
   const db = t.store.db;
   return ['tokens', 'markets', 'trades', 'holders', 'candles', 'events', 'webhook_deliveries'].map((table) =>
-    db.prepare(`SELECT * FROM ${table} ORDER BY 1`).raw().all());
+    db.prepare(`SELECT * FROM ${table} ORDER BY 1`).raw().all(),
+  );
 };
 
 describe('POST /v1/ingest', () => {
@@ -158,13 +158,24 @@ describe('POST /v1/ingest', () => {
     try {
       // Sends only the headers: an answer proves the server did not wait for 11 MB of body.
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/ingest', headers: {
-          'x-api-key': secret, 'content-type': 'application/x-ndjson', 'content-length': String(11 * 1024 * 1024),
-        } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-          req.destroy();
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/v1/ingest',
+            headers: {
+              'x-api-key': secret,
+              'content-type': 'application/x-ndjson',
+              'content-length': String(11 * 1024 * 1024),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
         req.on('error', reject);
         req.flushHeaders();
       });
@@ -184,13 +195,24 @@ describe('POST /v1/ingest', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/ingest', headers: {
-          'x-api-key': secret, 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked',
-        } }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/v1/ingest',
+            headers: {
+              'x-api-key': secret,
+              'content-type': 'application/x-ndjson',
+              'transfer-encoding': 'chunked',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         const chunk = Buffer.alloc(1024 * 1024, 0x20);
         let sent = 0;
@@ -227,7 +249,10 @@ describe('POST /v1/ingest', () => {
   it('needs a key (401) with the ingest scope (403), and then writes nothing', async () => {
     t = makeTestApp();
     const token = aToken();
-    const anon = await t.http.post('/v1/ingest').set('Content-Type', 'application/x-ndjson').send(ndjson([token]));
+    const anon = await t.http
+      .post('/v1/ingest')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(ndjson([token]));
     expect(anon.status).toBe(401);
     expect(anon.headers['www-authenticate']).toBe('Bearer realm="api"');
     const readOnly = t.makeKey({ scopes: ['read'] }).secret;

@@ -36,8 +36,12 @@ const until = async (what: () => boolean, label: string) => {
 };
 
 const status = (app: TestApp, token: string) =>
-  app.store.db.prepare(`SELECT d.status, count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-    WHERE e.token = ? GROUP BY d.status`).all(token) as { status: string; n: number }[];
+  app.store.db
+    .prepare(
+      `SELECT d.status, count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    WHERE e.token = ? GROUP BY d.status`,
+    )
+    .all(token) as { status: string; n: number }[];
 
 describe('webhook fairness', () => {
   it("delivers every event of a healthy tenant while a dead tenant's endpoint holds only its own slots", async () => {

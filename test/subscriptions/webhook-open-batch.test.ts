@@ -43,10 +43,15 @@ describe('webhook worker and a sliced ingest batch', () => {
     const N = 8 * WRITE_SLICE;
     const body = Array.from({ length: N }, (_, i) => JSON.stringify(aTrade(tok.address, { market: m.address, blockTime: 1_699_990_000 + i }))).join('\n');
     let done = false;
-    const ingest = app.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', 'application/x-ndjson').send(body).then((r) => {
-      done = true;
-      return r;
-    });
+    const ingest = app.http
+      .post('/v1/ingest')
+      .set('x-api-key', secret)
+      .set('Content-Type', 'application/x-ndjson')
+      .send(body)
+      .then((r) => {
+        done = true;
+        return r;
+      });
     while (app.store.settled() === null && !done) await tick();
     expect(done).toBe(false); // the batch is open now
 

@@ -22,8 +22,14 @@ afterEach(async () => {
 });
 
 const deliveries = (app: TestApp) =>
-  app.store.db.prepare('SELECT status, attempts, due_at AS dueAt, last_status AS lastStatus, last_error AS lastError FROM webhook_deliveries ORDER BY id').all() as {
-    status: string; attempts: number; dueAt: number; lastStatus: number | null; lastError: string | null;
+  app.store.db
+    .prepare('SELECT status, attempts, due_at AS dueAt, last_status AS lastStatus, last_error AS lastError FROM webhook_deliveries ORDER BY id')
+    .all() as {
+    status: string;
+    attempts: number;
+    dueAt: number;
+    lastStatus: number | null;
+    lastError: string | null;
   }[];
 
 /** A tenant registered to a fresh token with a webhook to `url`; returns the token and the secret. */
@@ -196,7 +202,10 @@ describe('webhook delivery', () => {
     t.ingest([aTrade(sub.token)]);
     worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
-    await t.http.post('/v1/tokens/register').set('x-api-key', sub.key).send({ address: sub.token, webhookUrl: receiver.url('/new') });
+    await t.http
+      .post('/v1/tokens/register')
+      .set('x-api-key', sub.key)
+      .send({ address: sub.token, webhookUrl: receiver.url('/new') });
     t.clock.advance(1000);
     await worker.runOnce();
     expect(receiver.received.map((r) => r.path)).toEqual(['/old', '/new']);
@@ -209,7 +218,10 @@ describe('webhook delivery', () => {
     const { secret } = { secret: a.key };
     const other = aToken();
     t.ingest([other]);
-    await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: other.address, webhookUrl: receiver.url('/b') });
+    await t.http
+      .post('/v1/tokens/register')
+      .set('x-api-key', secret)
+      .send({ address: other.address, webhookUrl: receiver.url('/b') });
     t.ingest([aTrade(a.token), aTrade(other.address)]);
     worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(2);

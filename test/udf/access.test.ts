@@ -58,7 +58,9 @@ describe('/udf CORS', () => {
     const res = await t.http.get('/udf/config').set('Origin', 'https://charts.example');
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers.vary).toMatch(/Origin/i);
-    const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/);
+    const exposed = String(res.headers['access-control-expose-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-request-id']) expect(exposed).toContain(h);
   });
 
@@ -78,7 +80,9 @@ describe('/udf CORS', () => {
       .set('Access-Control-Request-Headers', 'x-api-key');
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
-    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+    const allowed = String(res.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     for (const h of ['x-api-key', 'authorization', 'content-type']) expect(allowed).toContain(h);
     expect(String(res.headers['access-control-allow-methods'])).toContain('GET');
   });

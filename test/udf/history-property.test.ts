@@ -22,23 +22,24 @@ const tradeArb = (span: number) =>
     volume: fc.double({ min: 0, max: 1e6, noNaN: true, noDefaultInfinity: true }),
   });
 
-const scenario = fc
-  .record({ span: fc.constantFrom(...SPANS), start: fc.integer({ min: 1_500_000_000, max: 1_700_000_000 }) })
-  .chain(({ span, start }) =>
-    fc.record({
-      span: fc.constant(span),
-      start: fc.constant(start),
-      first: fc.array(tradeArb(span), { minLength: 1, maxLength: 30 }),
-      backfill: fc.array(tradeArb(span), { maxLength: 15 }),
-      // query bounds as fractions of the span, reaching a little outside it
-      a: fc.integer({ min: -span, max: 2 * span }),
-      b: fc.integer({ min: -span, max: 2 * span }),
-      countback: fc.integer({ min: 1, max: 60 }),
-    }),
-  );
+const scenario = fc.record({ span: fc.constantFrom(...SPANS), start: fc.integer({ min: 1_500_000_000, max: 1_700_000_000 }) }).chain(({ span, start }) =>
+  fc.record({
+    span: fc.constant(span),
+    start: fc.constant(start),
+    first: fc.array(tradeArb(span), { minLength: 1, maxLength: 30 }),
+    backfill: fc.array(tradeArb(span), { maxLength: 15 }),
+    // query bounds as fractions of the span, reaching a little outside it
+    a: fc.integer({ min: -span, max: 2 * span }),
+    b: fc.integer({ min: -span, max: 2 * span }),
+    countback: fc.integer({ min: 1, max: 60 }),
+  }),
+);
 
 function expectSameBars(actual: RefBar[], expected: RefBar[], label: string): void {
-  expect(actual.map((b) => b.t), label).toEqual(expected.map((b) => b.t));
+  expect(
+    actual.map((b) => b.t),
+    label,
+  ).toEqual(expected.map((b) => b.t));
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i]!;
     const e = expected[i]!;

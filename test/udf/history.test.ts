@@ -106,7 +106,11 @@ describe('/udf/history bars', () => {
 describe('/udf/history countback', () => {
   it('ignores from and returns exactly countback bars before to when the store has them', async () => {
     const tok = setup();
-    addTrades(t, tok.address, Array.from({ length: 10 }, (_, i) => [WED + i * MIN, i + 1] as const));
+    addTrades(
+      t,
+      tok.address,
+      Array.from({ length: 10 }, (_, i) => [WED + i * MIN, i + 1] as const),
+    );
     const res = await history({ symbol: tok.address, resolution: '1', from: WED + 9 * MIN, to: WED + 9 * MIN + 1, countback: 4 });
     expect(res.body.t).toEqual([6, 7, 8, 9].map((i) => WED + i * MIN));
     // the adapter's 10-second poll asks for 2 bars in a range that may hold only one

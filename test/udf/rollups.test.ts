@@ -23,8 +23,7 @@ describe('history sources', () => {
       ...Array.from({ length: 640 }, (_, i) => START - 330 * 60 + i * 30),
     ];
     t.ingest(times.map((blockTime, i) => aTrade(tok.address, { blockTime, priceUsd: 1 + (i % 97) / 10, volumeUsd: 1 + (i % 13) })));
-    const ask = (resolution: string) =>
-      t.http.get('/udf/history').query({ symbol: tok.address, resolution, from: START - 10, to: START, countback: 300 });
+    const ask = (resolution: string) => t.http.get('/udf/history').query({ symbol: tok.address, resolution, from: START - 10, to: START, countback: 300 });
     const before = { m: (await ask('1')).body, d: (await ask('1D')).body, s: (await ask('1S')).body };
     expect(before.m.t).toHaveLength(300);
     expect(before.d.t).toHaveLength(300);

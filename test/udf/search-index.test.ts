@@ -106,7 +106,10 @@ describe('the listing search reads', () => {
 
   it('is built for the tokens of a store that existed before it', () => {
     const store = openStore(':memory:', { migrate: false });
-    migrate(store.db, loadMigrations().filter((m) => m.version < 10));
+    migrate(
+      store.db,
+      loadMigrations().filter((m) => m.version < 10),
+    );
     const db = store.db;
     const token = db.prepare(`INSERT INTO tokens (address, symbol, name, decimals, created_at, updated_at) VALUES (?, ?, ?, 6, 0, 0)`);
     const market = db.prepare(
@@ -174,14 +177,35 @@ describe('search paths against a naive reference', () => {
       const markets = Array.from({ length: rnd(3) }, () => aMarket(record.address, { dex: ['orca', 'raydium'][rnd(2)]!, liquidityUsd: rnd(5) * 10 }));
       t.ingest([record, ...markets]);
       const id = t.store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(record.address) as number;
-      tokens.push({ id, address: record.address, symbol, name, liq: markets.reduce((s, m) => s + m.liquidityUsd, 0), dexes: new Set(markets.map((m) => m.dex)) });
+      tokens.push({
+        id,
+        address: record.address,
+        symbol,
+        name,
+        liq: markets.reduce((s, m) => s + m.liquidityUsd, 0),
+        dexes: new Set(markets.map((m) => m.dex)),
+      });
     }
     const tunings: SearchTuning[] = [
       { denseMatches: 2000, walkBudget: 3000 },
       { denseMatches: 3, walkBudget: 1000 },
       { denseMatches: 3, walkBudget: 12 },
     ];
-    const queries = ['', 'A', 'ab', 'ABC', 'c', 'alp', 'al', 'alpha b', 'beta', 'gamma al', 'zz', tokens[5]!.address.slice(0, 9).toUpperCase(), tokens[9]!.address.toUpperCase()];
+    const queries = [
+      '',
+      'A',
+      'ab',
+      'ABC',
+      'c',
+      'alp',
+      'al',
+      'alpha b',
+      'beta',
+      'gamma al',
+      'zz',
+      tokens[5]!.address.slice(0, 9).toUpperCase(),
+      tokens[9]!.address.toUpperCase(),
+    ];
     for (const tuning of tunings) {
       const repo = createSymbolsRepo(t.store.db, 'solana', tuning);
       for (const query of queries) {

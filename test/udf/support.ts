@@ -23,7 +23,18 @@ export function addTrades(t: TestApp, token: string, rows: readonly (readonly [n
 
 const DAY = 86400;
 const FIXED: Record<string, number> = {
-  '1S': 1, '5S': 5, '15S': 15, '30S': 30, '1': 60, '5': 300, '15': 900, '30': 1800, '60': 3600, '240': 14400, '1D': DAY, D: DAY,
+  '1S': 1,
+  '5S': 5,
+  '15S': 15,
+  '30S': 30,
+  '1': 60,
+  '5': 300,
+  '15': 900,
+  '30': 1800,
+  '60': 3600,
+  '240': 14400,
+  '1D': DAY,
+  D: DAY,
 };
 
 /** The start of the bucket holding t, computed the plain way. */

@@ -139,7 +139,11 @@ describe('/udf/symbols', () => {
     ];
     for (const [price, scale] of cases) {
       const tok = addToken(t);
-      if (price !== null) addTrades(t, tok.address, [[1_699_000_000, price * 3], [1_699_000_001, price]]);
+      if (price !== null)
+        addTrades(t, tok.address, [
+          [1_699_000_000, price * 3],
+          [1_699_000_001, price],
+        ]);
       const res = await t.http.get('/udf/symbols').query({ symbol: tok.address });
       expect(res.body.pricescale, String(price)).toBe(scale);
     }

@@ -71,7 +71,10 @@ describe('response cache', () => {
       const cli = openStore(path);
       const other = aToken();
       createServices({ store: cli, clock: t.clock }).ingest.ingest(
-        [aTrade(tok.address, { blockTime: NOW - 2, volumeUsd: 1 }), other, aTrade(other.address, { blockTime: NOW - 2 })].map((value, i) => ({ line: i + 1, value })),
+        [aTrade(tok.address, { blockTime: NOW - 2, volumeUsd: 1 }), other, aTrade(other.address, { blockTime: NOW - 2 })].map((value, i) => ({
+          line: i + 1,
+          value,
+        })),
       );
       cli.close();
       expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.windows['5m'].trades).toBe(2);

@@ -36,7 +36,13 @@ describe('GET /v1/token/:address/candles', () => {
 
   it('returns the bars of the raw trades in [from, to), ascending, echoing the canonical resolution', async () => {
     const token = seed();
-    for (const [resolution, key, seconds] of [['1', '1', 60], ['15', '15', 900], ['60', '60', 3600], ['D', '1D', 86400], ['5S', '5S', 5]] as const) {
+    for (const [resolution, key, seconds] of [
+      ['1', '1', 60],
+      ['15', '15', 900],
+      ['60', '60', 3600],
+      ['D', '1D', 86400],
+      ['5S', '5S', 5],
+    ] as const) {
       const from = NOW - 150_000;
       const to = NOW - 1000;
       const res = await t.http.get(`/v1/token/${token}/candles?resolution=${resolution}&from=${from}&to=${to}`);
@@ -65,11 +71,17 @@ describe('GET /v1/token/:address/candles', () => {
 
   it('gives the same bars as /udf/history for the same parameters', async () => {
     const token = seed();
-    for (const q of [`resolution=15&from=${NOW - 100_000}&to=${NOW}`, `resolution=1D&countback=3&to=${NOW}`, `resolution=5S&from=${NOW - 5000}&to=${NOW - 10}`]) {
+    for (const q of [
+      `resolution=15&from=${NOW - 100_000}&to=${NOW}`,
+      `resolution=1D&countback=3&to=${NOW}`,
+      `resolution=5S&from=${NOW - 5000}&to=${NOW - 10}`,
+    ]) {
       const v1 = await t.http.get(`/v1/token/${token}/candles?${q}`);
       const udf = await t.http.get(`/udf/history?symbol=${token}&${q}`);
       expect(udf.body.s).toBe('ok');
-      expect(v1.body.candles).toEqual(udf.body.t.map((time: number, i: number) => ({ t: time, o: udf.body.o[i], h: udf.body.h[i], l: udf.body.l[i], c: udf.body.c[i], v: udf.body.v[i] })));
+      expect(v1.body.candles).toEqual(
+        udf.body.t.map((time: number, i: number) => ({ t: time, o: udf.body.o[i], h: udf.body.h[i], l: udf.body.l[i], c: udf.body.c[i], v: udf.body.v[i] })),
+      );
     }
   });
 

@@ -42,7 +42,8 @@ beforeAll(() => {
     for (let i = from; i < from + 5000; i++) {
       const tok = aToken({ symbol: word(i, 3 + (i % 2), 1).toUpperCase(), name: `${word(i, 5, 2)} ${word(i, 4, 3)}` });
       batch.push(tok, aMarket(tok.address, { liquidityUsd: i % 1000 }));
-      if (i < ACTIVE) for (let k = 0; k < 3; k++) batch.push(aTrade(tok.address, { blockTime: NOW - 80_000 + i * 30 + k, volumeUsd: 1 + (i % 97), priceUsd: 1 + k }));
+      if (i < ACTIVE)
+        for (let k = 0; k < 3; k++) batch.push(aTrade(tok.address, { blockTime: NOW - 80_000 + i * 30 + k, volumeUsd: 1 + (i % 97), priceUsd: 1 + k }));
       else if (i < 2 * ACTIVE) batch.push(aTrade(tok.address, { blockTime: NOW - 200_000 + i }));
     }
     t.ingest(batch);
@@ -150,16 +151,24 @@ describe('search and discovery on 20,000 tokens', () => {
 describe('migration 009', () => {
   it('fills the search index of existing tokens like the ingest hook, letters beyond ASCII included', () => {
     const db = new Database(':memory:');
-    migrate(db, loadMigrations().filter((m) => m.version < 9));
-    const insert = db.prepare("INSERT INTO tokens (address, symbol, name, decimals, created_at, updated_at) VALUES (?, ?, ?, 6, 0, 0)");
-    const names = [['ÄBC', 'Ärger Coin'], ['abc', 'Plain'], ['ΣΙΓΜΑ', 'Σίγμα token'], ['X', '']];
+    migrate(
+      db,
+      loadMigrations().filter((m) => m.version < 9),
+    );
+    const insert = db.prepare('INSERT INTO tokens (address, symbol, name, decimals, created_at, updated_at) VALUES (?, ?, ?, 6, 0, 0)');
+    const names = [
+      ['ÄBC', 'Ärger Coin'],
+      ['abc', 'Plain'],
+      ['ΣΙΓΜΑ', 'Σίγμα token'],
+      ['X', ''],
+    ];
     names.forEach(([symbol, name], i) => insert.run(`addr${i}`, symbol, name));
     migrate(db);
     searchIndexHook(db); // refolds once what lower() could not
     const dump = () => ({
       rows: db.prepare('SELECT token_id, address, sym, name FROM token_search ORDER BY token_id').raw().all(),
       grams: db.prepare('SELECT gram, token_id FROM token_search_grams ORDER BY gram, token_id').raw().all(),
-      names: db.prepare("SELECT rowid FROM token_search_names WHERE token_search_names MATCH '\"ärg\"'").pluck().all(),
+      names: db.prepare('SELECT rowid FROM token_search_names WHERE token_search_names MATCH \'"ärg"\'').pluck().all(),
     });
     const migrated = dump();
     rebuildSearchIndex(db);

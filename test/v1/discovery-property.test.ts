@@ -61,7 +61,13 @@ function naiveSearch(app: TestApp, q: string, now: number, want: number): [strin
     .map((tok) => {
       const sym = tok.symbol.toLowerCase();
       const kind = tok.address === address ? 0 : sym === qf ? 1 : sym.startsWith(qf) ? 2 : tok.name.toLowerCase().includes(qf) ? 3 : -1;
-      const volume = sum(inWindow(trades.filter((x) => x.tokenId === tok.id), now, 86400).map((x) => x.vol));
+      const volume = sum(
+        inWindow(
+          trades.filter((x) => x.tokenId === tok.id),
+          now,
+          86400,
+        ).map((x) => x.vol),
+      );
       return { tok, kind, volume };
     })
     .filter((r) => r.kind >= 0)
@@ -74,7 +80,14 @@ function naiveSearch(app: TestApp, q: string, now: number, want: number): [strin
 const letter = fc.constantFrom('a', 'B', 'b', 'Ä', 'ä', 'c', '%', '_');
 const word = fc.array(letter, { minLength: 1, maxLength: 4 }).map((xs) => xs.join(''));
 const op = fc.oneof(
-  fc.record({ kind: fc.constant('trades' as const), token: fc.nat(7), n: fc.integer({ min: 1, max: 12 }), at: fc.integer({ min: -100_000, max: 3000 }), price: fc.integer({ min: 1, max: 9 }), vol: fc.integer({ min: 0, max: 50 }) }),
+  fc.record({
+    kind: fc.constant('trades' as const),
+    token: fc.nat(7),
+    n: fc.integer({ min: 1, max: 12 }),
+    at: fc.integer({ min: -100_000, max: 3000 }),
+    price: fc.integer({ min: 1, max: 9 }),
+    vol: fc.integer({ min: 0, max: 50 }),
+  }),
   // Mostly steps the board is brought forward over; some long ones and some back, which rebuild it.
   fc.record({ kind: fc.constant('clock' as const), seconds: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: -4000, max: 30_000 })) }),
   fc.record({ kind: fc.constant('rename' as const), token: fc.nat(7), symbol: word, name: word }),
@@ -84,53 +97,75 @@ const op = fc.oneof(
 describe('discovery and search as trades arrive and the clock moves', () => {
   it('equal naive rankings and a naive search after every step', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(word, word), { minLength: 8, maxLength: 8 }), fc.array(op, { minLength: 1, maxLength: 12 }), fc.array(word, { minLength: 3, maxLength: 3 }), async (names, ops, queries) => {
-        t?.close();
-        t = makeTestApp();
-        t.clock.set(NOW * 1000);
-        const toks = names.map(([symbol, name]) => aToken({ symbol, name }));
-        t.ingest(toks);
-        const boards = { '1h': createWindowBoard(t.store, '1h'), '24h': createWindowBoard(t.store, '24h') };
-        const index = createSearchIndexRepo(t.store.db);
-        for (const o of ops) {
-          const now = t.clock.seconds();
-          let records: IngestRecord[] = [];
-          if (o.kind === 'trades') {
-            const tok = toks[o.token]!.address;
-            records = Array.from({ length: o.n }, (_, i) => aTrade(tok, { blockTime: now + o.at + i * 7, priceUsd: i === o.n - 1 ? o.price : 5, volumeUsd: o.vol }));
-          } else if (o.kind === 'clock') t.clock.advance(o.seconds * 1000);
-          else if (o.kind === 'rename') records = [{ ...toks[o.token]!, symbol: o.symbol, name: o.name }];
-          else records = [aMarket(toks[o.token]!.address, { liquidityUsd: o.liquidity })];
-          if (records.length > 0) t.ingest(records);
+      fc.asyncProperty(
+        fc.array(fc.tuple(word, word), { minLength: 8, maxLength: 8 }),
+        fc.array(op, { minLength: 1, maxLength: 12 }),
+        fc.array(word, { minLength: 3, maxLength: 3 }),
+        async (names, ops, queries) => {
+          t?.close();
+          t = makeTestApp();
+          t.clock.set(NOW * 1000);
+          const toks = names.map(([symbol, name]) => aToken({ symbol, name }));
+          t.ingest(toks);
+          const boards = { '1h': createWindowBoard(t.store, '1h'), '24h': createWindowBoard(t.store, '24h') };
+          const index = createSearchIndexRepo(t.store.db);
+          for (const o of ops) {
+            const now = t.clock.seconds();
+            let records: IngestRecord[] = [];
+            if (o.kind === 'trades') {
+              const tok = toks[o.token]!.address;
+              records = Array.from({ length: o.n }, (_, i) =>
+                aTrade(tok, { blockTime: now + o.at + i * 7, priceUsd: i === o.n - 1 ? o.price : 5, volumeUsd: o.vol }),
+              );
+            } else if (o.kind === 'clock') t.clock.advance(o.seconds * 1000);
+            else if (o.kind === 'rename') records = [{ ...toks[o.token]!, symbol: o.symbol, name: o.name }];
+            else records = [aMarket(toks[o.token]!.address, { liquidityUsd: o.liquidity })];
+            if (records.length > 0) t.ingest(records);
 
-          for (const w of ['1h', '24h'] as const) {
-            const at = await boards[w].refresh(() => t.clock.seconds());
-            expect(at).toBe(t.clock.seconds());
-            for (const kind of ['trending', 'gainers', 'losers'] as const) {
-              const got = boards[w].ranking(kind).map((e) => e.t.address);
-              expect(got).toEqual(naiveRanking(t, kind, WINDOW_SECONDS[w], at, 0));
+            for (const w of ['1h', '24h'] as const) {
+              const at = await boards[w].refresh(() => t.clock.seconds());
+              expect(at).toBe(t.clock.seconds());
+              for (const kind of ['trending', 'gainers', 'losers'] as const) {
+                const got = boards[w].ranking(kind).map((e) => e.t.address);
+                expect(got).toEqual(naiveRanking(t, kind, WINDOW_SECONDS[w], at, 0));
+              }
+            }
+            for (const q of [...queries, toks[0]!.address]) {
+              // Answers of 2 stop early; answers of 6 often need every kind.
+              for (const want of [2, 6]) {
+                const hits = searchTokens(index, boards['24h'], q, normalizeAddress(q), want, 2).map((h) => {
+                  const address = t.store.db.prepare('SELECT address FROM tokens WHERE id = ?').pluck().get(h.id) as string;
+                  return [address, h.matchedBy, h.volume24hUsd];
+                });
+                expect(hits).toEqual(naiveSearch(t, q, t.clock.seconds(), want));
+              }
             }
           }
-          for (const q of [...queries, toks[0]!.address]) {
-            // Answers of 2 stop early; answers of 6 often need every kind.
-            for (const want of [2, 6]) {
-              const hits = searchTokens(index, boards['24h'], q, normalizeAddress(q), want, 2).map((h) => {
-                const address = t.store.db.prepare('SELECT address FROM tokens WHERE id = ?').pluck().get(h.id) as string;
-                return [address, h.matchedBy, h.volume24hUsd];
-              });
-              expect(hits).toEqual(naiveSearch(t, q, t.clock.seconds(), want));
-            }
-          }
-        }
-      }),
+        },
+      ),
       {
         numRuns: 40,
         // Two traded tokens with the same symbol prefix: a search of 2 must not stop before both.
-        examples: [[
-          [['Ba', 'a'], ['a', 'a'], ['a', 'a'], ['a', 'a'], ['a', 'a'], ['a', 'a'], ['a', 'a'], ['Ba', 'a']],
-          [{ kind: 'trades', token: 0, n: 1, at: 0, price: 1, vol: 1 }, { kind: 'trades', token: 7, n: 1, at: 0, price: 1, vol: 1 }, { kind: 'clock', seconds: 1 }],
-          ['a', 'B', 'a'],
-        ]],
+        examples: [
+          [
+            [
+              ['Ba', 'a'],
+              ['a', 'a'],
+              ['a', 'a'],
+              ['a', 'a'],
+              ['a', 'a'],
+              ['a', 'a'],
+              ['a', 'a'],
+              ['Ba', 'a'],
+            ],
+            [
+              { kind: 'trades', token: 0, n: 1, at: 0, price: 1, vol: 1 },
+              { kind: 'trades', token: 7, n: 1, at: 0, price: 1, vol: 1 },
+              { kind: 'clock', seconds: 1 },
+            ],
+            ['a', 'B', 'a'],
+          ],
+        ],
       },
     );
   });
@@ -141,7 +176,11 @@ describe('discovery and search as trades arrive and the clock moves', () => {
     const toks = ['Alpha', 'alps', 'Beta', 'ALPHA'].map((symbol, i) => aToken({ symbol, name: `${symbol} coin ${i}` }));
     t.ingest(toks);
     t.ingest(toks.map((x, i) => aMarket(x.address, { liquidityUsd: 100 * i })));
-    t.ingest(toks.flatMap((x, i) => Array.from({ length: 12 }, (_, k) => aTrade(x.address, { blockTime: NOW - 5000 + k * 60, priceUsd: k === 11 ? i + 2 : 1, volumeUsd: 3 * i + 1 }))));
+    t.ingest(
+      toks.flatMap((x, i) =>
+        Array.from({ length: 12 }, (_, k) => aTrade(x.address, { blockTime: NOW - 5000 + k * 60, priceUsd: k === 11 ? i + 2 : 1, volumeUsd: 3 * i + 1 })),
+      ),
+    );
     for (const step of [0, 1, 600, 86_000]) {
       t.clock.advance(step * 1000);
       const now = t.clock.seconds();
@@ -170,7 +209,9 @@ describe('discovery and search as trades arrive and the clock moves', () => {
       await board.refresh(() => t.clock.seconds());
       const before = board.recomputed();
       const cli = openStore(path);
-      createServices({ store: cli, clock: { now: () => NOW * 1000 } }).ingest.ingest([{ line: 1, value: aTrade(b.address, { blockTime: NOW - 5, volumeUsd: 50 }) }]);
+      createServices({ store: cli, clock: { now: () => NOW * 1000 } }).ingest.ingest([
+        { line: 1, value: aTrade(b.address, { blockTime: NOW - 5, volumeUsd: 50 }) },
+      ]);
       cli.close();
       expect(await trending()).toEqual(['BBB', 'AAA']);
       // From the change log: the token the other process touched, not a rebuild.

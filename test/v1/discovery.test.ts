@@ -29,8 +29,32 @@ describe('GET /v1/market/trending|gainers|losers|new', () => {
     expect(res.status).toBe(200);
     expect(res.body.window).toBe('24h');
     expect(res.body.tokens).toEqual([
-      { rank: 1, address: b!.address, symbol: 'BBB', name: b!.name, priceUsd: 1, priceChangePct: null, volumeUsd: 30, trades: 1, liquidityUsd: 0, marketCapUsd: 10, createdAt: b!.createdAt },
-      { rank: 2, address: a!.address, symbol: 'AAA', name: a!.name, priceUsd: 2, priceChangePct: null, volumeUsd: 10, trades: 2, liquidityUsd: 50, marketCapUsd: 20, createdAt: a!.createdAt },
+      {
+        rank: 1,
+        address: b!.address,
+        symbol: 'BBB',
+        name: b!.name,
+        priceUsd: 1,
+        priceChangePct: null,
+        volumeUsd: 30,
+        trades: 1,
+        liquidityUsd: 0,
+        marketCapUsd: 10,
+        createdAt: b!.createdAt,
+      },
+      {
+        rank: 2,
+        address: a!.address,
+        symbol: 'AAA',
+        name: a!.name,
+        priceUsd: 2,
+        priceChangePct: null,
+        volumeUsd: 10,
+        trades: 2,
+        liquidityUsd: 50,
+        marketCapUsd: 20,
+        createdAt: a!.createdAt,
+      },
     ]);
     expect(symbols((await t.http.get('/v1/market/trending?minLiquidityUsd=50')).body)).toEqual(['AAA']);
     expect(symbols((await t.http.get('/v1/market/trending?minLiquidityUsd=51')).body)).toEqual([]);
@@ -45,10 +69,14 @@ describe('GET /v1/market/trending|gainers|losers|new', () => {
     t.ingest(toks);
     const [up, up2, down, few, nobase] = toks.map((x) => x.address) as [string, string, string, string, string];
     t.ingest([
-      aTrade(up, { blockTime: NOW - 7200, priceUsd: 1 }), ...run(up, 10, 1, 3, NOW - 600), // +200 %
-      aTrade(up2, { blockTime: NOW - 7200, priceUsd: 2 }), ...run(up2, 10, 2, 3, NOW - 600), // +50 %
-      aTrade(down, { blockTime: NOW - 7200, priceUsd: 4 }), ...run(down, 12, 4, 1, NOW - 600), // -75 %
-      aTrade(few, { blockTime: NOW - 7200, priceUsd: 1 }), ...run(few, 9, 1, 100, NOW - 600), // too few trades
+      aTrade(up, { blockTime: NOW - 7200, priceUsd: 1 }),
+      ...run(up, 10, 1, 3, NOW - 600), // +200 %
+      aTrade(up2, { blockTime: NOW - 7200, priceUsd: 2 }),
+      ...run(up2, 10, 2, 3, NOW - 600), // +50 %
+      aTrade(down, { blockTime: NOW - 7200, priceUsd: 4 }),
+      ...run(down, 12, 4, 1, NOW - 600), // -75 %
+      aTrade(few, { blockTime: NOW - 7200, priceUsd: 1 }),
+      ...run(few, 9, 1, 100, NOW - 600), // too few trades
       ...run(nobase, 20, 1, 50, NOW - 600), // no trade at or before now - 1h
     ]);
     const gainers = await t.http.get('/v1/market/gainers?window=1h');
@@ -74,13 +102,16 @@ describe('GET /v1/market/trending|gainers|losers|new', () => {
     expect((await t.http.get('/v1/market/new?limit=101')).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
   });
 
-  it.each(['limit=0', 'limit=101', 'minLiquidityUsd=-1', 'minLiquidityUsd=1.5', 'window=24H', 'limit=5&limit=5'])('answers trending?%s with 400 invalid_parameter', async (q) => {
-    t = makeTestApp();
-    const res = await t.http.get(`/v1/market/trending?${q}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_parameter');
-    expect(res.body.error.param).toBe(q.split('=')[0]);
-  });
+  it.each(['limit=0', 'limit=101', 'minLiquidityUsd=-1', 'minLiquidityUsd=1.5', 'window=24H', 'limit=5&limit=5'])(
+    'answers trending?%s with 400 invalid_parameter',
+    async (q) => {
+      t = makeTestApp();
+      const res = await t.http.get(`/v1/market/trending?${q}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_parameter');
+      expect(res.body.error.param).toBe(q.split('=')[0]);
+    },
+  );
 });
 
 describe('GET /v1/search', () => {
@@ -106,7 +137,15 @@ describe('GET /v1/search', () => {
       ['ABCD', 'symbolPrefix'],
       ['QQ', 'name'],
     ]);
-    expect(res.body.results[0]).toEqual({ address: exactHigh.address, symbol: 'ABC', name: 'High volume abc', priceUsd: 1, liquidityUsd: 0, volume24hUsd: 50, matchedBy: 'symbol' });
+    expect(res.body.results[0]).toEqual({
+      address: exactHigh.address,
+      symbol: 'ABC',
+      name: 'High volume abc',
+      priceUsd: 1,
+      liquidityUsd: 0,
+      volume24hUsd: 50,
+      matchedBy: 'symbol',
+    });
     const byAddress = await t.http.get(`/v1/search?q=${target.address}`);
     expect(byAddress.body.results).toHaveLength(1);
     expect(byAddress.body.results[0]).toMatchObject({ address: target.address, matchedBy: 'address' });
@@ -132,15 +171,18 @@ describe('GET /v1/search', () => {
     expect(res.body.results).toEqual([expect.objectContaining({ address, matchedBy: 'address' })]);
   });
 
-  it.each([['', 'q'], ['q=' + 'x'.repeat(65), 'q'], ['q=a&q=b', 'q'], ['q=a&limit=0', 'limit'], ['q=a&limit=101', 'limit']])(
-    'answers ?%s with 400 invalid_parameter naming %s',
-    async (query, param) => {
-      t = makeTestApp();
-      const res = await t.http.get(`/v1/search?${query}`);
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param });
-    },
-  );
+  it.each([
+    ['', 'q'],
+    ['q=' + 'x'.repeat(65), 'q'],
+    ['q=a&q=b', 'q'],
+    ['q=a&limit=0', 'limit'],
+    ['q=a&limit=101', 'limit'],
+  ])('answers ?%s with 400 invalid_parameter naming %s', async (query, param) => {
+    t = makeTestApp();
+    const res = await t.http.get(`/v1/search?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param });
+  });
 
   it('accepts a 64-character query, counting characters rather than UTF-16 units', async () => {
     t = makeTestApp();

@@ -31,15 +31,19 @@ describe('POST /v1/ingest record cap', () => {
     ['NDJSON of 3.3 million {} lines', 'application/x-ndjson', () => '{}\n'.repeat(3_300_000)],
     ['NDJSON of 100,001 records', 'application/x-ndjson', () => '{}\n\n'.repeat(100_001)],
     ['a JSON array of 3 million {}', 'application/json', () => '[' + '{},'.repeat(3_000_000) + '{}]'],
-  ])('refuses %s as 400 invalid_body naming the cap, writing nothing', async (_name, type, body) => {
-    const app = (t = makeTestApp());
-    const { secret } = app.makeKey({ scopes: ['ingest'] });
-    const res = await post(app, secret, type, body());
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_body');
-    expect(res.body.error.message).toBe('a batch holds at most 100,000 records; split it');
-    expect(app.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
-  }, 60_000);
+  ])(
+    'refuses %s as 400 invalid_body naming the cap, writing nothing',
+    async (_name, type, body) => {
+      const app = (t = makeTestApp());
+      const { secret } = app.makeKey({ scopes: ['ingest'] });
+      const res = await post(app, secret, type, body());
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_body');
+      expect(res.body.error.message).toBe('a batch holds at most 100,000 records; split it');
+      expect(app.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
+    },
+    60_000,
+  );
 
   it('still reports the bad lines of a batch under the cap', async () => {
     const app = (t = makeTestApp());

@@ -25,22 +25,23 @@ const tradeArb = (span: number) =>
     quote: fc.double({ min: 0, max: 1e6, noNaN: true, noDefaultInfinity: true }),
   });
 
-const scenario = fc
-  .record({ span: fc.constantFrom(...SPANS), start: fc.integer({ min: 1_500_000_000, max: 1_700_000_000 }) })
-  .chain(({ span, start }) =>
-    fc.record({
-      span: fc.constant(span),
-      start: fc.constant(start),
-      first: fc.array(tradeArb(span), { minLength: 1, maxLength: 30 }),
-      backfill: fc.array(tradeArb(span), { maxLength: 15 }),
-      a: fc.integer({ min: -span, max: 2 * span }),
-      b: fc.integer({ min: -span, max: 2 * span }),
-      countback: fc.integer({ min: 1, max: 40 }),
-    }),
-  );
+const scenario = fc.record({ span: fc.constantFrom(...SPANS), start: fc.integer({ min: 1_500_000_000, max: 1_700_000_000 }) }).chain(({ span, start }) =>
+  fc.record({
+    span: fc.constant(span),
+    start: fc.constant(start),
+    first: fc.array(tradeArb(span), { minLength: 1, maxLength: 30 }),
+    backfill: fc.array(tradeArb(span), { maxLength: 15 }),
+    a: fc.integer({ min: -span, max: 2 * span }),
+    b: fc.integer({ min: -span, max: 2 * span }),
+    countback: fc.integer({ min: 1, max: 40 }),
+  }),
+);
 
 function expectSameBars(actual: RefBar[], expected: RefBar[], label: string): void {
-  expect(actual.map((b) => b.t), label).toEqual(expected.map((b) => b.t));
+  expect(
+    actual.map((b) => b.t),
+    label,
+  ).toEqual(expected.map((b) => b.t));
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i]!;
     const e = expected[i]!;
@@ -69,7 +70,14 @@ describe('candles of one market equal aggregating its raw trades', () => {
         const rows = [...s.first, ...s.backfill];
         const records = (part: typeof s.first) =>
           part.map((r) =>
-            aTrade(token.address, { market: markets[r.market]!.address, blockTime: s.start + r.dt, priceUsd: r.price, volumeUsd: r.volume, amount: r.amount, quoteAmount: r.quote }),
+            aTrade(token.address, {
+              market: markets[r.market]!.address,
+              blockTime: s.start + r.dt,
+              priceUsd: r.price,
+              volumeUsd: r.volume,
+              amount: r.amount,
+              quoteAmount: r.quote,
+            }),
           );
         app.ingest([token, ...markets, ...records(s.first)]);
         if (s.backfill.length > 0) app.ingest(records(s.backfill));
@@ -81,14 +89,21 @@ describe('candles of one market equal aggregating its raw trades', () => {
           const usd: RefTrade[] = mine.map(({ r, seq }) => ({ time: s.start + r.dt, seq, price: r.price, volume: r.volume }));
           const native: RefTrade[] = mine.map(({ r, seq }) => ({ time: s.start + r.dt, seq, price: r.quote / r.amount, volume: r.quote }));
           for (const resolution of RESOLUTIONS) {
-            for (const [currency, trades] of [['usd', usd], ['native', native]] as const) {
+            for (const [currency, trades] of [
+              ['usd', usd],
+              ['native', native],
+            ] as const) {
               const all = refBars(resolution, trades);
               const label = `${market.quoteSymbol} ${currency} ${resolution}`;
               const v1 = await http
                 .get(`/v1/token/${token.address}/candles`)
                 .query({ resolution, from: Math.max(0, from), to, market: market.address, currency });
               expect(v1.status, label).toBe(200);
-              expectSameBars(v1.body.candles, all.filter((b) => b.t >= from && b.t < to), `${label} /v1 [${from}, ${to})`);
+              expectSameBars(
+                v1.body.candles,
+                all.filter((b) => b.t >= from && b.t < to),
+                `${label} /v1 [${from}, ${to})`,
+              );
 
               const currencyCode = currency === 'usd' ? 'USD' : market.quoteSymbol;
               const cb = await http.get('/udf/history').query({ symbol: market.address, resolution, to, countback: s.countback, currencyCode });

@@ -94,8 +94,15 @@ describe('/udf pair symbols', () => {
     const usd = await t.http.get(`/udf/symbols?symbol=${sol.address}`);
     expect(usd.status).toBe(200);
     expect(usd.body).toMatchObject({
-      name: 'BONK/SOL', ticker: sol.address, exchange: 'raydium', listed_exchange: 'raydium', description: 'Bonk / SOL on raydium',
-      currency_code: 'USD', currency_codes: ['USD', 'SOL'], pricescale: 1000, type: 'crypto',
+      name: 'BONK/SOL',
+      ticker: sol.address,
+      exchange: 'raydium',
+      listed_exchange: 'raydium',
+      description: 'Bonk / SOL on raydium',
+      currency_code: 'USD',
+      currency_codes: ['USD', 'SOL'],
+      pricescale: 1000,
+      type: 'crypto',
     });
     expect(usd.body.s).toBeUndefined();
     for (const code of ['SOL', 'sol']) {
@@ -123,7 +130,7 @@ describe('/udf pair symbols', () => {
     expect(res.body).toMatchObject({ s: 'error', errmsg: 'unknown symbol' });
   });
 
-  it('gives a pair\'s history in USD or in the quote token as currencyCode asks', async () => {
+  it("gives a pair's history in USD or in the quote token as currencyCode asks", async () => {
     const { sol } = seed();
     const q = `/udf/history?symbol=${sol.address}&resolution=1&from=${T0}&to=${T0 + 120}`;
     const usd = await t.http.get(q);

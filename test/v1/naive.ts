@@ -26,16 +26,13 @@ export function rawTrades(store: Store, tokenId?: number): RawTrade[] {
   return tokenId === undefined ? rows : rows.filter((r) => r.tokenId === tokenId);
 }
 
-export const tokenIdOf = (store: Store, address: string): number =>
-  store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(address) as number;
+export const tokenIdOf = (store: Store, address: string): number => store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(address) as number;
 
 /** Trades in the window (now - w, now]. */
-export const inWindow = (trades: readonly RawTrade[], now: number, w: number): RawTrade[] =>
-  trades.filter((t) => t.bt > now - w && t.bt <= now);
+export const inWindow = (trades: readonly RawTrade[], now: number, w: number): RawTrade[] => trades.filter((t) => t.bt > now - w && t.bt <= now);
 
 /** The last trade in trade order with blockTime <= t. */
-export const lastAtOrBefore = (trades: readonly RawTrade[], t: number): RawTrade | undefined =>
-  trades.filter((x) => x.bt <= t).at(-1);
+export const lastAtOrBefore = (trades: readonly RawTrade[], t: number): RawTrade | undefined => trades.filter((x) => x.bt <= t).at(-1);
 
 export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 

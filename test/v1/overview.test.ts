@@ -13,7 +13,15 @@ const WINDOWS = { '5m': 300, '1h': 3600, '6h': 21600, '24h': 86400 } as const;
 describe('GET /v1/token/:address/overview', () => {
   it('answers every field of the contract from the token, its markets, holders and trades', async () => {
     t = makeTestApp();
-    const tok = aToken({ symbol: 'BONK', name: 'Bonk', decimals: 5, totalSupply: 1000, circulatingSupply: 400, logoUri: 'https://x/y.png', createdAt: 1_699_000_000 });
+    const tok = aToken({
+      symbol: 'BONK',
+      name: 'Bonk',
+      decimals: 5,
+      totalSupply: 1000,
+      circulatingSupply: 400,
+      logoUri: 'https://x/y.png',
+      createdAt: 1_699_000_000,
+    });
     const m1 = aMarket(tok.address, { liquidityUsd: 100.5 });
     const m2 = aMarket(tok.address, { liquidityUsd: 200 });
     t.ingest([tok, m1, m2, aHolder(tok.address), aHolder(tok.address), aHolder(tok.address)]);
@@ -59,7 +67,16 @@ describe('GET /v1/token/:address/overview', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ priceUsd: null, marketCapUsd: null, fdvUsd: null, liquidityUsd: 0, holders: 0, markets: 0, lastTradeAt: null });
     for (const w of Object.keys(WINDOWS)) {
-      expect(res.body.windows[w]).toEqual({ priceChangePct: null, volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0, uniqueWallets: 0 });
+      expect(res.body.windows[w]).toEqual({
+        priceChangePct: null,
+        volumeUsd: 0,
+        buyVolumeUsd: 0,
+        sellVolumeUsd: 0,
+        trades: 0,
+        buys: 0,
+        sells: 0,
+        uniqueWallets: 0,
+      });
     }
   });
 

@@ -53,7 +53,9 @@ describe('GET /v1/prices/at', () => {
   it('equals the naive last trade at or before a random time, with backfilled batches', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.record({ dt: fc.integer({ min: 0, max: 100 }), p: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 8 }), { maxLength: 6 }),
+        fc.array(fc.array(fc.record({ dt: fc.integer({ min: 0, max: 100 }), p: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 8 }), {
+          maxLength: 6,
+        }),
         fc.array(fc.integer({ min: -5, max: 110 }), { minLength: 1, maxLength: 8 }),
         async (batches, times) => {
           const app = makeTestApp();

@@ -32,7 +32,11 @@ describe('GET /v1/token/:address/top-traders', () => {
       fc.asyncProperty(
         fc.array(
           fc.record({
-            dt: fc.oneof(fc.integer({ min: -31 * 86400, max: 20 }), fc.integer({ min: -7200, max: 0 }), fc.constantFrom(-3600, -3599, -86400, -86399, -604800, 0, 1)),
+            dt: fc.oneof(
+              fc.integer({ min: -31 * 86400, max: 20 }),
+              fc.integer({ min: -7200, max: 0 }),
+              fc.constantFrom(-3600, -3599, -86400, -86399, -604800, 0, 1),
+            ),
             vol: fc.integer({ min: 0, max: 1000 }),
             buy: fc.boolean(),
             w: fc.integer({ min: 0, max: 6 }),
@@ -47,7 +51,9 @@ describe('GET /v1/token/:address/top-traders', () => {
             const tok = aToken();
             const wallets = Array.from({ length: 7 }, () => anAddress('w'));
             app.ingest([tok]);
-            const trades = rows.map((r) => aTrade(tok.address, { blockTime: NOW + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }));
+            const trades = rows.map((r) =>
+              aTrade(tok.address, { blockTime: NOW + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }),
+            );
             const cut = Math.min(split, trades.length);
             if (cut < trades.length) app.ingest(trades.slice(cut));
             if (cut > 0) app.ingest(trades.slice(0, cut));
@@ -89,7 +95,11 @@ describe('GET /v1/token/:address/top-traders', () => {
     t = makeTestApp();
     const tok = aToken();
     t.ingest([tok]);
-    t.ingest(Array.from({ length: 50 }, (_, i) => aTrade(tok.address, { blockTime: NOW - i * 997, volumeUsd: i, side: i % 3 ? 'buy' : 'sell', market: anAddress('m') })));
+    t.ingest(
+      Array.from({ length: 50 }, (_, i) =>
+        aTrade(tok.address, { blockTime: NOW - i * 997, volumeUsd: i, side: i % 3 ? 'buy' : 'sell', market: anAddress('m') }),
+      ),
+    );
     const before = await Promise.all(['top-traders?window=30d', 'markets', 'overview'].map((p) => t.http.get(`/v1/token/${tok.address}/${p}`)));
     rebuildReadViews(t.store.db);
     t.store.notifyChange({ tokens: 'all' });
@@ -98,8 +108,14 @@ describe('GET /v1/token/:address/top-traders', () => {
   });
 
   it.each([
-    ['window=5m', 'window'], ['window=2h', 'window'], ['sort=price', 'sort'], ['sort=Volume', 'sort'], ['limit=0', 'limit'],
-    ['limit=1001', 'limit'], ['limit=1e2', 'limit'], ['window=1h&window=6h', 'window'],
+    ['window=5m', 'window'],
+    ['window=2h', 'window'],
+    ['sort=price', 'sort'],
+    ['sort=Volume', 'sort'],
+    ['limit=0', 'limit'],
+    ['limit=1001', 'limit'],
+    ['limit=1e2', 'limit'],
+    ['window=1h&window=6h', 'window'],
   ])('answers ?%s with 400 invalid_parameter naming %s', async (query, param) => {
     t = makeTestApp();
     const tok = aToken();
@@ -115,7 +131,12 @@ describe('GET /v1/token/:address/holders', () => {
     t = makeTestApp();
     const tok = aToken({ totalSupply: 2000 });
     const owners = ['1111111111111111111111111111111C', '1111111111111111111111111111111B', '1111111111111111111111111111111A'];
-    t.ingest([tok, aHolder(tok.address, { owner: owners[0], amount: 50 }), aHolder(tok.address, { owner: owners[1], amount: 50 }), aHolder(tok.address, { owner: owners[2], amount: 10 })]);
+    t.ingest([
+      tok,
+      aHolder(tok.address, { owner: owners[0], amount: 50 }),
+      aHolder(tok.address, { owner: owners[1], amount: 50 }),
+      aHolder(tok.address, { owner: owners[2], amount: 10 }),
+    ]);
     t.ingest([aHolder(tok.address, { owner: owners[2], amount: 500 }), aHolder(tok.address, { amount: 0 })]);
     const res = await t.http.get(`/v1/token/${tok.address}/holders`);
     expect(res.body).toEqual({
@@ -180,9 +201,39 @@ describe('GET /v1/token/:address/markets', () => {
     const res = await t.http.get(`/v1/token/${tok.address}/markets`);
     expect(res.status).toBe(200);
     expect(res.body.markets).toEqual([
-      { address: big.address, dex: 'orca', quoteAddress: big.quoteAddress, quoteSymbol: 'SOL', priceUsd: 3, liquidityUsd: 900, volume24hUsd: 16, trades24h: 3, createdAt: big.createdAt },
-      { address: tieA.address, dex: 'raydium', quoteAddress: tieA.quoteAddress, quoteSymbol: 'SOL', priceUsd: null, liquidityUsd: 100, volume24hUsd: 0, trades24h: 0, createdAt: tieA.createdAt },
-      { address: tieB.address, dex: 'raydium', quoteAddress: tieB.quoteAddress, quoteSymbol: 'SOL', priceUsd: 7, liquidityUsd: 100, volume24hUsd: 0, trades24h: 0, createdAt: tieB.createdAt },
+      {
+        address: big.address,
+        dex: 'orca',
+        quoteAddress: big.quoteAddress,
+        quoteSymbol: 'SOL',
+        priceUsd: 3,
+        liquidityUsd: 900,
+        volume24hUsd: 16,
+        trades24h: 3,
+        createdAt: big.createdAt,
+      },
+      {
+        address: tieA.address,
+        dex: 'raydium',
+        quoteAddress: tieA.quoteAddress,
+        quoteSymbol: 'SOL',
+        priceUsd: null,
+        liquidityUsd: 100,
+        volume24hUsd: 0,
+        trades24h: 0,
+        createdAt: tieA.createdAt,
+      },
+      {
+        address: tieB.address,
+        dex: 'raydium',
+        quoteAddress: tieB.quoteAddress,
+        quoteSymbol: 'SOL',
+        priceUsd: 7,
+        liquidityUsd: 100,
+        volume24hUsd: 0,
+        trades24h: 0,
+        createdAt: tieB.createdAt,
+      },
     ]);
     const two = await t.http.get(`/v1/token/${tok.address}/markets?limit=2`);
     expect(two.body.markets.map((m: { address: string }) => m.address)).toEqual([big.address, tieA.address]);

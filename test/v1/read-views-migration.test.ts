@@ -13,10 +13,15 @@ const NOW = 1_700_000_000;
 describe('migration 003 (read views)', () => {
   it('fills the views from trades stored before it, so ranked lists are right at once', async () => {
     const store = openStore(':memory:', { migrate: false });
-    migrate(store.db, loadMigrations().filter((m) => m.version <= 2));
+    migrate(
+      store.db,
+      loadMigrations().filter((m) => m.version <= 2),
+    );
     const tok = aToken();
     store.db
-      .prepare(`INSERT INTO tokens (id, address, symbol, name, decimals, created_at, updated_at, last_trade_at, price_usd) VALUES (1, ?, 'OLD', 'Old', 6, 0, 0, ?, 1)`)
+      .prepare(
+        `INSERT INTO tokens (id, address, symbol, name, decimals, created_at, updated_at, last_trade_at, price_usd) VALUES (1, ?, 'OLD', 'Old', 6, 0, 0, ?, 1)`,
+      )
       .run(tok.address, NOW);
     const wallets = [anAddress('w'), anAddress('w'), anAddress('w')];
     const markets = [anAddress('m'), anAddress('m')];

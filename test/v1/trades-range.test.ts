@@ -89,7 +89,12 @@ describe('GET /v1/token/:address/trades?after=&before=', () => {
             const after = a === null ? null : NOW + a;
             const before = b === null ? null : NOW + b;
             const expected = naiveRange(app, tok.address, after, before, side);
-            const query = [`limit=${limit}`, after === null ? '' : `after=${after}`, before === null ? '' : `before=${before}`, side === null ? '' : `side=${side}`]
+            const query = [
+              `limit=${limit}`,
+              after === null ? '' : `after=${after}`,
+              before === null ? '' : `before=${before}`,
+              side === null ? '' : `side=${side}`,
+            ]
               .filter((x) => x !== '')
               .join('&');
             const ids: number[] = [];

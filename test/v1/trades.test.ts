@@ -50,7 +50,18 @@ describe('GET /v1/token/:address/trades', () => {
     t.ingest([tok, m]);
     const w = anAddress('w');
     t.ingest([
-      aTrade(tok.address, { market: m.address, blockTime: NOW - 10, signature: 'sA', index: 3, side: 'sell', priceUsd: 2.5, amount: 7, quoteAmount: 0.5, volumeUsd: 17.5, wallet: w }),
+      aTrade(tok.address, {
+        market: m.address,
+        blockTime: NOW - 10,
+        signature: 'sA',
+        index: 3,
+        side: 'sell',
+        priceUsd: 2.5,
+        amount: 7,
+        quoteAmount: 0.5,
+        volumeUsd: 17.5,
+        wallet: w,
+      }),
       aTrade(tok.address, { blockTime: NOW - 20, signature: 'sB' }),
       aTrade(tok.address, { blockTime: NOW - 10, signature: 'sC' }),
     ]);
@@ -59,8 +70,18 @@ describe('GET /v1/token/:address/trades', () => {
     expect(res.status).toBe(200);
     expect(res.body.trades.map((x: { signature: string }) => x.signature)).toEqual(['sC', 'sA', 'sB', 'sD']);
     expect(res.body.trades[1]).toEqual({
-      id: 1, signature: 'sA', index: 3, blockTime: NOW - 10, side: 'sell', priceUsd: 2.5, amount: 7, quoteAmount: 0.5,
-      volumeUsd: 17.5, wallet: w, market: m.address, dex: 'orca',
+      id: 1,
+      signature: 'sA',
+      index: 3,
+      blockTime: NOW - 10,
+      side: 'sell',
+      priceUsd: 2.5,
+      amount: 7,
+      quoteAmount: 0.5,
+      volumeUsd: 17.5,
+      wallet: w,
+      market: m.address,
+      dex: 'orca',
     });
     expect(res.body.trades[0].dex).toBeNull();
     expect(res.body.nextCursor).toBeNull();
@@ -107,7 +128,9 @@ describe('GET /v1/token/:address/trades', () => {
         fc.array(fc.record({ dt: fc.integer({ min: 0, max: 40 }), buy: fc.boolean(), w: fc.integer({ min: 0, max: 2 }) }), { maxLength: 50 }),
         fc.integer({ min: 1, max: 7 }),
         filters,
-        fc.array(fc.array(fc.record({ dt: fc.integer({ min: -5, max: 60 }), buy: fc.boolean(), w: fc.integer({ min: 0, max: 2 }) }), { maxLength: 4 }), { maxLength: 20 }),
+        fc.array(fc.array(fc.record({ dt: fc.integer({ min: -5, max: 60 }), buy: fc.boolean(), w: fc.integer({ min: 0, max: 2 }) }), { maxLength: 4 }), {
+          maxLength: 20,
+        }),
         async (initial, limit, filter, arrivals) => {
           const app = makeTestApp();
           try {
@@ -119,14 +142,26 @@ describe('GET /v1/token/:address/trades', () => {
               aTrade(token, { blockTime: NOW - 20 + r.dt, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! });
             if (initial.length > 0) app.ingest(initial.map((r) => mk(r)));
             const keep = (r: Row) =>
-              filter === 'none' ? true
-              : filter === 'buy' ? r.side === 'buy'
-              : filter === 'sell' ? r.side === 'sell'
-              : filter === 'wallet' ? r.wallet === wallets[0]
-              : r.wallet === wallets[0] && r.side === 'sell';
+              filter === 'none'
+                ? true
+                : filter === 'buy'
+                  ? r.side === 'buy'
+                  : filter === 'sell'
+                    ? r.side === 'sell'
+                    : filter === 'wallet'
+                      ? r.wallet === wallets[0]
+                      : r.wallet === wallets[0] && r.side === 'sell';
             const query =
-              filter === 'none' ? '' : filter === 'buy' || filter === 'sell' ? `side=${filter}` : filter === 'wallet' ? `wallet=${wallets[0]}` : `wallet=${wallets[0]}&side=sell`;
-            const expected = naiveDesc(app, tok.address).filter(keep).map((r) => r.id);
+              filter === 'none'
+                ? ''
+                : filter === 'buy' || filter === 'sell'
+                  ? `side=${filter}`
+                  : filter === 'wallet'
+                    ? `wallet=${wallets[0]}`
+                    : `wallet=${wallets[0]}&side=sell`;
+            const expected = naiveDesc(app, tok.address)
+              .filter(keep)
+              .map((r) => r.id);
             let k = 0;
             const { ids } = await walk(app, tok.address, `limit=${limit}&${query}`, () => {
               const batch = arrivals[k++];
@@ -227,10 +262,24 @@ describe('GET /v1/token/:address/trades', () => {
   });
 
   it.each([
-    ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=1e3', 'limit'], ['limit=0x10', 'limit'], ['limit=-1', 'limit'],
-    ['limit=010', 'limit'], ['limit=%2010', 'limit'], ['limit=1.5', 'limit'], ['limit=10abc', 'limit'], ['limit=-0', 'limit'],
-    ['limit=99999999999999999999', 'limit'], ['limit=1&limit=2', 'limit'], ['side=BUY', 'side'], ['side=both', 'side'],
-    ['wallet=nope', 'wallet'], ["wallet=' OR 1=1 --", 'wallet'], ['cursor=a&cursor=b', 'cursor'], ['side=buy&side=sell', 'side'],
+    ['limit=0', 'limit'],
+    ['limit=1001', 'limit'],
+    ['limit=1e3', 'limit'],
+    ['limit=0x10', 'limit'],
+    ['limit=-1', 'limit'],
+    ['limit=010', 'limit'],
+    ['limit=%2010', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['limit=10abc', 'limit'],
+    ['limit=-0', 'limit'],
+    ['limit=99999999999999999999', 'limit'],
+    ['limit=1&limit=2', 'limit'],
+    ['side=BUY', 'side'],
+    ['side=both', 'side'],
+    ['wallet=nope', 'wallet'],
+    ["wallet=' OR 1=1 --", 'wallet'],
+    ['cursor=a&cursor=b', 'cursor'],
+    ['side=buy&side=sell', 'side'],
   ])('answers ?%s with 400 invalid_parameter naming %s', async (query, param) => {
     t = makeTestApp();
     const tok = aToken();
@@ -266,10 +315,16 @@ describe('GET /v1/token/:address/trades', () => {
     const pages = sqls.filter((s) => s.includes('ORDER BY t.block_time DESC, t.id DESC'));
     expect(pages).toHaveLength(4);
     for (const sql of pages) {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ tokenId: 1, blockTime: 5, id: 5, after: 0, bound: 9, limit: 10, isBuy: 1, wallet: 'w' }) as { detail: string }[])
+      const plan = (
+        db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ tokenId: 1, blockTime: 5, id: 5, after: 0, bound: 9, limit: 10, isBuy: 1, wallet: 'w' }) as {
+          detail: string;
+        }[]
+      )
         .map((r) => r.detail)
         .join(' | ');
-      expect(plan).toMatch(/SEARCH t USING INDEX trades_token_(time|side_time|wallet_time) \(token_id=\? AND (is_buy=\? AND |wallet=\? AND )?block_time>\? AND block_time<\?\)/);
+      expect(plan).toMatch(
+        /SEARCH t USING INDEX trades_token_(time|side_time|wallet_time) \(token_id=\? AND (is_buy=\? AND |wallet=\? AND )?block_time>\? AND block_time<\?\)/,
+      );
       expect(plan).not.toMatch(/TEMP B-TREE|SCAN t/);
     }
   });

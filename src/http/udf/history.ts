@@ -21,9 +21,7 @@ export const MAX_TIME_PARAM = 253402300800;
 
 const RESOLUTIONS = [...SUPPORTED_RESOLUTIONS, 'D', 'W', 'M'] as const;
 
-export type HistoryBody =
-  | { s: 'ok'; t: number[]; o: number[]; h: number[]; l: number[]; c: number[]; v: number[] }
-  | { s: 'no_data'; nextTime?: number };
+export type HistoryBody = { s: 'ok'; t: number[]; o: number[]; h: number[]; l: number[]; c: number[]; v: number[] } | { s: 'no_data'; nextTime?: number };
 
 export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
   const { symbols, candles, marketCandles, cache } = deps;
@@ -31,7 +29,8 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/history',
-      summary: 'UDF bars (of a token, or of a pair in USD or its quote token): ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
+      summary:
+        'UDF bars (of a token, or of a pair in USD or its quote token): ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -69,9 +68,11 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
     if (bars.length === 0) {
       // A countback read already looked at everything before `to`: nothing older exists.
       const older =
-        query.mode !== 'range' ? null
-        : pair === null ? candles.newestBarBefore(tokenId, res, query.from)
-        : marketCandles.newestBarBefore(tokenId, pair.market, res, query.from);
+        query.mode !== 'range'
+          ? null
+          : pair === null
+            ? candles.newestBarBefore(tokenId, res, query.from)
+            : marketCandles.newestBarBefore(tokenId, pair.market, res, query.from);
       return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
     }
     const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };

@@ -13,9 +13,7 @@ import { udfQuotes, udfQuotesExample } from './schemas.js';
 export const MAX_QUOTE_NAMES = 100;
 const DAY = 86400;
 
-type QuoteItem =
-  | { s: 'ok'; n: string; v: ReturnType<typeof quoteValues> }
-  | { s: 'error'; n: string; errmsg: string; v: Record<string, never> };
+type QuoteItem = { s: 'ok'; n: string; v: ReturnType<typeof quoteValues> } | { s: 'error'; n: string; errmsg: string; v: Record<string, never> };
 
 export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
   const { symbols, windows, clock } = deps;

@@ -14,7 +14,15 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
   const { symbols, marketCandles, clock, cache } = deps;
 
   router.add(
-    { method: 'get', path: '/udf/config', summary: 'UDF datafeed configuration', access: 'public', tag: 'udf', response: S.udfConfig, example: S.udfConfigExample },
+    {
+      method: 'get',
+      path: '/udf/config',
+      summary: 'UDF datafeed configuration',
+      access: 'public',
+      tag: 'udf',
+      response: S.udfConfig,
+      example: S.udfConfigExample,
+    },
     // Every chart load asks for it: kept until any token changes (the exchange list is read by index anyway).
     () => cache.json('tokens', 'udf-config', () => udfConfig(symbols.exchanges())),
   );
@@ -42,7 +50,8 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/search',
-      summary: 'UDF symbol search by symbol prefix, name word prefix or address; EXCHANGE:TEXT searches one exchange; an empty query lists the most liquid tokens',
+      summary:
+        'UDF symbol search by symbol prefix, name word prefix or address; EXCHANGE:TEXT searches one exchange; an empty query lists the most liquid tokens',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -65,7 +74,16 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
   );
 
   router.add(
-    { method: 'get', path: '/udf/time', summary: 'Server time: a bare integer of unix seconds', access: 'public', tag: 'udf', response: S.udfTime, example: S.udfTimeExample, responseType: 'text/plain' },
+    {
+      method: 'get',
+      path: '/udf/time',
+      summary: 'Server time: a bare integer of unix seconds',
+      access: 'public',
+      tag: 'udf',
+      response: S.udfTime,
+      example: S.udfTimeExample,
+      responseType: 'text/plain',
+    },
     (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'text/plain';

@@ -11,10 +11,13 @@ import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
 import * as S from './schemas/account.js';
 
-const keyName = z.unknown().refine(
-  (v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)),
-  { message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters` },
-).transform((v) => v as string | null).meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
+const keyName = z
+  .unknown()
+  .refine((v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)), {
+    message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
+  })
+  .transform((v) => v as string | null)
+  .meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
 
 const createBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
 const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
@@ -25,48 +28,112 @@ export function accountRouter(deps: AppDeps): ApiRouter {
   const accounts = deps.services.accounts;
   const api = new ApiRouter();
 
-  api.add({ method: 'get', path: '/v1/me', summary: 'The calling key, its tenant, plan and rate-limit state', access: 'keyed', tag: 'account', response: S.me, example: S.meExample }, (ctx) => {
-    const { key, tenant, plan } = requireKey(ctx);
-    privateAnswer(ctx);
-    const rl = ctx.state.rateLimit;
-    return {
-      tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, createdAt: tenant.createdAt },
-      key: { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes, createdAt: key.createdAt, lastUsedAt: key.lastUsedAt, expiresAt: key.expiresAt },
-      plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
-      rateLimit: rl
-        ? { limit: rl.limit, remaining: Math.max(0, rl.remaining), resetSeconds: Math.max(0, rl.resetSeconds) }
-        : { limit: plan.requestsPerMinute, remaining: plan.requestsPerMinute, resetSeconds: 0 },
-    };
-  });
-
-  api.add({ method: 'get', path: '/v1/keys', summary: "The tenant's keys (never their secrets)", access: 'keyed', tag: 'account', scope: 'read', response: S.keyList, example: S.keyListExample }, (ctx) => {
-    const { tenant } = requireKey(ctx, 'read');
-    privateAnswer(ctx);
-    return { keys: accounts.listKeys(tenant.id) };
-  });
-
-  api.add({
-    method: 'post', path: '/v1/keys', access: 'keyed', tag: 'account', scope: 'manage', body: createBody,
-    summary: 'Create a key (scopes default ["read"], never more than the calling key holds); the secret is shown once',
-    response: S.keyCreated, example: S.keyCreatedExample, statuses: [201],
-  }, async (ctx) => {
-    const { tenant, key } = requireKey(ctx, 'manage');
-    const body = await readJsonBody(ctx, createBody);
-    privateAnswer(ctx);
-    const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: key.scopes });
-    ctx.status = 201;
-    return { key: made.key, secret: made.secret };
-  });
-
-  api.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Revoke a key (again is fine)', access: 'keyed', tag: 'account', scope: 'manage', response: S.keyRevoked, example: S.keyRevokedExample }, (ctx) => {
-    const { tenant } = requireKey(ctx, 'manage');
-    const id = String(ctx.params.id);
-    privateAnswer(ctx);
-    return { key: accounts.revokeKey(id, tenant.id) };
-  });
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/me',
+      summary: 'The calling key, its tenant, plan and rate-limit state',
+      access: 'keyed',
+      tag: 'account',
+      response: S.me,
+      example: S.meExample,
+    },
+    (ctx) => {
+      const { key, tenant, plan } = requireKey(ctx);
+      privateAnswer(ctx);
+      const rl = ctx.state.rateLimit;
+      return {
+        tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, createdAt: tenant.createdAt },
+        key: {
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          scopes: key.scopes,
+          createdAt: key.createdAt,
+          lastUsedAt: key.lastUsedAt,
+          expiresAt: key.expiresAt,
+        },
+        plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
+        rateLimit: rl
+          ? { limit: rl.limit, remaining: Math.max(0, rl.remaining), resetSeconds: Math.max(0, rl.resetSeconds) }
+          : { limit: plan.requestsPerMinute, remaining: plan.requestsPerMinute, resetSeconds: 0 },
+      };
+    },
+  );
 
   api.add(
-    { method: 'post', path: '/v1/keys/:id/rotate', summary: 'Replace a key; the old one works for graceSeconds more', access: 'keyed', tag: 'account', scope: 'manage', body: rotateBody, response: S.keyRotated, example: S.keyRotatedExample, statuses: [201] },
+    {
+      method: 'get',
+      path: '/v1/keys',
+      summary: "The tenant's keys (never their secrets)",
+      access: 'keyed',
+      tag: 'account',
+      scope: 'read',
+      response: S.keyList,
+      example: S.keyListExample,
+    },
+    (ctx) => {
+      const { tenant } = requireKey(ctx, 'read');
+      privateAnswer(ctx);
+      return { keys: accounts.listKeys(tenant.id) };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/v1/keys',
+      access: 'keyed',
+      tag: 'account',
+      scope: 'manage',
+      body: createBody,
+      summary: 'Create a key (scopes default ["read"], never more than the calling key holds); the secret is shown once',
+      response: S.keyCreated,
+      example: S.keyCreatedExample,
+      statuses: [201],
+    },
+    async (ctx) => {
+      const { tenant, key } = requireKey(ctx, 'manage');
+      const body = await readJsonBody(ctx, createBody);
+      privateAnswer(ctx);
+      const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: key.scopes });
+      ctx.status = 201;
+      return { key: made.key, secret: made.secret };
+    },
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/v1/keys/:id',
+      summary: 'Revoke a key (again is fine)',
+      access: 'keyed',
+      tag: 'account',
+      scope: 'manage',
+      response: S.keyRevoked,
+      example: S.keyRevokedExample,
+    },
+    (ctx) => {
+      const { tenant } = requireKey(ctx, 'manage');
+      const id = String(ctx.params.id);
+      privateAnswer(ctx);
+      return { key: accounts.revokeKey(id, tenant.id) };
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/v1/keys/:id/rotate',
+      summary: 'Replace a key; the old one works for graceSeconds more',
+      access: 'keyed',
+      tag: 'account',
+      scope: 'manage',
+      body: rotateBody,
+      response: S.keyRotated,
+      example: S.keyRotatedExample,
+      statuses: [201],
+    },
     async (ctx) => {
       const caller = requireKey(ctx, 'manage');
       const id = String(ctx.params.id);

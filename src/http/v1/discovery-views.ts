@@ -54,13 +54,16 @@ function item(rank: number, t: TokenSummary, f: Pick<DiscoveryItem, 'priceChange
 export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: TokenViews, cache: ResponseCache) {
   const repo = createDiscoveryRepo(store.db);
   const index = createSearchIndexRepo(store.db);
-  const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, w)])) as Record<
-    (typeof DISCOVERY_WINDOWS)[number],
-    WindowBoard
-  >;
+  const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, w)])) as Record<(typeof DISCOVERY_WINDOWS)[number], WindowBoard>;
 
   /** The top `limit` of a ranking with at least `minLiquidityUsd`, exact for the second the board is at. */
-  async function ranked(kind: DiscoveryKind, window: (typeof DISCOVERY_WINDOWS)[number], minLiquidityUsd: number, limit: number, clockNow: () => number): Promise<DiscoveryItem[]> {
+  async function ranked(
+    kind: DiscoveryKind,
+    window: (typeof DISCOVERY_WINDOWS)[number],
+    minLiquidityUsd: number,
+    limit: number,
+    clockNow: () => number,
+  ): Promise<DiscoveryItem[]> {
     const board = boards[window];
     await board.refresh(clockNow);
     const out: DiscoveryItem[] = [];
@@ -73,12 +76,7 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
 
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
   function newest(limit: number, now: number): DiscoveryItem[] {
-    const all = cache.through(
-      'tokens',
-      `new:${now}`,
-      () => repo.newest(MAX_DISCOVERY).map((t, i) => item(i + 1, t, views.figures(t, '24h', now))),
-      TIMED_TTL,
-    );
+    const all = cache.through('tokens', `new:${now}`, () => repo.newest(MAX_DISCOVERY).map((t, i) => item(i + 1, t, views.figures(t, '24h', now))), TIMED_TTL);
     return all.slice(0, limit);
   }
 
@@ -102,15 +100,17 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
         searchTokens(index, board, q, normalizeAddress(q), MAX_DISCOVERY).flatMap((hit) => {
           const t = board.get(hit.id)?.t ?? repo.summary(hit.id);
           if (t === undefined) return [];
-          return [{
-            address: t.address,
-            symbol: t.symbol,
-            name: t.name,
-            priceUsd: t.priceUsd,
-            liquidityUsd: t.liquidityUsd,
-            volume24hUsd: hit.volume24hUsd,
-            matchedBy: hit.matchedBy,
-          }];
+          return [
+            {
+              address: t.address,
+              symbol: t.symbol,
+              name: t.name,
+              priceUsd: t.priceUsd,
+              liquidityUsd: t.liquidityUsd,
+              volume24hUsd: hit.volume24hUsd,
+              matchedBy: hit.matchedBy,
+            },
+          ];
         }),
       TIMED_TTL,
     );
@@ -128,10 +128,7 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
     const out: Record<string, Price> = {};
     for (const { asked: key, address } of asked) {
       const t = tokens.byAddress(address);
-      out[key] =
-        t === undefined
-          ? null
-          : { priceUsd: t.priceUsd, priceChangePct24h: views.figures(t, '24h', now).priceChangePct, updatedAt: t.lastTradeAt };
+      out[key] = t === undefined ? null : { priceUsd: t.priceUsd, priceChangePct24h: views.figures(t, '24h', now).priceChangePct, updatedAt: t.lastTradeAt };
     }
     return out;
   }

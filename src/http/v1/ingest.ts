@@ -73,27 +73,36 @@ const rejected = (errors: readonly LineError[]) =>
 
 export function ingestRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  api.add({
-    method: 'post', path: '/v1/ingest', access: 'keyed', tag: 'ingest', scope: 'ingest',
-    body: z.array(ingestRecord).max(MAX_INGEST_RECORDS), bodyMediaTypes: ['application/x-ndjson', 'application/json'],
-    response: ingested, example: ingestedExample,
-    summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
-  }, async (ctx) => {
-    requireKey(ctx, 'ingest');
-    const format = bodyFormat(ctx);
-    const text = await readBody(ctx);
-    const parsed = await values(text, format);
-    const ingest = deps.services.ingest;
-    let records;
-    try {
-      records = await ingest.validate(parsed.values);
-    } catch (err) {
-      if (!(err instanceof IngestRejected)) throw err;
-      // Report the records that are JSON but invalid too, in line order.
-      throw rejected([...parsed.errors, ...err.errors].sort((a, b) => a.line - b.line).slice(0, 101));
-    }
-    if (parsed.errors.length > 0) throw rejected(parsed.errors.slice(0, 101));
-    return ingest.writeSliced(records);
-  });
+  api.add(
+    {
+      method: 'post',
+      path: '/v1/ingest',
+      access: 'keyed',
+      tag: 'ingest',
+      scope: 'ingest',
+      body: z.array(ingestRecord).max(MAX_INGEST_RECORDS),
+      bodyMediaTypes: ['application/x-ndjson', 'application/json'],
+      response: ingested,
+      example: ingestedExample,
+      summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
+    },
+    async (ctx) => {
+      requireKey(ctx, 'ingest');
+      const format = bodyFormat(ctx);
+      const text = await readBody(ctx);
+      const parsed = await values(text, format);
+      const ingest = deps.services.ingest;
+      let records;
+      try {
+        records = await ingest.validate(parsed.values);
+      } catch (err) {
+        if (!(err instanceof IngestRejected)) throw err;
+        // Report the records that are JSON but invalid too, in line order.
+        throw rejected([...parsed.errors, ...err.errors].sort((a, b) => a.line - b.line).slice(0, 101));
+      }
+      if (parsed.errors.length > 0) throw rejected(parsed.errors.slice(0, 101));
+      return ingest.writeSliced(records);
+    },
+  );
   return api;
 }

@@ -50,7 +50,16 @@ export function marketRouter(deps: AppDeps): ApiRouter {
   }
 
   api.add(
-    { method: 'get', path: '/v1/market/new', summary: 'Newest tokens by creation time (figures of the last 24 h)', access: 'public', tag: 'market', query: z.object({ limit }), response: S.rankedTokens, example: S.newTokensExample },
+    {
+      method: 'get',
+      path: '/v1/market/new',
+      summary: 'Newest tokens by creation time (figures of the last 24 h)',
+      access: 'public',
+      tag: 'market',
+      query: z.object({ limit }),
+      response: S.rankedTokens,
+      example: S.newTokensExample,
+    },
     (_ctx, q) => ({ window: null, tokens: discovery.newest(q.limit ?? 20, now()) }),
   );
 

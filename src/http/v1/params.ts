@@ -26,31 +26,32 @@ export const resolutionParam = () =>
 
 /** A comma-separated list of 1..max addresses, each normalised; keeps the spelling asked. */
 export const addressListParam = (max: number) =>
-  z.string().transform((v, ctx) => {
-    const parts = v.split(',');
-    if (parts.length > max) {
-      ctx.addIssue({ code: 'custom', message: `must list at most ${max} addresses` });
-      return z.NEVER;
-    }
-    const out: { asked: string; address: string }[] = [];
-    for (const asked of parts) {
-      const address = normalizeAddress(asked);
-      if (address === null) {
-        const shown = asked.length > 64 ? `${asked.slice(0, 64)}...` : asked;
-        ctx.addIssue({ code: 'custom', message: `has a malformed address: "${shown}"` });
+  z
+    .string()
+    .transform((v, ctx) => {
+      const parts = v.split(',');
+      if (parts.length > max) {
+        ctx.addIssue({ code: 'custom', message: `must list at most ${max} addresses` });
         return z.NEVER;
       }
-      out.push({ asked, address });
-    }
-    return out;
-  })
-  .meta({
-    description: `Comma-separated addresses, at most ${max}; each answer is keyed by the address exactly as asked`,
-    pattern: `^[^,]+(,[^,]+){0,${max - 1}}$`,
-  });
+      const out: { asked: string; address: string }[] = [];
+      for (const asked of parts) {
+        const address = normalizeAddress(asked);
+        if (address === null) {
+          const shown = asked.length > 64 ? `${asked.slice(0, 64)}...` : asked;
+          ctx.addIssue({ code: 'custom', message: `has a malformed address: "${shown}"` });
+          return z.NEVER;
+        }
+        out.push({ asked, address });
+      }
+      return out;
+    })
+    .meta({
+      description: `Comma-separated addresses, at most ${max}; each answer is keyed by the address exactly as asked`,
+      pattern: `^[^,]+(,[^,]+){0,${max - 1}}$`,
+    });
 
-export const invalidCursor = (): ApiError =>
-  new ApiError(400, 'invalid_cursor', 'cursor was not issued by this server for this query', { param: 'cursor' });
+export const invalidCursor = (): ApiError => new ApiError(400, 'invalid_cursor', 'cursor was not issued by this server for this query', { param: 'cursor' });
 
 /** The token named by the path: 400 invalid_address when malformed, 404 token_not_found when unknown. */
 export function pathToken(ctx: AppContext, tokens: TokensRepo): TokenRow {

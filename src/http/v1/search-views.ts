@@ -62,7 +62,10 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   const fewNames = [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE);
   const allKnown = symbolKnown && fewPrefixes.length < PAGE && fewNames.length < PAGE;
   if (allKnown) {
-    for (const [kind, list] of [[2, byPrefix], [3, byName]] as const) {
+    for (const [kind, list] of [
+      [2, byPrefix],
+      [3, byName],
+    ] as const) {
       const traded = [...fewPrefixes, ...fewNames].flatMap((x) => {
         const e = kindOf(x) === kind ? board.get(x.id) : undefined;
         return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
@@ -92,7 +95,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
     }
     if (kind === 1) {
       const out: IndexedToken[] = [];
-      for (let after = ''; ; ) {
+      for (let after = ''; ;) {
         const page = index.bySymbol(qf, after, PAGE);
         out.push(...page.filter(fits));
         if (out.length >= need || page.length < PAGE) return out.slice(0, need);
@@ -117,7 +120,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
           };
     const walked: IndexedToken[] = [];
     const enumerated: IndexedToken[] = [];
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = index.inAddressOrder(after, PAGE);
       walked.push(...page.filter(fits));
       if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);

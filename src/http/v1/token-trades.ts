@@ -71,9 +71,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         return {
           trades: page.map(toTradeJson),
           nextCursor:
-            rows.length > limit && last !== undefined
-              ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound: snapshot })
-              : null,
+            rows.length > limit && last !== undefined ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound: snapshot }) : null,
         };
       });
     },
@@ -118,9 +116,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       const key = `candles|${q.resolution.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${to}|${q.market ?? ''}|${currency}`;
       return deps.cache.json({ token: token.id }, key, () => {
         const bars =
-          q.market === undefined
-            ? candles.readBars(token.id, q.resolution, query)
-            : marketCandles.readBars(token.id, q.market, currency, q.resolution, query);
+          q.market === undefined ? candles.readBars(token.id, q.resolution, query) : marketCandles.readBars(token.id, q.market, currency, q.resolution, query);
         return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
       });
     },

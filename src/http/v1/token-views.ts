@@ -21,10 +21,7 @@ export const MAX_LIST = 1000;
 /** Seconds an answer keyed by the current second may stay in memory. */
 const TIMED_TTL = 3;
 
-export type WindowFigures = { priceChangePct: number | null } & Pick<
-  WindowStats,
-  'volumeUsd' | 'buyVolumeUsd' | 'sellVolumeUsd' | 'trades' | 'buys' | 'sells'
->;
+export type WindowFigures = { priceChangePct: number | null } & Pick<WindowStats, 'volumeUsd' | 'buyVolumeUsd' | 'sellVolumeUsd' | 'trades' | 'buys' | 'sells'>;
 
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };

@@ -21,7 +21,15 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
   const now = () => nowSeconds(deps.clock);
 
   api.add(
-    { method: 'get', path: '/v1/token/:address/overview', summary: 'Token overview with 5m, 1h, 6h and 24h windows', access: 'public', tag: 'tokens', response: S.tokenOverview, example: S.tokenOverviewExample },
+    {
+      method: 'get',
+      path: '/v1/token/:address/overview',
+      summary: 'Token overview with 5m, 1h, 6h and 24h windows',
+      access: 'public',
+      tag: 'tokens',
+      response: S.tokenOverview,
+      example: S.tokenOverviewExample,
+    },
     (ctx) => views.overview(pathToken(ctx, tokens), now()),
   );
 

@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import { count, unixTime, unixTimeOrNull } from './common.js';
 
-const scopes = z.array(z.string().describe('read, manage or ingest')).describe('What the key may do: read (every read and the stream), manage (keys and subscriptions), ingest (POST /v1/ingest)');
+const scopes = z
+  .array(z.string().describe('read, manage or ingest'))
+  .describe('What the key may do: read (every read and the stream), manage (keys and subscriptions), ingest (POST /v1/ingest)');
 
 export const keyView = z
   .strictObject({

@@ -8,8 +8,18 @@ import { priceText } from './format.js';
 
 /** The resolution buttons: UDF value and label. */
 export const RESOLUTIONS = [
-  ['1S', '1s'], ['5S', '5s'], ['15S', '15s'], ['1', '1m'], ['5', '5m'], ['15', '15m'], ['30', '30m'],
-  ['60', '1h'], ['240', '4h'], ['1D', '1D'], ['1W', '1W'], ['1M', '1M'],
+  ['1S', '1s'],
+  ['5S', '5s'],
+  ['15S', '15s'],
+  ['1', '1m'],
+  ['5', '5m'],
+  ['15', '15m'],
+  ['30', '30m'],
+  ['60', '1h'],
+  ['240', '4h'],
+  ['1D', '1D'],
+  ['1W', '1W'],
+  ['1M', '1M'],
 ];
 export const RESOLUTION_VALUES = RESOLUTIONS.map(([v]) => v);
 const COUNTBACK = 300;
@@ -24,7 +34,7 @@ export function resolutionSeconds(r) {
   const m = /^(\d*)([SDWM]?)$/.exec(r);
   if (!m) return 60;
   const n = Number(m[1] || 1);
-  return n * ({ S: 1, '': 60, D: 86400, W: 604800, M: 2592000 }[m[2]]);
+  return n * { S: 1, '': 60, D: 86400, W: 604800, M: 2592000 }[m[2]];
 }
 
 /**
@@ -46,20 +56,41 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     timeScale: { borderColor: c.border, timeVisible: true, secondsVisible: false },
   });
   const candles = chart.addSeries(LWC.CandlestickSeries, {
-    upColor: c.up, downColor: c.down, wickUpColor: c.up, wickDownColor: c.down, borderVisible: false,
+    upColor: c.up,
+    downColor: c.down,
+    wickUpColor: c.up,
+    wickDownColor: c.down,
+    borderVisible: false,
   });
   // Room above the candles and below them (for the volume bars) is added to the price range
   // itself, clamped at zero, instead of scale margins: margins extend the axis linearly past the
   // lowest candle, which showed negative prices whenever the range was wide (1h, 1D).
   candles.applyOptions({ autoscaleInfoProvider: (original) => withRoom(original()) });
   candles.priceScale().applyOptions({ scaleMargins: { top: 0.02, bottom: 0 } });
-  const volume = chart.addSeries(LWC.HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false });
+  const volume = chart.addSeries(LWC.HistogramSeries, {
+    priceFormat: { type: 'volume' },
+    priceScaleId: 'volume',
+    lastValueVisible: false,
+    priceLineVisible: false,
+  });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
 
   const state = {
-    status: 'idle', symbol: null, ticker: null, name: null, description: null, resolution: null,
-    bars: 0, firstTime: null, lastTime: null, minSpacing: null, lastClose: null,
-    historyRequests: [], loads: 0, refreshes: 0, error: null,
+    status: 'idle',
+    symbol: null,
+    ticker: null,
+    name: null,
+    description: null,
+    resolution: null,
+    bars: 0,
+    firstTime: null,
+    lastTime: null,
+    minSpacing: null,
+    lastClose: null,
+    historyRequests: [],
+    loads: 0,
+    refreshes: 0,
+    error: null,
   };
   window.__chart = state;
   // For the browser tests: the prices at the bottom and top of the visible axis, and how it labels a price.

@@ -57,11 +57,15 @@ const refreshAll = () => Promise.all([loadAccount(), loadKeys(), loadSubscriptio
 function showSecret(title, secret) {
   const value = h('code', { class: 'secret-value' }, secret);
   const copied = h('span', { class: 'muted copied' });
-  const box = h('section', { class: 'secret-box' },
+  const box = h(
+    'section',
+    { class: 'secret-box' },
     h('strong', {}, title),
     h('p', { class: 'muted' }, 'Copy it now: it is shown only this once and cannot be shown again.'),
     value,
-    h('div', { class: 'row' },
+    h(
+      'div',
+      { class: 'row' },
       h('button', { type: 'button', class: 'primary copy', onclick: () => copy(value, copied) }, 'Copy'),
       h('button', { type: 'button', class: 'done', onclick: () => box.remove() }, 'I have saved it'),
       copied,
@@ -102,7 +106,10 @@ async function loadAccount() {
     u.rateLimit ? stat('Requests left now', `${fmt.amount(u.rateLimit.remaining)} of ${fmt.amount(u.rateLimit.limit)}`) : null,
     u.rateLimit ? stat('Full again in', `${u.rateLimit.resetSeconds} s`) : null,
   );
-  fill($('#usage-note'), u.rateLimit ? 'The rate limit is shared by all keys of the account.' : 'Live request usage is not available here; the limits of the plan are shown.');
+  fill(
+    $('#usage-note'),
+    u.rateLimit ? 'The rate limit is shared by all keys of the account.' : 'Live request usage is not available here; the limits of the plan are shown.',
+  );
 }
 
 // Keys. Revoked and expired keys stay in the API's list; the page hides them unless asked.
@@ -126,7 +133,9 @@ function showKeys() {
       ? h('tr', {}, h('td', { colspan: 8, class: 'muted' }, dead > 0 ? 'No active keys' : 'No keys yet'))
       : keys.map((k) => {
           const live = k.status === 'active' || k.status === 'expiring';
-          return h('tr', { dataset: { keyId: k.id } },
+          return h(
+            'tr',
+            { dataset: { keyId: k.id } },
             cell('Name', {}, k.name ?? h('span', { class: 'muted' }, '(unnamed)')),
             cell('Key', { class: 'mono' }, `${k.prefix}…${k.last4}`),
             cell('Scopes', {}, k.scopes.join(', ')),
@@ -134,7 +143,9 @@ function showKeys() {
             cell('Created', {}, fmt.dateTime(k.createdAt)),
             cell('Last used', {}, fmt.dateTime(k.lastUsedAt)),
             cell('Expires', {}, fmt.dateTime(k.expiresAt)),
-            h('td', { class: 'row actions' },
+            h(
+              'td',
+              { class: 'row actions' },
               live ? h('button', { type: 'button', 'data-action': 'rotate', onclick: () => rotate(k) }, 'Rotate') : null,
               k.status !== 'revoked' ? h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revoke(k) }, 'Revoke') : null,
             ),
@@ -192,11 +203,17 @@ async function loadSubscriptions() {
     subscriptions.length === 0
       ? h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriptions yet'))
       : subscriptions.map((s) =>
-          h('tr', { dataset: { address: s.address } },
+          h(
+            'tr',
+            { dataset: { address: s.address } },
             cell('Token', { class: 'mono' }, s.address),
             cell('Webhook', { class: 'mono' }, s.webhookUrl ?? h('span', { class: 'muted' }, 'none (poll /v1/events)')),
             cell('Since', {}, fmt.dateTime(s.createdAt)),
-            h('td', { class: 'actions' }, h('button', { type: 'button', class: 'danger', 'data-action': 'remove', onclick: () => removeSubscription(s) }, 'Remove')),
+            h(
+              'td',
+              { class: 'actions' },
+              h('button', { type: 'button', class: 'danger', 'data-action': 'remove', onclick: () => removeSubscription(s) }, 'Remove'),
+            ),
           ),
         ),
   );

@@ -15,7 +15,7 @@ const chart = createTokenChart($('#chart'), { theme, onChange: legend });
 fill($('#legend-resolution'), RESOLUTIONS.find(([v]) => v === resolution)?.[1] ?? resolution);
 
 function legend(state) {
-  fill($('#legend-symbol'), state.status === 'error' ? symbol : state.name ?? symbol);
+  fill($('#legend-symbol'), state.status === 'error' ? symbol : (state.name ?? symbol));
   fill($('#legend-price'), state.lastClose === null ? '' : fmt.price(state.lastClose));
   if (state.ticker) $('#full-link').href = '/?' + new URLSearchParams({ symbol: state.ticker, resolution }).toString();
 }

@@ -30,7 +30,10 @@ export function priceText(v) {
   }
   const significant = String(digits).replace(/0+$/, '') || '0';
   if (zeros < SUBSCRIPT_FROM) return sign + '0.' + '0'.repeat(zeros) + significant;
-  const count = String(zeros).split('').map((d) => SUBSCRIPT[Number(d)]).join('');
+  const count = String(zeros)
+    .split('')
+    .map((d) => SUBSCRIPT[Number(d)])
+    .join('');
   return `${sign}0.0${count}${significant}`;
 }
 

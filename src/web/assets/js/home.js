@@ -106,7 +106,9 @@ async function loadTrades() {
       trades.length === 0
         ? h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No trades yet'))
         : trades.map((t) =>
-            h('tr', {},
+            h(
+              'tr',
+              {},
               h('td', {}, fmt.timeOfDay(t.blockTime)),
               h('td', { class: t.side === 'buy' ? 'up' : 'down' }, t.side),
               h('td', { class: 'num' }, fmt.price(t.priceUsd)),
@@ -143,8 +145,12 @@ async function search(q) {
       results.length === 0
         ? h('li', { class: 'muted' }, 'No match')
         : results.map((r) =>
-            h('li', {},
-              h('button', { type: 'button', dataset: { address: r.address }, onclick: () => pick(r.address) },
+            h(
+              'li',
+              {},
+              h(
+                'button',
+                { type: 'button', dataset: { address: r.address }, onclick: () => pick(r.address) },
                 h('span', {}, h('strong', {}, r.symbol), ' ', h('span', { class: 'muted' }, r.name)),
                 h('span', { class: 'muted' }, fmt.price(r.priceUsd)),
               ),
