@@ -40,3 +40,18 @@ export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b,
 export const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 export const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Top traders computed from the raw trades of a window: descending by `sort`, ties by wallet. */
+export function naiveTraders(trades: readonly RawTrade[], sort: 'volume' | 'trades' | 'net') {
+  const by = new Map<string, RawTrade[]>();
+  for (const x of trades) by.set(x.wallet, [...(by.get(x.wallet) ?? []), x]);
+  const rows = [...by].map(([wallet, xs]) => {
+    const buy = sum(xs.filter((x) => x.isBuy === 1).map((x) => x.vol));
+    const sell = sum(xs.filter((x) => x.isBuy === 0).map((x) => x.vol));
+    const buys = xs.filter((x) => x.isBuy === 1).length;
+    return { wallet, volumeUsd: buy + sell, buyVolumeUsd: buy, sellVolumeUsd: sell, netUsd: sell - buy, trades: xs.length, buys, sells: xs.length - buys };
+  });
+  const key = sort === 'volume' ? 'volumeUsd' : sort === 'trades' ? 'trades' : 'netUsd';
+  rows.sort((a, b) => b[key] - a[key] || cmpStr(a.wallet, b.wallet));
+  return rows.map((r, i) => ({ rank: i + 1, ...r }));
+}

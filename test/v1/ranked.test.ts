@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
-import { cmpStr, inWindow, rawTrades, sum, tokenIdOf, type RawTrade } from './naive.js';
+import { inWindow, naiveTraders, rawTrades, sum, tokenIdOf } from './naive.js';
 import { rebuildReadViews } from '../../src/store/read-views-repo.js';
 
 let t: TestApp;
@@ -10,21 +10,6 @@ afterEach(() => t?.close());
 
 const NOW = 1_700_000_000;
 const TRADER_WINDOWS = { '1h': 3600, '6h': 21600, '24h': 86400, '7d': 604800, '30d': 2592000 } as const;
-
-/** Top traders computed from the raw trades of a window. */
-function naiveTraders(trades: readonly RawTrade[], sort: 'volume' | 'trades' | 'net') {
-  const by = new Map<string, RawTrade[]>();
-  for (const x of trades) by.set(x.wallet, [...(by.get(x.wallet) ?? []), x]);
-  const rows = [...by].map(([wallet, xs]) => {
-    const buy = sum(xs.filter((x) => x.isBuy === 1).map((x) => x.vol));
-    const sell = sum(xs.filter((x) => x.isBuy === 0).map((x) => x.vol));
-    const buys = xs.filter((x) => x.isBuy === 1).length;
-    return { wallet, volumeUsd: buy + sell, buyVolumeUsd: buy, sellVolumeUsd: sell, netUsd: sell - buy, trades: xs.length, buys, sells: xs.length - buys };
-  });
-  const key = sort === 'volume' ? 'volumeUsd' : sort === 'trades' ? 'trades' : 'netUsd';
-  rows.sort((a, b) => b[key] - a[key] || cmpStr(a.wallet, b.wallet));
-  return rows.map((r, i) => ({ rank: i + 1, ...r }));
-}
 
 describe('GET /v1/token/:address/top-traders', () => {
   it('equals a naive ranking of the raw trades for every window and sort, backfill and future trades included', async () => {
