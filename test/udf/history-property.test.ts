@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
-import { barsOf, closeVolume, refBars, type RefBar, type RefTrade } from './support.js';
+import { barsOf, expectSameBars, refBars, type RefTrade } from './support.js';
 
 const RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', '30', '60', '240', '1D', '1W', '1M', 'D', 'W', 'M'];
 /** Spans of time the trades of one run fall in, so that every resolution gets several buckets. */
@@ -34,19 +34,6 @@ const scenario = fc.record({ span: fc.constantFrom(...SPANS), start: fc.integer(
     countback: fc.integer({ min: 1, max: 60 }),
   }),
 );
-
-function expectSameBars(actual: RefBar[], expected: RefBar[], label: string): void {
-  expect(
-    actual.map((b) => b.t),
-    label,
-  ).toEqual(expected.map((b) => b.t));
-  for (let i = 0; i < expected.length; i++) {
-    const a = actual[i]!;
-    const e = expected[i]!;
-    expect([a.o, a.h, a.l, a.c], `${label} bar ${e.t}`).toEqual([e.o, e.h, e.l, e.c]);
-    expect(closeVolume(a.v, e.v), `${label} volume ${a.v} vs ${e.v}`).toBe(true);
-  }
-}
 
 let t: TestApp | undefined;
 let server: Server | undefined;

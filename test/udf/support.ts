@@ -3,6 +3,7 @@
  * naive candle reference built straight from trades (its own bucket arithmetic, on Date, so a bug
  * in src/domain/resolution.ts cannot hide in both).
  */
+import { expect } from 'vitest';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import type { TokenRecord, TradeRecord } from '../../src/domain/records.js';
 import type { TestApp } from '../helpers/make-test-app.js';
@@ -76,3 +77,17 @@ export function barsOf(body: { t: number[]; o: number[]; h: number[]; l: number[
 
 /** True when two volumes agree within 1e-9 relative (docs/api.md, Data and ingest). */
 export const closeVolume = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) + 1e-12;
+
+/** Fails unless `actual` has the bars of `expected`: same times, exact OHLC, volume within 1e-9 relative. */
+export function expectSameBars(actual: RefBar[], expected: RefBar[], label: string): void {
+  expect(
+    actual.map((b) => b.t),
+    label,
+  ).toEqual(expected.map((b) => b.t));
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i]!;
+    const e = expected[i]!;
+    expect([a.o, a.h, a.l, a.c], `${label} bar ${e.t}`).toEqual([e.o, e.h, e.l, e.c]);
+    expect(closeVolume(a.v, e.v), `${label} volume ${a.v} vs ${e.v}`).toBe(true);
+  }
+}
