@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/engines/**/*.test.ts'],
+    globalSetup: ['test/engines/global-setup.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,
