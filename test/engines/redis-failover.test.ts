@@ -85,6 +85,8 @@ describe('failover limiter', () => {
     await blocker.sendCommand(['CLIENT', 'PAUSE', '1000', 'ALL']);
     expect(await limiter.tenant('acme', rate, true)).toMatchObject({ allowed: true, remaining: 2 });
     expect(limiter.redisState()).toBe('down');
+    // The blocker's own commands wait out the pause too: this returns once it is over.
+    await blocker.ping();
     blocker.destroy();
 
     // Back: the shared bucket answers again (the stalled call also counted there, once).
