@@ -67,7 +67,8 @@ describe('failover limiter', () => {
       redis: createRedisLimiter({ client, prefix }),
       ready: () => client.isReady,
       memory: createLimiter({ clock: { now: () => Date.now() } }),
-      timeoutMs: 150,
+      // Generous, so a loaded machine never makes a healthy Redis look stalled; the pause below is longer.
+      timeoutMs: 1000,
       onStateChange: (s) => changes.push(s),
     });
     const rate: Rate = { limit: 3, windowSeconds: 3600 };
@@ -82,7 +83,7 @@ describe('failover limiter', () => {
     // in force); the call is answered from this instance's fresh bucket.
     const blocker = connect();
     await blocker.connect();
-    await blocker.sendCommand(['CLIENT', 'PAUSE', '1000', 'ALL']);
+    await blocker.sendCommand(['CLIENT', 'PAUSE', '2500', 'ALL']);
     expect(await limiter.tenant('acme', rate, true)).toMatchObject({ allowed: true, remaining: 2 });
     expect(limiter.redisState()).toBe('down');
     // The blocker's own commands wait out the pause too: this returns once it is over.
