@@ -9,12 +9,14 @@
 #
 # The URLs go to stdout as KEY=value lines, everything else to stderr, so a caller can do
 #   eval "$(scripts/engines.sh start)"; export TEST_DATABASE_URL TEST_REDIS_URL
-# Ports: ENGINES_PG_PORT (54329), ENGINES_REDIS_PORT (63799); binaries: ENGINES_PG_BIN
-# (/usr/lib/postgresql/15/bin, or the first of 16, 17 found), redis-server on the PATH.
+# Ports: ENGINES_PG_PORT (54329), ENGINES_REDIS_PORT (63799); data: ENGINES_DIR (.tmp/engines);
+# binaries: ENGINES_PG_BIN (/usr/lib/postgresql/15/bin, or the first of 16, 17 found),
+# redis-server on the PATH. A port already taken by another program fails `start` with the
+# server's own message; pick other ports with the variables above.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-root="$PWD/.tmp/engines"
+root="${ENGINES_DIR:-$PWD/.tmp/engines}"
 pg_port="${ENGINES_PG_PORT:-54329}"
 redis_port="${ENGINES_REDIS_PORT:-63799}"
 pg_data="$root/pg"
@@ -58,6 +60,10 @@ pg_start() {
       local user=postgres
       id -u postgres >/dev/null 2>&1 || user=nobody
       chown "$user" "$pg_data"
+      if ! runuser -u "$user" -- test -w "$pg_data"; then
+        say "user $user cannot reach $pg_data (a parent folder is closed to it); set ENGINES_DIR to a folder it can reach, e.g. /tmp/engines"
+        return 1
+      fi
     fi
     # C locale: text sorts by bytes, as SQLite's BINARY collation does (the schema also says
     # COLLATE "C" on every text column, so a database with another default sorts the same).
