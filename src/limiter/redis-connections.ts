@@ -8,8 +8,7 @@
  * when their leases end (60 s by default), while a live instance's never lapse. Time is Redis's
  * own clock (TIME), one clock for every instance.
  */
-import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ScriptClient } from './redis-gcra.js';
 
 /** KEYS[1]: the group. ARGV: member, cap, lease ms. 1 when admitted, 0 when the group is full. */
