@@ -19,7 +19,24 @@ cd "$(dirname "$0")/.."
 root="${ENGINES_DIR:-$PWD/.tmp/engines}"
 pg_port="${ENGINES_PG_PORT:-54329}"
 redis_port="${ENGINES_REDIS_PORT:-63799}"
+
+# The user PostgreSQL runs as: PostgreSQL refuses root (CI runs as root), so then the `postgres`
+# user the Debian package creates, or `nobody` when that user is missing.
+pg_user="$(id -un)"
+if [ "$(id -u)" -eq 0 ]; then
+  pg_user=postgres
+  id -u postgres >/dev/null 2>&1 || pg_user=nobody
+fi
+as_pg() {
+  if [ "$(id -u)" -ne 0 ]; then "$@"; else (cd / && runuser -u "$pg_user" -- "$@"); fi
+}
+
+# A checkout under a folder closed to that user (/root is 700): the data goes under /tmp instead,
+# at a path made from the checkout's, so start, stop and clean find the same one.
 pg_data="$root/pg"
+if [ -z "${ENGINES_DIR:-}" ] && [ "$(id -u)" -eq 0 ] && ! runuser -u "$pg_user" -- test -x "$PWD"; then
+  pg_data="/tmp/engines-pg-$(printf '%s' "$PWD" | cksum | cut -d' ' -f1)"
+fi
 
 pg_bin="${ENGINES_PG_BIN:-}"
 if [ -z "$pg_bin" ]; then
@@ -35,18 +52,6 @@ print_env() {
   echo "TEST_REDIS_URL=redis://127.0.0.1:$redis_port/0"
 }
 
-# PostgreSQL refuses to run as root (CI runs as root): run it as the `postgres` user the Debian
-# package creates, or `nobody` when that user is missing.
-as_pg() {
-  if [ "$(id -u)" -ne 0 ]; then
-    "$@"
-  else
-    local user=postgres
-    id -u postgres >/dev/null 2>&1 || user=nobody
-    runuser -u "$user" -- "$@"
-  fi
-}
-
 pg_start() {
   if [ -z "$pg_bin" ]; then
     say "PostgreSQL 15 or later not found (apt-get install postgresql)"
@@ -57,11 +62,9 @@ pg_start() {
     rm -rf "$pg_data"
     mkdir -p "$pg_data"
     if [ "$(id -u)" -eq 0 ]; then
-      local user=postgres
-      id -u postgres >/dev/null 2>&1 || user=nobody
-      chown "$user" "$pg_data"
-      if ! runuser -u "$user" -- test -w "$pg_data"; then
-        say "user $user cannot reach $pg_data (a parent folder is closed to it); set ENGINES_DIR to a folder it can reach, e.g. /tmp/engines"
+      chown "$pg_user" "$pg_data"
+      if ! runuser -u "$pg_user" -- test -w "$pg_data"; then
+        say "user $pg_user cannot reach $pg_data (a parent folder is closed to it); set ENGINES_DIR to a folder it can reach, e.g. /tmp/engines"
         return 1
       fi
     fi
@@ -141,7 +144,7 @@ case "${1:-}" in
   clean)
     pg_stop
     redis_stop
-    rm -rf "$root"
+    rm -rf "$root" "$pg_data"
     ;;
   *)
     echo "usage: scripts/engines.sh start|stop|env|clean" >&2
