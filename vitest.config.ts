@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/engines/ needs PostgreSQL and Redis: npm run test:engines (vitest.engines.config.ts).
+    exclude: ['**/node_modules/**', 'test/engines/**'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 20_000,

@@ -1,0 +1,115 @@
+/**
+ * Connection caps shared by every instance (docs/operations.md, Many instances): the open
+ * connections of a group (a client IP's, or a caller's streams) counted in Redis, so a cap holds
+ * across instances instead of per instance. A group is a sorted set of its connections, each
+ * scored with the time its lease ends; admitting one is one Lua script (drop ended leases,
+ * count, add), so instances admitting at once never pass the cap together. An instance renews
+ * its connections' leases every ttl/3, so the connections of an instance that died stop counting
+ * when their leases end (60 s by default), while a live instance's never lapse. Time is Redis's
+ * own clock (TIME), one clock for every instance.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ScriptClient } from './redis-gcra.js';
+
+/** KEYS[1]: the group. ARGV: member, cap, lease ms. 1 when admitted, 0 when the group is full. */
+export const ACQUIRE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
+
+/** KEYS[1]: the group. ARGV: lease ms, then the members to renew (only those still there). */
+export const RENEW_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
+
+const sha = (s: string) => createHash('sha1').update(s).digest('hex');
+const SCRIPTS = { acquire: { src: ACQUIRE_SCRIPT, sha: sha(ACQUIRE_SCRIPT) }, renew: { src: RENEW_SCRIPT, sha: sha(RENEW_SCRIPT) } };
+
+/** What the counter needs of a node-redis client (v5+). */
+export type ConnectionClient = ScriptClient & { zRem(key: string, member: string): Promise<unknown> };
+
+export type ConnectionCounterOptions = {
+  client: ConnectionClient;
+  /** This instance's name: part of every member, so leases show whose they are. */
+  instanceId: string;
+  /** Prepended to every key ('conn:' by default). */
+  prefix?: string;
+  /** How long a connection counts without renewal (default 60 s). */
+  leaseMs?: number;
+};
+
+export type ConnectionCounter = {
+  /** Counts one more connection of `group` if fewer than `cap` are open: its ticket, or null when full. */
+  acquire(group: string, cap: number): Promise<string | null>;
+  /** Stops counting the connection of that ticket. */
+  release(ticket: string): Promise<void>;
+  /** Connections this instance holds now. */
+  held(): number;
+  /** Stops renewing (the instance's connections stop counting when their leases end). */
+  stop(): void;
+};
+
+export function createRedisConnectionCounter(opts: ConnectionCounterOptions): ConnectionCounter {
+  const { client } = opts;
+  const prefix = opts.prefix ?? 'conn:';
+  const leaseMs = opts.leaseMs ?? 60_000;
+  /** group key -> members this instance holds in it. */
+  const mine = new Map<string, Set<string>>();
+  const byTicket = new Map<string, { key: string; member: string }>();
+
+  const run = async (script: keyof typeof SCRIPTS, key: string, args: string[]): Promise<unknown> => {
+    const { src, sha: id } = SCRIPTS[script];
+    const options = { keys: [key], arguments: args };
+    try {
+      return await client.evalSha(id, options);
+    } catch (err) {
+      if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
+      await client.scriptLoad(src);
+      return client.evalSha(id, options);
+    }
+  };
+
+  const renewAll = async () => {
+    for (const [key, members] of mine) {
+      if (members.size > 0) await run('renew', key, [String(leaseMs), ...members]).catch(() => undefined);
+    }
+  };
+  const timer = setInterval(() => void renewAll(), Math.max(10, Math.floor(leaseMs / 3)));
+  timer.unref();
+
+  return {
+    async acquire(group, cap) {
+      const key = `${prefix}${group}`;
+      const member = `${opts.instanceId}:${randomUUID()}`;
+      const ok = await run('acquire', key, [member, String(cap), String(leaseMs)]);
+      if (ok !== 1) return null;
+      let set = mine.get(key);
+      if (!set) mine.set(key, (set = new Set()));
+      set.add(member);
+      byTicket.set(member, { key, member });
+      return member;
+    },
+    async release(ticket) {
+      const held = byTicket.get(ticket);
+      if (!held) return;
+      byTicket.delete(ticket);
+      const set = mine.get(held.key);
+      set?.delete(held.member);
+      if (set?.size === 0) mine.delete(held.key);
+      await client.zRem(held.key, held.member);
+    },
+    held: () => byTicket.size,
+    stop: () => clearInterval(timer),
+  };
+}
