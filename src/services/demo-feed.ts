@@ -38,6 +38,8 @@ export type DemoFeed = {
 const LOOKBACK = 7 * 86400;
 /** Model refresh period, in ticks. */
 const REFRESH_TICKS = 300;
+/** The first tick also fills at most this many seconds since the newest trade (the load's own time). */
+const CATCH_UP_SECONDS = 60;
 /** The daily volatility of a token whose model is not known (a store from an older version). */
 const MEASURED_DAILY_VOL = 0.06;
 
@@ -56,6 +58,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
   // Active from the start when there is demo data to feed; otherwise once some is loaded.
   let active = repo.holdsOnlyDemo();
   let stopped = false;
+  let caughtUp = false;
 
   /** The live rates of the loaded set, rebuilt from its options when they change (a reload). */
   function liveRates(): Map<string, LiveRate> {
@@ -112,11 +115,18 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     const now = nowSeconds(deps.clock);
     const records: NumberedRecord[] = [];
     solUsd = solUsd === null ? null : solUsd * Math.exp(0.0004 * gaussian());
-    for (const t of repo.feedTokens()) {
+    const tokens = repo.feedTokens();
+    // Loading the set takes seconds after its anchor: the first tick trades them too (spread over
+    // them), so the rate does not dip at the load second. Later ticks trade at `now`.
+    const newest = Math.max(...tokens.map((t) => t.lastTradeAt ?? now));
+    const span = caughtUp ? seconds : Math.max(seconds, Math.min(now - newest, seconds + CATCH_UP_SECONDS));
+    caughtUp = true;
+    for (const t of tokens) {
       const m = model({ id: t.id, address: t.address, createdAt: t.createdAt, lastTradeAt: t.lastTradeAt ?? now });
-      const n = poisson(m.ratePerSecond * seconds);
+      const n = poisson(m.ratePerSecond * span);
+      const times = Array.from({ length: n }, () => (span > seconds ? now - Math.floor(random() * span) : now)).sort((a, b) => a - b);
       // The tick's share of a day's variance, split over its trades (a walk in time, as in the history).
-      const sigma = m.dailyVol * Math.sqrt(seconds / 86400 / Math.max(1, n));
+      const sigma = m.dailyVol * Math.sqrt(span / 86400 / Math.max(1, n));
       let price = t.price;
       const liquidity = m.markets.reduce((s, mk) => s + mk.liquidityUsd, 0);
       for (let k = 0; k < n && m.markets.length > 0; k++) {
@@ -133,7 +143,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
           market: market.address,
           signature: `demo-${randomBytes(24).toString('hex')}`,
           index: 0,
-          blockTime: now,
+          blockTime: times[k]!,
           side: step > 0 === random() < 0.8 ? 'buy' : 'sell',
           priceUsd: price,
           amount: volumeUsd / price,

@@ -58,7 +58,7 @@ describe('demo data', () => {
     const stops: string[] = [];
     const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(3), onStop: (r) => stops.push(r) });
     // The feed's rate is the model's live rate of every token, exactly.
-    expect(new Map([...feed.rates()].map(([address, rate]) => [address, rate]))).toEqual(new Map([...live].map(([address, r]) => [address, r.perSecond])));
+    expect(feed.rates()).toEqual(new Map([...live].map(([address, r]) => [address, r.perSecond])));
     // Three simulated hours in one-hour ticks: each token trades about 3 x its live hourly rate.
     let written = 0;
     for (let h = 0; h < 3; h++) written += feed.tick(3600);
@@ -92,6 +92,28 @@ describe('demo data', () => {
     t.ingest([aToken()]);
     expect(feed.tick(3600)).toBe(0);
     expect(stops).toEqual(['real data arrived']);
+    t.close();
+  });
+
+  it('fills the seconds the load took on its first tick, spread over them, then trades at the current time', () => {
+    const t = makeTestApp();
+    const now = opts.until + 20;
+    t.clock.set(now * 1000);
+    loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
+    const newest = t.store.db.prepare('SELECT max(block_time) FROM trades').pluck().get() as number;
+    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(6) });
+    const perSecond = [...feed.rates().values()].reduce((a, b) => a + b, 0);
+    const first = feed.tick(1);
+    const times = t.store.db.prepare('SELECT block_time FROM trades WHERE block_time > ? ORDER BY block_time').pluck().all(newest) as number[];
+    expect(times.length).toBe(first);
+    const mean = perSecond * (now - newest);
+    expect(Math.abs(first - mean)).toBeLessThanOrEqual(4 * Math.sqrt(mean) + 2);
+    expect(times[0]).toBeGreaterThan(newest);
+    expect(times.at(-1)).toBeLessThanOrEqual(now);
+    expect(new Set(times).size).toBeGreaterThan(5);
+    t.clock.set((now + 1) * 1000);
+    const second = feed.tick(1);
+    expect(t.store.db.prepare('SELECT count(*) FROM trades WHERE block_time > ?').pluck().get(now)).toBe(second);
     t.close();
   });
 
