@@ -64,7 +64,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
   function liveRates(): Map<string, LiveRate> {
     const value = meta.get('demo');
     if (value === live.meta) return live.rates;
-    const kept = value === undefined ? undefined : (JSON.parse(value) as DemoMeta);
+    const kept = parseMeta(value);
     const rates = kept !== undefined && (kept.generation ?? 1) >= 2 ? demoLiveRates(kept) : new Map<string, LiveRate>();
     live = { meta: value, rates };
     return rates;
@@ -167,6 +167,17 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
       stopped = true;
     },
   };
+}
+
+/** The kept options of the loaded set; undefined when absent or unreadable (then rates are measured). */
+function parseMeta(value: string | undefined): DemoMeta | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const kept = JSON.parse(value) as DemoMeta;
+    return Number.isInteger(kept.tokens) && Number.isInteger(kept.seed) ? kept : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function pickMarket(markets: FeedMarket[], at: number): FeedMarket {

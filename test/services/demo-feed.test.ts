@@ -98,6 +98,10 @@ describe('demo feed', () => {
       .all() as [string, number][];
     const rates = feed.rates();
     for (const [address, rate] of measured) expect(rates.get(address), address).toBeCloseTo(rate, 12);
+    // Options that cannot be read are treated the same way (a feed is no reason to fail a tick).
+    t.store.db.prepare("UPDATE meta SET value = '{not json' WHERE key = 'demo'").run();
+    const unreadable = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(4) }).rates();
+    for (const [address, rate] of measured) expect(unreadable.get(address), address).toBeCloseTo(rate, 12);
     t.close();
   });
 
