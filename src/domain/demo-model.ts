@@ -4,7 +4,8 @@
  * record of the set is drawn. A few large caps, a run of mid caps, a long tail of small ones and
  * a couple of fresh launches, with made-up names. Market cap is price x circulating supply,
  * liquidity a tier-dependent slice of the cap, holder amounts a power law that sums to less than
- * the circulating supply. README, Demo data.
+ * the circulating supply. Each token trades at a quiet rate through most of its history and at a
+ * busier live rate at the end (demo-activity.ts), the rate the demo feed keeps. README, Demo data.
  */
 
 export type Tier = 'large' | 'mid' | 'small' | 'fresh';
@@ -30,10 +31,16 @@ export type DemoToken = {
   wallets: string[];
   /** Holder amounts in tokens, the same order as `wallets`. */
   holdings: number[];
-  /** Average trades per hour over the token's life (the live feed keeps this rate). */
+  /** Trades per hour in the quiet past (most of the history). */
   tradesPerHour: number;
-  /** Median trade value in USD (trade values are log-normal around it). */
+  /** Trades per hour over the last hours of the history, and of the demo feed after it. */
+  liveTradesPerHour: number;
+  /** Median trade value in USD in the quiet past (trade values are log-normal around it). */
   medianTradeUsd: number;
+  /** Median trade value at the live rate: the busy end is many smaller trades. */
+  liveMedianTradeUsd: number;
+  /** USD volume per hour at the live end as a multiple of the quiet past's. */
+  volumeRamp: number;
   /** Daily volatility of the price (standard deviation of the daily log return). */
   dailyVol: number;
   /** The price at launch as a fraction of the final price (fresh launches start low). */
@@ -80,6 +87,8 @@ type TierModel = {
   cap: [number, number];
   liquidityShare: [number, number];
   tradesPerHour: [number, number];
+  /** The live rate as a multiple of the quiet one. */
+  liveMultiple: [number, number];
   medianTradeUsd: [number, number];
   dailyVol: [number, number];
   holders: [number, number];
@@ -88,13 +97,15 @@ type TierModel = {
 };
 
 // Ranges are drawn log-uniformly. Volume per day lands near 1-5 % of the cap for settled tokens
-// and several times the cap for fresh launches, as on a real chain.
+// and several times the cap for fresh launches, as on a real chain. The live rates add up to a
+// few trades a second over the default 20 tokens; the quiet rates keep 30 days near 100k trades.
 const TIERS: Record<Tier, TierModel> = {
   large: {
     cap: [4e7, 4e8],
     liquidityShare: [0.01, 0.03],
-    tradesPerHour: [20, 45],
-    medianTradeUsd: [900, 2000],
+    tradesPerHour: [8, 20],
+    liveMultiple: [110, 170],
+    medianTradeUsd: [2000, 5000],
     dailyVol: [0.04, 0.07],
     holders: [2500, 4500],
     ageDays: [200, 900],
@@ -103,8 +114,9 @@ const TIERS: Record<Tier, TierModel> = {
   mid: {
     cap: [2e6, 2e7],
     liquidityShare: [0.03, 0.08],
-    tradesPerHour: [6, 16],
-    medianTradeUsd: [250, 600],
+    tradesPerHour: [3, 8],
+    liveMultiple: [60, 100],
+    medianTradeUsd: [800, 2000],
     dailyVol: [0.06, 0.12],
     holders: [900, 2200],
     ageDays: [45, 400],
@@ -113,8 +125,9 @@ const TIERS: Record<Tier, TierModel> = {
   small: {
     cap: [3e4, 1.5e6],
     liquidityShare: [0.06, 0.2],
-    tradesPerHour: [1, 5],
-    medianTradeUsd: [40, 150],
+    tradesPerHour: [0.5, 3],
+    liveMultiple: [8, 15],
+    medianTradeUsd: [60, 200],
     dailyVol: [0.1, 0.2],
     holders: [150, 800],
     ageDays: [3, 300],
@@ -124,6 +137,7 @@ const TIERS: Record<Tier, TierModel> = {
     cap: [4e4, 3e5],
     liquidityShare: [0.12, 0.3],
     tradesPerHour: [60, 150],
+    liveMultiple: [3, 6],
     medianTradeUsd: [60, 200],
     dailyVol: [0.3, 0.5],
     holders: [120, 450],
@@ -221,25 +235,38 @@ function modelToken(i: number, n: number, seed: number, holdersCap: number | und
   const wallets = Array.from({ length: holderCount }, () => base58(rand, 44));
   // Listed holders hold 55-90 % of the circulating supply; the rest sits in wallets too small to list.
   const amounts = holdings(rand, holderCount, circulatingSupply * between(rand, [0.55, 0.9]));
+  const decimals = tier === 'fresh' || rand() < 0.7 ? 6 : 9;
+  const ageDays = logUniform(rand, m.ageDays);
+  const tradesPerHour = logUniform(rand, m.tradesPerHour);
+  const medianTradeUsd = logUniform(rand, m.medianTradeUsd);
+  const dailyVol = between(rand, m.dailyVol);
+  const launchRatio = tier === 'fresh' ? 1 / logUniform(rand, [4, 15]) : 1;
+  // Drawn last, so that they shift no other draw of the token.
+  const liveTradesPerHour = tradesPerHour * logUniform(rand, m.liveMultiple);
+  const volumeRamp = between(rand, [1.5, 2.5]);
 
   return {
     address,
     symbol: sym + suffix,
     name: nm + (suffix ? ` ${suffix}` : ''),
     tier,
-    decimals: tier === 'fresh' || rand() < 0.7 ? 6 : 9,
+    decimals,
     totalSupply,
     circulatingSupply,
     price,
-    ageDays: logUniform(rand, m.ageDays),
+    ageDays,
     markets: pairs.map((p) => p.address),
     pairs,
     wallets,
     holdings: amounts,
-    tradesPerHour: logUniform(rand, m.tradesPerHour),
-    medianTradeUsd: logUniform(rand, m.medianTradeUsd),
-    dailyVol: between(rand, m.dailyVol),
-    launchRatio: tier === 'fresh' ? 1 / logUniform(rand, [4, 15]) : 1,
+    tradesPerHour,
+    liveTradesPerHour,
+    medianTradeUsd,
+    // The live hour trades volumeRamp times the quiet hour's USD over liveTradesPerHour trades.
+    liveMedianTradeUsd: (medianTradeUsd * tradesPerHour * volumeRamp) / liveTradesPerHour,
+    volumeRamp,
+    dailyVol,
+    launchRatio,
   };
 }
 

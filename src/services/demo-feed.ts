@@ -1,16 +1,20 @@
 /**
  * The simulated live feed: while the store holds only demo data it keeps every demo token
- * trading at the rate, trade size and quote currency of that token's own recent history, through
- * the normal ingest path, so charts, quotes and events move the way the history did. It stops
- * for good (and says so) once real data arrives. README, Demo data.
+ * trading at the rate, trade size and volatility its history ended with (the model's live rate,
+ * rebuilt from the seed the store keeps), through the normal ingest path, so charts, quotes and
+ * events move the way the last hours of history did and nothing jumps at the load second. It
+ * stops for good (and says so) once real data arrives. README, Demo data.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { IngestRecord } from '../domain/records.js';
+import { demoLiveRates, type LiveRate } from '../domain/demo-data.js';
 import { createDemoRepo, type FeedMarket } from '../store/demo-repo.js';
+import { createMetaRepo } from '../store/meta-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
+import type { DemoMeta } from './demo.js';
 import { metricsFor } from './metrics.js';
 
 export type DemoFeedOptions = {
@@ -25,43 +29,63 @@ export type DemoFeedOptions = {
 export type DemoFeed = {
   /** Simulates `seconds` of trading at the current time; returns the trades written. */
   tick(seconds: number): number;
+  /** Each demo token's trades per second (by address), as the feed runs them now. */
+  rates(): Map<string, number>;
   stop(): void;
 };
 
-/** How far back the feed looks to learn a token's rate and trade size. */
+/** A store loaded before the live rates were kept: how far back the feed looks to measure them. */
 const LOOKBACK = 7 * 86400;
 /** Model refresh period, in ticks. */
 const REFRESH_TICKS = 300;
+/** The first tick also fills at most this many seconds since the newest trade (the load's own time). */
+const CATCH_UP_SECONDS = 60;
+/** The daily volatility of a token whose model is not known (a store from an older version). */
+const MEASURED_DAILY_VOL = 0.06;
 
-type Model = { tokenId: number; ratePerSecond: number; avgVolumeUsd: number; markets: FeedMarket[]; holders: number };
+type Model = { ratePerSecond: number; medianTradeUsd: number; dailyVol: number; markets: FeedMarket[]; holders: number };
 
 /** Ingests demo trades for every demo token; the caller runs `tick` on a timer. */
 export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, opts: DemoFeedOptions = {}): DemoFeed {
   const repo = createDemoRepo(deps.store.db);
+  const meta = createMetaRepo(deps.store.db);
   const random = opts.random ?? Math.random;
   const gaussian = () => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
   const models = new Map<number, Model>();
   let ticks = 0;
   let solUsd: number | null = null;
+  let live: { meta: string | undefined; rates: Map<string, LiveRate> } = { meta: undefined, rates: new Map() };
   // Active from the start when there is demo data to feed; otherwise once some is loaded.
   let active = repo.holdsOnlyDemo();
   let stopped = false;
+  let caughtUp = false;
 
-  /** A token's rate and trade size over the week before its last trade (not before now: a store loaded days ago would show none). */
-  function model(t: { id: number; createdAt: number; lastTradeAt: number }): Model {
+  /** The live rates of the loaded set, rebuilt from its options when they change (a reload). */
+  function liveRates(): Map<string, LiveRate> {
+    const value = meta.get('demo');
+    if (value === live.meta) return live.rates;
+    const kept = parseMeta(value);
+    const rates = kept !== undefined && (kept.generation ?? 1) >= 2 ? demoLiveRates(kept) : new Map<string, LiveRate>();
+    live = { meta: value, rates };
+    return rates;
+  }
+
+  /** A token's model: its live rate when the store keeps it, else measured over the week before its last trade. */
+  function model(t: { id: number; address: string; createdAt: number; lastTradeAt: number }): Model {
     let m = models.get(t.id);
     if (m !== undefined && ticks % REFRESH_TICKS !== 0) return m;
-    const since = t.lastTradeAt - LOOKBACK;
-    const recent = repo.recent(t.id, since);
-    // From the first trade seen: a demo set shorter than the lookback has no trades before it.
-    const span = Math.max(3600, t.lastTradeAt - Math.max(since, t.createdAt, recent.firstTime ?? since));
-    m = {
-      tokenId: t.id,
-      ratePerSecond: recent.trades / span,
-      avgVolumeUsd: recent.avgVolumeUsd ?? 100,
-      markets: repo.markets(t.id),
-      holders: repo.holderCount(t.id),
-    };
+    const known = liveRates().get(t.address);
+    const base = { markets: repo.markets(t.id), holders: repo.holderCount(t.id) };
+    if (known !== undefined) {
+      m = { ...base, ratePerSecond: known.perSecond, medianTradeUsd: known.medianTradeUsd, dailyVol: known.dailyVol };
+    } else {
+      const since = t.lastTradeAt - LOOKBACK;
+      const recent = repo.recent(t.id, since);
+      // From the first trade seen: a demo set shorter than the lookback has no trades before it.
+      const span = Math.max(3600, t.lastTradeAt - Math.max(since, t.createdAt, recent.firstTime ?? since));
+      // Log-normal values (sigma 1.1) whose mean is the history's mean: median = mean / e^0.605.
+      m = { ...base, ratePerSecond: recent.trades / span, medianTradeUsd: (recent.avgVolumeUsd ?? 100) / Math.exp(0.605), dailyVol: MEASURED_DAILY_VOL };
+    }
     models.set(t.id, m);
     if (solUsd === null) solUsd = repo.solPrice(t.id) ?? null;
     return m;
@@ -91,17 +115,24 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     const now = nowSeconds(deps.clock);
     const records: NumberedRecord[] = [];
     solUsd = solUsd === null ? null : solUsd * Math.exp(0.0004 * gaussian());
-    for (const t of repo.feedTokens()) {
-      const m = model({ id: t.id, createdAt: t.createdAt, lastTradeAt: t.lastTradeAt ?? now });
-      const n = poisson(m.ratePerSecond * seconds);
-      const perDay = Math.max(1, m.ratePerSecond * 86400);
+    const tokens = repo.feedTokens();
+    // Loading the set takes seconds after its anchor: the first tick trades them too (spread over
+    // them), so the rate does not dip at the load second. Later ticks trade at `now`.
+    const newest = Math.max(...tokens.map((t) => t.lastTradeAt ?? now));
+    const span = caughtUp ? seconds : Math.max(seconds, Math.min(now - newest, seconds + CATCH_UP_SECONDS));
+    caughtUp = true;
+    for (const t of tokens) {
+      const m = model({ id: t.id, address: t.address, createdAt: t.createdAt, lastTradeAt: t.lastTradeAt ?? now });
+      const n = poisson(m.ratePerSecond * span);
+      const times = Array.from({ length: n }, () => (span > seconds ? now - Math.floor(random() * span) : now)).sort((a, b) => a - b);
+      // The tick's share of a day's variance, split over its trades (a walk in time, as in the history).
+      const sigma = m.dailyVol * Math.sqrt(span / 86400 / Math.max(1, n));
       let price = t.price;
       const liquidity = m.markets.reduce((s, mk) => s + mk.liquidityUsd, 0);
       for (let k = 0; k < n && m.markets.length > 0; k++) {
-        const step = (0.06 / Math.sqrt(perDay)) * gaussian();
+        const step = sigma * gaussian();
         price *= Math.exp(step);
-        // Log-normal values whose mean is the history's mean trade value.
-        const raw = (m.avgVolumeUsd / Math.exp(0.605)) * Math.exp(1.1 * gaussian());
+        const raw = m.medianTradeUsd * Math.exp(1.1 * gaussian());
         const volumeUsd = Math.round(Math.min(Math.max(50, liquidity * 0.02), Math.max(1, raw)) * 100) / 100;
         const market = pickMarket(m.markets, random() * liquidity);
         const wallet = repo.holderAt(t.id, Math.floor(Math.pow(random(), 1.6) * m.holders)) ?? market.address;
@@ -112,7 +143,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
           market: market.address,
           signature: `demo-${randomBytes(24).toString('hex')}`,
           index: 0,
-          blockTime: now,
+          blockTime: times[k]!,
           side: step > 0 === random() < 0.8 ? 'buy' : 'sell',
           priceUsd: price,
           amount: volumeUsd / price,
@@ -131,10 +162,22 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
 
   return {
     tick,
+    rates: () => new Map(repo.feedTokens().map((t) => [t.address, model({ ...t, lastTradeAt: t.lastTradeAt ?? nowSeconds(deps.clock) }).ratePerSecond])),
     stop: () => {
       stopped = true;
     },
   };
+}
+
+/** The kept options of the loaded set; undefined when absent or unreadable (then rates are measured). */
+function parseMeta(value: string | undefined): DemoMeta | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const kept = JSON.parse(value) as DemoMeta;
+    return Number.isInteger(kept.tokens) && Number.isInteger(kept.seed) ? kept : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function pickMarket(markets: FeedMarket[], at: number): FeedMarket {

@@ -33,10 +33,32 @@ export function loadDemo(deps: { store: Store; ingest: Ingest }, opts: DemoOptio
     if (chunk.length >= 5000) flush();
   }
   flush();
-  createMetaRepo(deps.store.db).set('demo', JSON.stringify({ seed: opts.seed, until: opts.until, days: opts.days, tokens: opts.tokens }));
+  createMetaRepo(deps.store.db).set('demo', JSON.stringify(demoMeta(opts)));
   // Only trades can be duplicates (the other records are upserts): count what was loaded.
   return { ...counts, trades: counts.trades - duplicates, seed: opts.seed, until: opts.until, days: opts.days };
 }
+
+/**
+ * What the store keeps of a loaded demo set: enough to make it again, and (with `generation`)
+ * for the feed to rebuild each token's live rate. Generation 2 is the history with a busy end
+ * (src/domain/demo-activity.ts); a store loaded before it has none, and its feed measures rates.
+ */
+export type DemoMeta = Pick<DemoOptions, 'seed' | 'until' | 'days' | 'tokens' | 'tradesPerTokenPerDay' | 'hotShare' | 'holdersPerToken'> & {
+  generation?: number;
+};
+
+export const DEMO_GENERATION = 2;
+
+const demoMeta = (opts: DemoOptions): DemoMeta => ({
+  seed: opts.seed,
+  until: opts.until,
+  days: opts.days,
+  tokens: opts.tokens,
+  tradesPerTokenPerDay: opts.tradesPerTokenPerDay,
+  hotShare: opts.hotShare,
+  holdersPerToken: opts.holdersPerToken,
+  generation: DEMO_GENERATION,
+});
 
 /** True while the store holds tokens and every one of them is a demo token. */
 export function storeHoldsOnlyDemo(store: Store): boolean {

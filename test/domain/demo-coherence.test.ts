@@ -1,7 +1,8 @@
 // The demo set as a trader would read it: the default set (20 tokens, 30 days) checked record by
 // record, and a smaller set checked through the API answers people see.
 import { describe, expect, it } from 'vitest';
-import { demoRecords, demoTokens, SOL_ADDRESS, USDC_ADDRESS } from '../../src/domain/demo-data.js';
+import { demoActivities, demoLiveRates, demoRecords, demoTokens, SOL_ADDRESS, USDC_ADDRESS } from '../../src/domain/demo-data.js';
+import { LIVE_SECONDS, tradesWithin } from '../../src/domain/demo-activity.js';
 import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../../src/domain/records.js';
 import { DEMO_DEFAULTS, loadDemo } from '../../src/services/demo.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
@@ -28,6 +29,9 @@ const of = <T extends { token: string }>(list: T[], address: string): T[] => {
   return (grouped.get(list)!.get(address) ?? []) as T[];
 };
 const lastPrice = (address: string) => of(trades, address).at(-1)!.priceUsd;
+/** Whether a count drawn around `mean` is within four standard deviations of it (plus rounding). */
+const near = (count: number, mean: number) => Math.abs(count - mean) <= 4 * Math.sqrt(mean) + 2;
+const within = (list: TradeRecord[], from: number, to: number) => list.filter((tr) => tr.blockTime >= from && tr.blockTime < to);
 
 describe('the default demo set', () => {
   it('uses made-up names, not those of real tokens', () => {
@@ -76,13 +80,66 @@ describe('the default demo set', () => {
     }
   });
 
-  it('trades every token at a plausible rate over its life, in its own quote currency', () => {
-    for (const t of tokens) {
+  it('trades every token at a plausible quiet rate in the past and a busier live rate at the end', () => {
+    const models = demoTokens(opts);
+    const lastDay = until - 2 * 86400;
+    for (const m of models) {
+      const t = tokens.find((x) => x.address === m.address)!;
       const own = of(trades, t.address);
       const from = Math.max(until - opts.days * 86400, t.createdAt + 120);
-      const perHour = own.length / ((until - from) / 3600);
-      expect(perHour, t.symbol).toBeGreaterThanOrEqual(0.5);
-      expect(perHour, t.symbol).toBeLessThanOrEqual(300);
+      // The quiet past (before the last two days, for the tokens that lived then).
+      if (from < lastDay - 86400) {
+        const quiet = within(own, from, lastDay).length / ((lastDay - from) / 3600);
+        expect(quiet, t.symbol).toBeGreaterThanOrEqual(0.3);
+        expect(quiet, t.symbol).toBeLessThanOrEqual(40);
+      }
+      const lastHour = within(own, until - 3600, until).length;
+      expect(lastHour, t.symbol).toBeGreaterThanOrEqual(3);
+      expect(lastHour, t.symbol).toBeLessThanOrEqual(3000);
+      expect(lastHour / Math.max(1, within(own, lastDay - 86400, lastDay).length / 24), t.symbol).toBeGreaterThan(2);
+    }
+  });
+
+  it('ends each token at the live rate the demo feed keeps: the model, the last hours and the feed agree', () => {
+    const models = demoTokens(opts);
+    const activities = demoActivities(models, opts);
+    const live = demoLiveRates(opts);
+    let sum = 0;
+    let mean = 0;
+    models.forEach((m, i) => {
+      const perSecond = live.get(m.address)!.perSecond;
+      // Exact from the model's own numbers: the feed's rate is the history's rate over its last hours.
+      expect(perSecond * 3600, m.symbol).toBeCloseTo(m.liveTradesPerHour, 9);
+      expect(tradesWithin(activities[i]!, 3600), m.symbol).toBeCloseTo(m.liveTradesPerHour, 9);
+      expect(tradesWithin(activities[i]!, LIVE_SECONDS), m.symbol).toBeCloseTo((m.liveTradesPerHour * LIVE_SECONDS) / 3600, 9);
+      expect(live.get(m.address)!.medianTradeUsd, m.symbol).toBeCloseTo(m.liveMedianTradeUsd, 9);
+      // And the drawn history follows it: its last hour and its last three hours.
+      const own = of(trades, m.address);
+      expect(near(within(own, until - 3600, until).length, m.liveTradesPerHour), m.symbol).toBe(true);
+      expect(near(within(own, until - LIVE_SECONDS, until).length, (m.liveTradesPerHour * LIVE_SECONDS) / 3600), m.symbol).toBe(true);
+      sum += within(own, until - 3600, until).length;
+      mean += m.liveTradesPerHour;
+    });
+    // A few trades a second over the set, as the feed runs it.
+    expect(mean / 3600).toBeGreaterThan(1.5);
+    expect(mean / 3600).toBeLessThan(5);
+    expect(near(sum, mean)).toBe(true);
+  });
+
+  it('gives the landing token (most USD in the last hour) a history long enough to chart', () => {
+    const lastHour = within(trades, until - 3600, until);
+    const volume = new Map<string, number>();
+    for (const tr of lastHour) volume.set(tr.token, (volume.get(tr.token) ?? 0) + tr.volumeUsd);
+    const top = [...volume].sort((a, b) => b[1] - a[1])[0]![0];
+    const token = tokens.find((t) => t.address === top)!;
+    expect(token.createdAt).toBeLessThan(until - opts.days * 86400);
+    // More than 50 bars of 15 minutes over the last three days (the chart's first view).
+    expect(new Set(within(of(trades, top), until - 3 * 86400, until).map((tr) => Math.floor(tr.blockTime / 900))).size).toBeGreaterThan(200);
+  });
+
+  it("trades in each pair's own quote currency, amount x price = value", () => {
+    for (const t of tokens) {
+      const own = of(trades, t.address);
       const quote = new Map(of(markets, t.address).map((m) => [m.address, m.quoteAddress]));
       // Checked in plain code and reported once: an expect per trade would take seconds.
       const wrong = own.filter((tr) => {
@@ -95,14 +152,17 @@ describe('the default demo set', () => {
     }
   });
 
-  it('has no pile-up at the end: the last minute looks like any other', () => {
+  it('has no pile-up at the end: the last minute and second look like those before them', () => {
     const perSecond = new Map<number, number>();
     for (const tr of trades) perSecond.set(tr.blockTime, (perSecond.get(tr.blockTime) ?? 0) + 1);
-    const lastMinute = trades.filter((tr) => tr.blockTime >= until - 60).length;
-    const perMinute = trades.filter((tr) => tr.blockTime >= until - 86400).length / 1440;
-    expect(lastMinute).toBeLessThanOrEqual(Math.max(8, perMinute * 4));
-    for (let s = until - 60; s < until; s++) expect(perSecond.get(s) ?? 0).toBeLessThanOrEqual(4);
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(6);
+    const live = demoTokens(opts).reduce((s, m) => s + m.liveTradesPerHour / 3600, 0);
+    // A Poisson count of about `live` trades a second: the last minute, the busiest of the last
+    // minute's seconds, and the busiest second of all (the old clamping put 578 in the last one).
+    expect(near(within(trades, until - 60, until).length, live * 60)).toBe(true);
+    for (let s = until - 60; s < until; s++) expect(perSecond.get(s) ?? 0).toBeLessThanOrEqual(Math.ceil(live + 5 * Math.sqrt(live)));
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(15);
+    // The hour before the last one is as busy as the last (the live rate holds for three hours).
+    expect(near(within(trades, until - 7200, until - 3600).length, live * 3600)).toBe(true);
   });
 });
 
