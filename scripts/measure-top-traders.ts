@@ -5,7 +5,7 @@
  * before (ranking-repo topTraders, run directly) and for the board the route uses now (over HTTP,
  * the clock moving one second and a few trades arriving between requests).
  *
- *   npx tsx scripts/measure-top-traders.ts [store path, default /tmp/top-traders-measure.db]
+ *   node --expose-gc --import tsx scripts/measure-top-traders.ts [store path, default /tmp/top-traders-measure.db]
  */
 import { existsSync } from 'node:fs';
 import { openStore } from '../src/store/db.js';
@@ -108,12 +108,20 @@ async function main(): Promise<void> {
   const app = makeTestApp({ store, clock: fakeClock(NOW * 1000) });
   // warm the app up (routes, schemas, first compilation) on a token it does not know
   await app.http.get(`/v1/token/${TOKEN.replace('S', 'T')}/top-traders?limit=1000`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const held = () => {
+    gc?.();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const base = held();
   for (const window of ['24h', '30d']) {
     const buildLoop = gapMonitor();
     const t0 = performance.now();
     const first = await app.http.get(`/v1/token/${TOKEN}/top-traders?window=${window}&limit=1000`);
     const build = performance.now() - t0;
     const buildBlock = buildLoop.stop();
+    console.log(`boards so far hold ${((held() - base) / 1e6).toFixed(0)} MB (heap and buffers after a full GC${gc ? '' : ': run node --expose-gc for it'})`);
     const loop = gapMonitor();
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {
