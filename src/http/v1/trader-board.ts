@@ -36,7 +36,7 @@ const REBUILD_AFTER = 300;
  * Moved trades one update may apply in its synchronous step (each costs up to six placements in
  * the rankings, about a microsecond each); more rebuilds instead, in slices.
  */
-export const MAX_MOVED = 5000;
+export const MAX_MOVED = 2000;
 /** Refresh rounds one caller waits for while writes keep coming; then it answers. */
 const MAX_ROUNDS = 3;
 /** Items sorted or merged between two yields while a board's rankings are built. */
