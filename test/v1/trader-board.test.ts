@@ -68,7 +68,7 @@ describe('top traders board', () => {
       ),
       { numRuns: 25 },
     );
-  });
+  }, 60_000);
 
   it('reads only the trades that moved when brought forward, however many wallets the window holds', async () => {
     const moved: number[] = [];
