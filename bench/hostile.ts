@@ -4,6 +4,10 @@
  * change on every request so no cache answers them, while a probe thread asks `/healthz` every
  * 20 ms and the server's resident memory is sampled. Per kind it reports the slowest probe
  * (target < 100 ms) and the largest resident set (target < 1 GB, an upper bound of the heap).
+ * A first phase sends nothing: its slowest probe is the machine's own noise (a busy shared
+ * machine delays a probe with nothing expensive running). Each phase also reads the server's own
+ * largest event-loop delay (prom-client's nodejs_eventloop_lag_max_seconds from /metrics, reset by
+ * each scrape), which leaves out the probe thread's and the loopback's share of that noise.
  */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -25,7 +29,12 @@ export type HostileRow = {
   slowestProbeMs: number;
   probes: number;
   maxRssMb: number;
+  /** The server's largest event-loop delay in the phase (its /metrics), when it could be read. */
+  serverLoopMaxMs?: number;
 };
+
+/** The phase that sends nothing: the machine's own noise. */
+export const IDLE_KIND = 'nothing (noise floor)';
 
 export const PROBE_TARGET_MS = 100;
 const SETTLE_MS = 2000;
@@ -93,6 +102,17 @@ export function hostileKinds(t: HostileTarget): HostileKind[] {
   ];
 }
 
+/** The server's largest event-loop delay since the previous scrape, in ms (null when unreadable). */
+async function loopLagMaxMs(base: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const m = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    return m === null ? null : Number(m[1]) * 1000;
+  } catch {
+    return null;
+  }
+}
+
 function rssMb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -137,16 +157,36 @@ export async function runHostile(opts: {
 }): Promise<HostileRow[]> {
   const worker = new Worker(join(projectRoot, 'dist', 'bench', 'probe-worker.js'), { workerData: { base: opts.base, intervalMs: 20 } });
   const rows: HostileRow[] = [];
-  const phases: { kind: string; from: number; to: number; rss: number; row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'> }[] =
-    [];
+  const phases: {
+    kind: string;
+    from: number;
+    to: number;
+    rss: number;
+    loop: number | null;
+    row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'>;
+  }[] = [];
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, rssMb(opts.pid))), 50);
   // A freshly started server (and the probe thread) settle first, so the first kind does not
-  // carry the start-up's own work.
+  // carry the start-up's own work. The first scrape starts the server's loop-delay observer.
+  await loopLagMaxMs(opts.base);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   try {
+    rss = rssMb(opts.pid);
+    await loopLagMaxMs(opts.base);
+    const idleFrom = Date.now();
+    await new Promise((r) => setTimeout(r, opts.seconds * 1000));
+    phases.push({
+      kind: IDLE_KIND,
+      from: idleFrom,
+      to: Date.now(),
+      rss,
+      loop: await loopLagMaxMs(opts.base),
+      row: { requests: 0, statuses: {}, slowestRequestMs: 0 },
+    });
     for (const kind of hostileKinds(opts.target)) {
       rss = rssMb(opts.pid);
+      await loopLagMaxMs(opts.base);
       const from = Date.now();
       const statuses: Record<string, number> = {};
       let slowest = 0;
@@ -165,13 +205,15 @@ export async function runHostile(opts: {
         slowest = Math.max(slowest, performance.now() - t0);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
-      phases.push({ kind: kind.id, from, to: Date.now(), rss, row: { requests: i, statuses, slowestRequestMs: slowest } });
+      phases.push({ kind: kind.id, from, to: Date.now(), rss, loop: await loopLagMaxMs(opts.base), row: { requests: i, statuses, slowestRequestMs: slowest } });
       opts.say(`hostile ${opts.store}: ${kind.id.padEnd(26)} ${String(i).padStart(5)} requests, slowest ${slowest.toFixed(0)} ms, ${JSON.stringify(statuses)}`);
     }
     rss = rssMb(opts.pid);
+    await loopLagMaxMs(opts.base);
     const from = Date.now();
     const outcome = await halfSentBodies(opts.base, 64, opts.seconds * 1000);
-    phases.push({ kind: 'half-sent 10 MB bodies x64', from, to: Date.now(), rss, row: { requests: 64, statuses: outcome, slowestRequestMs: 0 } });
+    const loop = await loopLagMaxMs(opts.base);
+    phases.push({ kind: 'half-sent 10 MB bodies x64', from, to: Date.now(), rss, loop, row: { requests: 64, statuses: outcome, slowestRequestMs: 0 } });
     opts.say(`hostile ${opts.store}: half-sent bodies: ${JSON.stringify(outcome)}`);
   } finally {
     clearInterval(sampler);
@@ -190,6 +232,7 @@ export async function runHostile(opts: {
       slowestProbeMs: mine.reduce((m, s) => Math.max(m, s.status === 200 ? s.ms : Infinity), 0),
       probes: mine.length,
       maxRssMb: p.rss,
+      ...(p.loop === null ? {} : { serverLoopMaxMs: p.loop }),
     });
   }
   return rows;
@@ -201,13 +244,14 @@ export const hostileMisses = (rows: readonly HostileRow[]): HostileRow[] =>
 
 /** The hostile rows as a text table, each judged against its targets. */
 export function formatHostile(rows: readonly HostileRow[]): string {
-  const head = ['store', 'request kind', 'requests', 'slowest request', 'slowest probe', 'max RSS', 'verdict'];
+  const head = ['store', 'request kind', 'requests', 'slowest request', 'slowest probe', 'server loop max', 'max RSS', 'verdict'];
   const body = rows.map((r) => [
     r.store,
     r.kind,
     String(r.requests),
     `${r.slowestRequestMs.toFixed(0)} ms`,
     `${Number.isFinite(r.slowestProbeMs) ? r.slowestProbeMs.toFixed(0) : 'failed'} ms`,
+    r.serverLoopMaxMs === undefined ? '-' : `${r.serverLoopMaxMs.toFixed(0)} ms`,
     `${r.maxRssMb.toFixed(0)} MB`,
     r.slowestProbeMs < PROBE_TARGET_MS && r.maxRssMb < RSS_TARGET_MB ? 'ok' : 'MISS',
   ]);

@@ -1,16 +1,16 @@
 /**
  * Measures GET /v1/token/:a/top-traders on a store shaped like the issue's (docs/operations.md,
- * Benchmark): one token with a million trades, 285k wallets in its 24 h window. Prints the median
- * and slowest request, and the slowest event-loop block, for the rollup aggregate the route used
- * before (ranking-repo topTraders, run directly) and for the board the route uses now (over HTTP,
- * the clock moving one second and a few trades arriving between requests).
+ * Benchmark): one token with a million trades, 285k wallets in its 24 h window. Prints, over HTTP,
+ * the first request of a window (which builds its board), the memory the boards hold, then the
+ * median and slowest request and the slowest event-loop block while the clock moves one second
+ * and a few trades arrive between requests. (The rollup aggregate the route used before, and its
+ * wallet_rollups, are gone since migration 013.)
  *
- *   npx tsx scripts/measure-top-traders.ts [store path, default /tmp/top-traders-measure.db]
+ *   node --expose-gc --import tsx scripts/measure-top-traders.ts [store path, default /tmp/top-traders-measure.db]
  */
 import { existsSync } from 'node:fs';
 import { openStore } from '../src/store/db.js';
 import { rebuildReadViews } from '../src/store/read-views-repo.js';
-import { createRankingRepo } from '../src/store/ranking-repo.js';
 import { makeTestApp, fakeClock } from '../test/helpers/make-test-app.js';
 import { aTrade, anAddress } from '../test/helpers/builders.js';
 
@@ -85,20 +85,6 @@ async function main(): Promise<void> {
     console.log(`filled ${path} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   const store = openStore(path);
-  const ranking = createRankingRepo(store.db);
-  for (const [window, seconds] of [
-    ['24h', 86_400],
-    ['30d', 2_592_000],
-  ] as const) {
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      ranking.topTraders(1, NOW + i, seconds, NOW, 'volume', 1000);
-      times.push(performance.now() - t0);
-    }
-    console.log(`before ${window}: median ${median(times).toFixed(1)} ms, slowest ${Math.max(...times).toFixed(1)} ms (each blocks the loop whole)`);
-  }
-
   const wallets = (seconds: number) =>
     store.db
       .prepare('SELECT count(DISTINCT wallet) FROM trades WHERE token_id = 1 AND block_time > ?')
@@ -108,12 +94,20 @@ async function main(): Promise<void> {
   const app = makeTestApp({ store, clock: fakeClock(NOW * 1000) });
   // warm the app up (routes, schemas, first compilation) on a token it does not know
   await app.http.get(`/v1/token/${TOKEN.replace('S', 'T')}/top-traders?limit=1000`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const held = () => {
+    gc?.();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const base = held();
   for (const window of ['24h', '30d']) {
     const buildLoop = gapMonitor();
     const t0 = performance.now();
     const first = await app.http.get(`/v1/token/${TOKEN}/top-traders?window=${window}&limit=1000`);
     const build = performance.now() - t0;
     const buildBlock = buildLoop.stop();
+    console.log(`boards so far hold ${((held() - base) / 1e6).toFixed(0)} MB (heap and buffers after a full GC${gc ? '' : ': run node --expose-gc for it'})`);
     const loop = gapMonitor();
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {

@@ -80,6 +80,14 @@ export class RankedSet<T> {
     return true;
   }
 
+  /**
+   * Bytes the set holds beyond its items: a slot of 8 bytes an item, a third more for the room
+   * blocks keep to grow in place, and a block's own header.
+   */
+  bytes(): number {
+    return Math.ceil(this.count * 8 * (4 / 3)) + this.blocks.length * 48;
+  }
+
   /** The first `k` items, in order. */
   first(k: number): T[] {
     const out: T[] = [];

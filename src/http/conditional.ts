@@ -17,7 +17,7 @@ export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
   if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
   const body = ctx.body;
   if (body instanceof PreparedJson) {
-    sendPrepared(ctx, body);
+    await sendPrepared(ctx, body);
     return;
   }
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
@@ -28,9 +28,10 @@ export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
   if (ctx.fresh) ctx.status = 304;
 };
 
-function sendPrepared(ctx: AppContext, body: PreparedJson): void {
+async function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> {
   const coding = body.size >= COMPRESS_THRESHOLD ? acceptedCoding(ctx) : null;
-  const form = coding === null ? null : body.encoded(coding);
+  // A large form is made on the thread pool (prepared-json.ts, ASYNC_COMPRESS_BYTES).
+  const form = coding === null ? null : await body.encodedAsync(coding);
   if (coding !== null && form !== null) {
     ctx.body = form;
     ctx.set('Content-Encoding', coding);

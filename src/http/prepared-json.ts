@@ -5,7 +5,8 @@
  * client accepts (docs/api.md, Conventions).
  */
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 
 export type Coding = 'br' | 'gzip';
 
@@ -14,10 +15,27 @@ export type Coding = 'br' | 'gzip';
  * a 30 KB answer in about a millisecond each; higher brotli qualities cost ten times more for a
  * few per cent.
  */
+const options = (b: Buffer): { gzip: ZlibOptions; br: BrotliOptions } => ({
+  gzip: { level: 6 },
+  br: { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } },
+});
 const encoders: Record<Coding, (b: Buffer) => Buffer> = {
-  gzip: (b) => gzipSync(b, { level: 6 }),
-  br: (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }),
+  gzip: (b) => gzipSync(b, options(b).gzip),
+  br: (b) => brotliCompressSync(b, options(b).br),
 };
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+const asyncEncoders: Record<Coding, (b: Buffer) => Promise<Buffer>> = {
+  gzip: (b) => gzipAsync(b, options(b).gzip),
+  br: (b) => brotliAsync(b, options(b).br),
+};
+
+/**
+ * Answers at least this large are compressed on libuv's thread pool, not on the event loop: a
+ * 5,000-bar history answer (about 300 KB) took 10-35 ms to compress there, one request's whole
+ * share of the loop (docs/api.md, Limits).
+ */
+export const ASYNC_COMPRESS_BYTES = 64 * 1024;
 
 /** `T` is the type of the serialised value, so a handler's cached answer is typed like a fresh one. */
 export class PreparedJson<T = unknown> {
@@ -30,6 +48,7 @@ export class PreparedJson<T = unknown> {
   /** Told the bytes a new compressed form holds, so the cache that keeps this answer counts them. */
   onGrow: ((bytes: number) => void) | undefined;
   private readonly forms = new Map<Coding, Buffer | null>();
+  private readonly making = new Map<Coding, Promise<Buffer | null>>();
 
   constructor(value: T) {
     this.json = JSON.stringify(value);
@@ -47,6 +66,26 @@ export class PreparedJson<T = unknown> {
       this.onGrow?.((form?.length ?? 0) + 64);
     }
     return form;
+  }
+
+  /**
+   * As `encoded`, but a large answer's form is made off the event loop (ASYNC_COMPRESS_BYTES); two
+   * requests that ask for it at once share one compression.
+   */
+  async encodedAsync(coding: Coding): Promise<Buffer | null> {
+    if (this.forms.has(coding) || this.size < ASYNC_COMPRESS_BYTES) return this.encoded(coding);
+    let pending = this.making.get(coding);
+    if (pending === undefined) {
+      pending = asyncEncoders[coding](Buffer.from(this.json)).then((made) => {
+        const form = made.length < this.size ? made : null;
+        this.forms.set(coding, form);
+        this.making.delete(coding);
+        this.onGrow?.((form?.length ?? 0) + 64);
+        return form;
+      });
+      this.making.set(coding, pending);
+    }
+    return pending;
   }
 
   /** Heap bytes held, for the byte-bounded response cache: at most two a character, plus the compressed forms. */

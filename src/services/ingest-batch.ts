@@ -19,6 +19,15 @@ import { PARSE_CHUNK } from './ingest-parse.js';
  */
 export const WRITE_SLICE = 250;
 
+/**
+ * Page cache (KiB) while a sliced batch is open. The store's cache is 64 MB, so without this every
+ * page the batch dirtied would wait in memory and be written to the WAL by the COMMIT, in one
+ * synchronous step that grows with the batch; with a small cache, SQLite spills dirty pages to
+ * the WAL as the slices run (still uncommitted, invisible to other connections), and the COMMIT
+ * writes at most this much. The store's own size is put back after the batch.
+ */
+export const SPILL_CACHE_KIB = 4096;
+
 /** What one slice wrote, and which tokens it changed (for the caches, after the commit). */
 export type SliceResult = IngestResult & { change: Set<number> | 'all' };
 
@@ -37,16 +46,20 @@ export async function validateChunked(v: Validator, values: readonly { line: num
 
 /**
  * Writes `records` in one transaction, WRITE_SLICE at a time through `writeSlice` (a write
- * transaction, so nested here it is a savepoint), yielding between slices; one batch at a time
- * per store. Caches hear of the change only after the commit.
+ * transaction, so nested here it is a savepoint), yielding between slices, with the page cache
+ * at `spillKib` meanwhile (SPILL_CACHE_KIB); one batch at a time per store. Caches hear of the
+ * change only after the commit.
  */
 export function writeInSlices(
   store: Store,
   writeSlice: (slice: readonly NumberedRecord[]) => SliceResult,
   records: readonly NumberedRecord[],
+  spillKib = SPILL_CACHE_KIB,
 ): Promise<IngestResult> {
   const { db } = store;
   return store.exclusive(async () => {
+    const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+    db.pragma(`cache_size = -${spillKib}`);
     db.exec('BEGIN IMMEDIATE');
     let accepted = 0;
     let duplicates = 0;
@@ -64,6 +77,8 @@ export function writeInSlices(
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw err;
+    } finally {
+      db.pragma(`cache_size = ${cacheSize}`);
     }
     if (change === 'all' || change.size > 0) store.notifyChange({ tokens: change });
     return { accepted, duplicates };

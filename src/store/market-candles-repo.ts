@@ -2,6 +2,8 @@
  * Per-market candle rollups (README, Pairs and native prices): written at ingest next to the
  * token's, read for a market's bars in USD or in its quote token. Reads fold rollups only, by the
  * same rules as the token's (candles-repo foldBars), so a request stays bounded by its bars.
+ * Rows are keyed by the market's integer key (market_keys, migration 013), not its address; the
+ * repo's callers still name markets by address.
  */
 import type { Db } from './db.js';
 import type { Bar } from '../domain/candles.js';
@@ -36,9 +38,9 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
   // The keys (o_time, o_id / c_time, c_id) are assigned last: SQLite evaluates every SET
   // expression against the old row, so their order does not matter, but it reads plainer.
   const upsert = db.prepare(`
-    INSERT INTO market_candles (token_id, market, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
+    INSERT INTO market_candles (token_id, market_id, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (token_id, market, res, t) DO UPDATE SET
+    ON CONFLICT (token_id, market_id, res, t) DO UPDATE SET
       ${takeOver('o', ['o', 'qo', 'o_time', 'o_id'])},
       ${takeOver('c', ['c', 'qc', 'c_time', 'c_id'])},
       h = max(h, excluded.h), l = min(l, excluded.l),
@@ -47,22 +49,26 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
 
   const usdDesc = db
     .prepare<[number, string, number, number, number]>(
-      'SELECT t, o, h, l, c, v FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
+      'SELECT t, o, h, l, c, v FROM market_candles WHERE token_id = ? AND market_id = (SELECT id FROM market_keys WHERE address = ?) AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
     )
     .raw();
   const nativeDesc = db
     .prepare<[number, string, number, number, number]>(
-      'SELECT t, qo, qh, ql, qc, qv FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
+      'SELECT t, qo, qh, ql, qc, qv FROM market_candles WHERE token_id = ? AND market_id = (SELECT id FROM market_keys WHERE address = ?) AND res = ? AND t >= ? AND t < ? ORDER BY t DESC',
     )
     .raw();
   const newest = db
-    .prepare<[number, string, number, number], number | null>('SELECT max(t) FROM market_candles WHERE token_id = ? AND market = ? AND res = ? AND t < ?')
+    .prepare<[number, string, number, number], number | null>(
+      'SELECT max(t) FROM market_candles WHERE token_id = ? AND market_id = (SELECT id FROM market_keys WHERE address = ?) AND res = ? AND t < ?',
+    )
     .pluck();
 
   const lastPrice = db.prepare<[number, string], { c: number; qc: number }>(
-    'SELECT c, qc FROM market_candles WHERE token_id = ? AND market = ? AND res = 86400 ORDER BY t DESC LIMIT 1',
+    'SELECT c, qc FROM market_candles WHERE token_id = ? AND market_id = (SELECT id FROM market_keys WHERE address = ?) AND res = 86400 ORDER BY t DESC LIMIT 1',
   );
   const marketToken = db.prepare<[string], number>('SELECT token_id FROM markets WHERE address = ?').pluck();
+  const keyOf = db.prepare<[string], number>('SELECT id FROM market_keys WHERE address = ?').pluck();
+  const newKey = db.prepare<[string], number>('INSERT INTO market_keys (address) VALUES (?) RETURNING id').pluck();
 
   return {
     lastPrice(tokenId, market, currency) {
@@ -73,8 +79,13 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
     marketToken: (market) => marketToken.get(market) ?? null,
 
     applyDeltas(deltas) {
+      // Keys are looked up per call, never cached across calls: a key made in a transaction that
+      // rolls back is gone again.
+      const keys = new Map<string, number>();
       for (const d of deltas) {
-        upsert.run(d.tokenId, d.market, d.res, d.t, d.o, d.h, d.l, d.c, d.v, d.qo, d.qh, d.ql, d.qc, d.qv, d.n, d.oTime, d.oId, d.cTime, d.cId);
+        let key = keys.get(d.market);
+        if (key === undefined) keys.set(d.market, (key = keyOf.get(d.market) ?? newKey.get(d.market)!));
+        upsert.run(d.tokenId, key, d.res, d.t, d.o, d.h, d.l, d.c, d.v, d.qo, d.qh, d.ql, d.qc, d.qv, d.n, d.oTime, d.oId, d.cTime, d.cId);
       }
     },
 

@@ -2,13 +2,13 @@
  * Ranked lists of one token (docs/api.md, Token reads) and the unique-wallet count of its windows,
  * read from the views of migration 003. A window is covered by the widest rollup buckets that
  * fit (windowSegments, as for window statistics) and raw trades for the sub-minute edges, so a
- * busy token costs a few buckets per wallet or market, not one row per trade. The rollups are
- * keyed by bucket first (migration 006), so each bucket is one index seek to the token's rows.
+ * busy token costs a few buckets per market, not one row per trade. The rollups are keyed by
+ * bucket first (migration 006), so each bucket is one index seek to the token's rows. (Top
+ * traders read trader boards, src/http/v1/trader-board.ts.)
  */
-import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { windowSegments, type Segment } from './window-repo.js';
-import { MARKET_ROLLUP_SECONDS, WALLET_ROLLUP_SECONDS } from './read-views-repo.js';
+import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 import type { TraderFigures } from '../domain/trader-tally.js';
 
 export type TraderSort = 'volume' | 'trades' | 'net';
@@ -66,13 +66,6 @@ function coverUnion(levels: readonly number[], rollup: (res: number, list: strin
   return parts.join('\nUNION ALL ');
 }
 
-const walletUnion = coverUnion(
-  WALLET_ROLLUP_SECONDS,
-  (res, list) => `SELECT wallet, vb, vs, nb, ns FROM wallet_rollups WHERE res = ${res} AND t IN ${list} AND token_id = @tokenId`,
-  (p) => `SELECT wallet, CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END, CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END, is_buy, 1 - is_buy
-          FROM trades WHERE token_id = @tokenId AND block_time >= @${p}f AND block_time < @${p}t`,
-);
-
 const marketUnion = coverUnion(
   MARKET_ROLLUP_SECONDS,
   (res, list) => `SELECT market, v, n FROM market_rollups WHERE res = ${res} AND t IN ${list} AND token_id = @tokenId`,
@@ -80,21 +73,9 @@ const marketUnion = coverUnion(
 );
 
 /** The cover reads, for the query-plan test (each bucket must be an index seek). */
-export const COVER_SQL = { wallets: walletUnion, markets: marketUnion } as const;
-
-const SORT_COLUMN: Record<TraderSort, string> = { volume: 'volumeUsd', trades: 'trades', net: 'netUsd' };
+export const COVER_SQL = { markets: marketUnion } as const;
 
 export function createRankingRepo(db: Db) {
-  const traders = Object.fromEntries(
-    (Object.keys(SORT_COLUMN) as TraderSort[]).map((sort) => [
-      sort,
-      db.prepare<[Record<string, number | string>], TraderRow>(
-        `SELECT wallet, b + s AS volumeUsd, b AS buyVolumeUsd, s AS sellVolumeUsd, s - b AS netUsd, nb + ns AS trades, nb AS buys, ns AS sells
-         FROM (SELECT wallet, sum(vb) AS b, sum(vs) AS s, sum(nb) AS nb, sum(ns) AS ns FROM (${walletUnion}) GROUP BY wallet)
-         ORDER BY ${SORT_COLUMN[sort]} DESC, wallet LIMIT @limit`,
-      ),
-    ]),
-  ) as Record<TraderSort, Database.Statement<[Record<string, number | string>], TraderRow>>;
   const marketStats = db
     .prepare<[Record<string, number | string>], [string, number, number]>(`SELECT market, sum(v), sum(n) FROM (${marketUnion}) GROUP BY market`)
     .raw();
@@ -115,17 +96,6 @@ export function createRankingRepo(db: Db) {
 
   return {
     /**
-     * The top `limit` wallets of the window (now - seconds, now], by `sort` descending, ties by
-     * wallet; `lastTradeAt` is the token's newest trade time. Aggregates every wallet of the
-     * window, so the route reads the trader board instead (docs/api.md, Top traders: what a
-     * request costs); kept as the one-shot reference scripts/measure-top-traders.ts compares with.
-     */
-    topTraders(tokenId: number, now: number, seconds: number, lastTradeAt: number | null, sort: TraderSort, limit: number): TraderRow[] {
-      const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, WALLET_ROLLUP_SECONDS);
-      return traders[sort].all({ tokenId, limit, ...coverParams(WALLET_ROLLUP_SECONDS, segments) });
-    },
-
-    /**
      * Wallets that traded in (now - seconds, now]. From each wallet's last trade time, which is
      * exact unless the token has trades after `now` (`lastTradeAt`); then counted from the trades.
      */
@@ -135,7 +105,10 @@ export function createRankingRepo(db: Db) {
       return stmt.get(tokenId, now - seconds + 1, now) ?? 0;
     },
 
-    /** Volume and trade count per market address in (now - seconds, now]; `lastTradeAt` as for topTraders. */
+    /**
+     * Volume and trade count per market address in (now - seconds, now]; `lastTradeAt` is the
+     * token's newest trade time (a window past it reads no raw edge).
+     */
     marketStats(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): Map<string, MarketStats> {
       const out = new Map<string, MarketStats>();
       const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS);

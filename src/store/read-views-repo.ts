@@ -1,23 +1,22 @@
 /**
- * Writes the read views of migrations 003 and 006 (per-wallet and per-market rollups, each wallet's and
- * market's last trade) in the ingest transaction, as an IngestHook, so the ranked lists and the
+ * Writes the read views of migrations 003 and 006 (per-market rollups, each wallet's and market's
+ * last trade) in the ingest transaction, as an IngestHook, so the markets list and the
  * unique-wallet counts never scan a window's raw trades. Backfilled trades fold in like any
- * other: sums are additive and "last" compares trade order (blockTime, id).
+ * other: sums are additive and "last" compares trade order (blockTime, id). (Per-wallet rollups
+ * are gone since migration 013: top traders read their boards from the trades.)
  */
 import { writeTransaction, type Db } from './db.js';
 import type { IngestHook, InsertedTrade } from '../services/ingest.js';
 
 /**
- * Bucket widths of wallet_rollups and market_rollups, widest first; each divides the one before,
- * so a window's cover has at most two segments per width. The 6 h level cuts a 24 h top-traders
- * read from 23 hour rows per wallet to at most 8 rows.
+ * Bucket widths of market_rollups, widest first; each divides the one before, so a window's cover
+ * has at most two segments per width.
  */
-export const WALLET_ROLLUP_SECONDS = [86400, 21600, 3600, 60] as const;
 export const MARKET_ROLLUP_SECONDS = [3600, 60] as const;
 
-/** Sums of one wallet's (or market's) trades in one bucket of one width. */
+/** Sums of one market's trades in one bucket of one width. */
 type Sums = { res: number; t: number; vb: number; vs: number; nb: number; ns: number };
-/** A batch's trades of one wallet (or market) of one token, by bucket * 8 + width index. */
+/** A batch's trades of one market of one token, by bucket * 8 + width index. */
 type Fold = { tokenId: number; key: string; buckets: Map<number, Sums>; last: InsertedTrade };
 
 /**
@@ -47,10 +46,6 @@ function fold(folds: Map<string, Fold>, levels: readonly number[], tr: InsertedT
 
 /** The hook that keeps the read views; add it to src/services/ingest-hooks.ts. */
 export function readViewsHook(db: Db): IngestHook {
-  const upsertWallet = db.prepare(`
-    INSERT INTO wallet_rollups (token_id, res, t, wallet, vb, vs, nb, ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (token_id, res, t, wallet) DO UPDATE SET
-      vb = vb + excluded.vb, vs = vs + excluded.vs, nb = nb + excluded.nb, ns = ns + excluded.ns`);
   const upsertWalletLast = db.prepare(`
     INSERT INTO wallet_last (token_id, wallet, last_time) VALUES (?, ?, ?)
     ON CONFLICT (token_id, wallet) DO UPDATE SET last_time = max(last_time, excluded.last_time)`);
@@ -65,17 +60,18 @@ export function readViewsHook(db: Db): IngestHook {
 
   return ({ trades }) => {
     if (trades.length === 0) return;
-    // Fold the batch first, so a busy wallet costs one upsert per bucket, not one per trade.
-    const wallets = new Map<string, Fold>();
+    // Fold the batch first, so a busy market costs one upsert per bucket and a busy wallet one
+    // upsert, not one per trade.
+    const wallets = new Map<string, { tokenId: number; wallet: string; last: number }>();
     const markets = new Map<string, Fold>();
     for (const tr of trades) {
-      fold(wallets, WALLET_ROLLUP_SECONDS, tr, tr.wallet);
+      const k = `${tr.tokenId}|${tr.wallet}`;
+      const w = wallets.get(k);
+      if (w === undefined) wallets.set(k, { tokenId: tr.tokenId, wallet: tr.wallet, last: tr.blockTime });
+      else if (tr.blockTime > w.last) w.last = tr.blockTime;
       fold(markets, MARKET_ROLLUP_SECONDS, tr, tr.market);
     }
-    for (const f of wallets.values()) {
-      for (const d of f.buckets.values()) upsertWallet.run(f.tokenId, d.res, d.t, f.key, d.vb, d.vs, d.nb, d.ns);
-      upsertWalletLast.run(f.tokenId, f.key, f.last.blockTime);
-    }
+    for (const w of wallets.values()) upsertWalletLast.run(w.tokenId, w.wallet, w.last);
     for (const f of markets.values()) {
       for (const d of f.buckets.values()) upsertMarket.run(f.tokenId, d.res, d.t, f.key, d.vb + d.vs, d.nb + d.ns);
       upsertMarketLast.run(f.tokenId, f.key, f.last.blockTime, f.last.id, f.last.priceUsd);
@@ -85,18 +81,13 @@ export function readViewsHook(db: Db): IngestHook {
 
 /**
  * Rebuilds every read view from the trades table, in one transaction. For stores whose trades
- * were written around the ingest path (a bulk loader); the same statements as migration 003.
+ * were written around the ingest path (a bulk loader); the same statements as migration 003
+ * (less its wallet_rollups, dropped by migration 013).
  */
 export function rebuildReadViews(db: Db): void {
   writeTransaction(db, () => {
     db.exec(`
-      DELETE FROM wallet_rollups; DELETE FROM wallet_last; DELETE FROM market_rollups; DELETE FROM market_last;
-      INSERT INTO wallet_rollups (token_id, res, t, wallet, vb, vs, nb, ns)
-      SELECT token_id, r.res, block_time / r.res * r.res, wallet,
-             sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END), sum(CASE WHEN is_buy = 1 THEN 0 ELSE volume_usd END),
-             sum(is_buy), sum(1 - is_buy)
-      FROM trades, (SELECT 60 AS res UNION ALL SELECT 3600 UNION ALL SELECT 21600 UNION ALL SELECT 86400) AS r
-      GROUP BY token_id, r.res, block_time / r.res, wallet;
+      DELETE FROM wallet_last; DELETE FROM market_rollups; DELETE FROM market_last;
       INSERT INTO wallet_last (token_id, wallet, last_time)
       SELECT token_id, wallet, max(block_time) FROM trades GROUP BY token_id, wallet;
       INSERT INTO market_rollups (token_id, res, t, market, v, n)

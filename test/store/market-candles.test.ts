@@ -1,6 +1,6 @@
 /**
- * Per-market rollups (README, Pairs and native prices): migration 011 fills them for trades stored
- * before it exactly as ingest writes them (two markets per token, backfilled batches, a trade of
+ * Per-market rollups (README, Pairs and native prices): migrations 011 and 013 fill them for trades
+ * stored before them exactly as ingest writes them (two markets per token, backfilled batches, a trade of
  * amount 0 whose native price is 0 both ways); and a market's seconds bars read rollups only.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,16 +16,20 @@ let t: TestApp | undefined;
 afterEach(() => t?.close());
 
 const START = 1_700_000_000;
-const COLS = 'token_id, market, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id';
+const COLS = 'token_id, k.address, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id';
 /** Column positions of the two volume sums, equal within 1e-9 relative (added in another order). */
 const V = 8;
 const QV = 13;
 
 describe('market_candles', () => {
-  it('are filled by migration 011 for trades stored before it, exactly as ingest writes them', async () => {
+  it('are filled by migrations 011 and 013 for trades stored before them, exactly as ingest writes them', async () => {
     const app = (t = makeTestApp());
-    const sql = loadMigrations().find((m) => m.version === 11)!.sql;
-    const rows = () => app.store.db.prepare(`SELECT ${COLS} FROM market_candles ORDER BY token_id, market, res, t`).raw().all() as (number | string)[][];
+    const sql = [11, 13].map((v) => loadMigrations().find((m) => m.version === v)!.sql);
+    // keys may be numbered in another order: rows are compared by market address
+    const rows = () =>
+      app.store.db.prepare(`SELECT ${COLS} FROM market_candles JOIN market_keys k ON k.id = market_id ORDER BY token_id, k.address, res, t`).raw().all() as (
+        number | string
+      )[][];
     const row = fc.record({
       dt: fc.integer({ min: 0, max: 200_000 }),
       market: fc.integer({ min: 0, max: 1 }),
@@ -53,8 +57,8 @@ describe('market_candles', () => {
         if (backfill.length > 0) app.ingest(recs(backfill));
         const byIngest = rows();
         expect(byIngest.length).toBeGreaterThan(0);
-        app.store.db.exec('DROP TABLE market_candles');
-        app.store.db.exec(sql);
+        app.store.db.exec('DROP TABLE market_candles; DROP TABLE market_keys');
+        for (const s of sql) app.store.db.exec(s);
         const byMigration = rows();
         expect(byMigration.length).toBe(byIngest.length);
         byIngest.forEach((want, i) => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { inWindow, naiveTraders, rawTrades, tokenIdOf } from './naive.js';
-import { MAX_BOARDS, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
+import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
 import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
 
 let t: TestApp;
@@ -68,7 +68,7 @@ describe('top traders board', () => {
       ),
       { numRuns: 25 },
     );
-  });
+  }, 60_000);
 
   it('reads only the trades that moved when brought forward, however many wallets the window holds', async () => {
     const moved: number[] = [];
@@ -86,7 +86,7 @@ describe('top traders board', () => {
         await board.refresh(() => app.clock.seconds());
         expect(board.size()).toBe(wallets + 3);
         const built = board.stats();
-        expect(built).toEqual({ rowsRead: wallets * 2 + 3, builds: 1, updates: 0 });
+        expect(built).toEqual({ rowsRead: wallets * 2 + 3, builds: 1, updates: 0, pages: Math.floor((wallets * 2 + 3) / PAGE) + 1 });
         // five new trades (one of another token, which the board never returns), and the clock moves one second
         const other = aToken();
         app.ingest([other, aTrade(other.address, { blockTime: now })]);
@@ -128,5 +128,78 @@ describe('top traders board', () => {
     expect(boards.get(1, 'B', 3600)).toBe(kept); // still among the MAX_BOARDS most recent
     for (let id = 100; id < 100 + MAX_BOARDS; id++) boards.get(id, 'A', 3600);
     expect(boards.get(1, 'B', 3600)).not.toBe(kept);
+  });
+
+  /** A store with `tokens` tokens, each with one trade of each of `wallets` wallets a minute ago. */
+  function manyWallets(app: TestApp, tokens: number, wallets: number): { id: number; address: string }[] {
+    const now = app.clock.seconds();
+    const names = Array.from({ length: wallets }, () => anAddress('w'));
+    return Array.from({ length: tokens }, () => {
+      const tok = aToken();
+      app.ingest([tok, ...names.map((wallet, i) => aTrade(tok.address, { blockTime: now - 60, wallet, volumeUsd: 1 + (i % 7) }))]);
+      return { id: tokenIdOf(app.store, tok.address), address: tok.address };
+    });
+  }
+
+  it('holds a wallet in at most 130 bytes a board, its name once per token however many windows are read', async () => {
+    t = makeTestApp();
+    const [tok] = manyWallets(t, 1, 3000);
+    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const hour = boards.get(tok!.id, tok!.address, 3600);
+    await hour.refresh(() => t.clock.seconds());
+    const day = boards.get(tok!.id, tok!.address, 86400);
+    await day.refresh(() => t.clock.seconds());
+    expect([hour.size(), day.size()]).toEqual([3000, 3000]);
+    for (const board of [hour, day]) expect(board.bytes() / 3000).toBeLessThanOrEqual(130);
+    // the rest is the token's names, counted once: a 44-character name and its index entry
+    const names = boards.stats().bytes - hour.bytes() - day.bytes();
+    expect(names / 3000).toBeGreaterThan(44);
+    expect(names / 3000).toBeLessThanOrEqual(44 + 90);
+  });
+
+  it('drops the least recently read boards beyond its byte budget, and never the board just read', async () => {
+    t = makeTestApp();
+    const [a, b] = manyWallets(t, 2, 1000);
+    const probe = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const one = probe.get(a!.id, a!.address, 3600);
+    await one.refresh(() => t.clock.seconds());
+    const budgetBytes = Math.ceil(probe.stats().bytes * 1.5);
+
+    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db), { budgetBytes });
+    const first = boards.get(a!.id, a!.address, 3600);
+    await first.refresh(() => t.clock.seconds());
+    expect(boards.stats()).toMatchObject({ boards: 1, evicted: 0 });
+    const second = boards.get(b!.id, b!.address, 3600);
+    await second.refresh(() => t.clock.seconds());
+    // two boards do not fit: the first, read least recently, was dropped once the second was built
+    expect(boards.stats()).toMatchObject({ boards: 1, evicted: 1 });
+    expect(boards.stats().bytes).toBeLessThanOrEqual(budgetBytes);
+    expect(boards.get(b!.id, b!.address, 3600)).toBe(second);
+    const again = boards.get(a!.id, a!.address, 3600);
+    expect(again).not.toBe(first);
+    await again.refresh(() => t.clock.seconds());
+    expect(again.top('volume', 1)).toEqual(first.top('volume', 1));
+    expect(boards.stats()).toMatchObject({ boards: 1, evicted: 2 });
+
+    // a budget smaller than any board still keeps the board being read
+    const tiny = createTraderBoards(t.store, createTraderBoardRepo(t.store.db), { budgetBytes: 1 });
+    const kept = tiny.get(a!.id, a!.address, 3600);
+    await kept.refresh(() => t.clock.seconds());
+    expect(tiny.stats()).toMatchObject({ boards: 1, evicted: 0 });
+    expect(kept.size()).toBe(1000);
+  });
+
+  it('builds in pages of at most PAGE trades and applies at most MAX_MOVED moved trades in one step (more rebuilds)', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    const now = t.clock.seconds();
+    t.ingest([tok, ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
+    const board = createTraderBoard(t.store, createTraderBoardRepo(t.store.db), tokenIdOf(t.store, tok.address), 3600);
+    await board.refresh(() => t.clock.seconds());
+    expect(board.stats()).toEqual({ rowsRead: 2 * PAGE + 10, builds: 1, updates: 0, pages: 3 });
+    t.ingest(Array.from({ length: MAX_MOVED + 1 }, () => aTrade(tok.address, { blockTime: now })));
+    await board.refresh(() => t.clock.seconds());
+    expect(board.stats()).toMatchObject({ builds: 2, updates: 0 });
+    expect(board.size()).toBe(2 * PAGE + 10 + MAX_MOVED + 1);
   });
 });

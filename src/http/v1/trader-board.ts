@@ -10,41 +10,62 @@
  *   that fall in (now - w, now].
  * So a request costs the trades that moved since the last one plus the rows it returns, never a
  * pass over the window's wallets. The first request (or a clock that went back, jumped more than
- * five minutes, or too many moved trades) builds the board from the window's trades in pages
- * and sorts its rankings by a merge sort in slices, all yielding to the event loop; an update
- * reads in pages too and then applies its changes in one synchronous step, so a reader never
- * sees half of one.
+ * five minutes, or too many moved trades) builds the board from the window's trades in pages of
+ * PAGE rows and sorts its rankings by a merge sort in slices, all yielding to the event loop; an
+ * update reads in pages too and then applies its changes (at most MAX_MOVED trades) in one
+ * synchronous step, so a reader never sees half of one.
+ *
+ * Memory: figures live column by column in typed arrays (src/domain/trader-table.ts) and wallet
+ * names once per token, shared by its boards; the registry counts every board's bytes and drops
+ * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
 import type { Store } from '../../store/db.js';
 import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
 import { RankedSet, sortInSlices } from '../../domain/ranked-set.js';
-import { TRADER_ORDERS, applyTrade, newTally, type Tally, type TraderSort } from '../../domain/trader-tally.js';
+import { TallyTable, WalletNames } from '../../domain/trader-table.js';
+import type { Tally, TraderSort } from '../../domain/trader-tally.js';
 
-/** Rows read between two yields to the event loop. */
-const PAGE = 2000;
+/**
+ * Rows read between two yields to the event loop: 1,000 trades are read, interned and added in a
+ * few milliseconds (docs/api.md, Top traders: what a request costs).
+ */
+export const PAGE = 1000;
 /** Seconds the clock may move before the board is rebuilt rather than brought forward. */
 const REBUILD_AFTER = 300;
-/** Moved trades one update may apply in its synchronous step; more rebuilds instead. */
-const MAX_MOVED = 20_000;
+/**
+ * Moved trades one update may apply in its synchronous step (each costs up to six placements in
+ * the rankings, about a microsecond each); more rebuilds instead, in slices.
+ */
+export const MAX_MOVED = 2000;
 /** Refresh rounds one caller waits for while writes keep coming; then it answers. */
 const MAX_ROUNDS = 3;
+/** Items sorted or merged between two yields while a board's rankings are built. */
+const SORT_RUN = 2048;
 
-const SORTS = Object.keys(TRADER_ORDERS) as TraderSort[];
+const SORTS: readonly TraderSort[] = ['volume', 'trades', 'net'];
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-type State = { tallies: Map<string, Tally>; sets: Record<TraderSort, RankedSet<Tally>>; asOf: number; seenId: number };
+type State = { table: TallyTable; sets: Record<TraderSort, RankedSet<number>>; asOf: number; seenId: number };
 /** A trade to apply: the row and +1 (entered) or -1 (left). */
 type Move = { trade: BoardTrade; sign: 1 | -1 };
 
 /** What a board has done so far, for tests that pin its cost. */
-export type BoardStats = { rowsRead: number; builds: number; updates: number };
+export type BoardStats = { rowsRead: number; builds: number; updates: number; pages: number };
 
 export type TraderBoard = ReturnType<typeof createTraderBoard>;
 
-export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: number, seconds: number) {
+export type BoardOptions = {
+  /** The token's wallet names, shared by its boards (a board of its own when absent). */
+  names?: WalletNames;
+  /** Called after each build or update, when the board's size may have changed. */
+  onResize?: () => void;
+};
+
+export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {
+  const names = opts.names ?? new WalletNames();
   let state: State | null = null;
   let running: Promise<void> | null = null;
-  const stats: BoardStats = { rowsRead: 0, builds: 0, updates: 0 };
+  const stats: BoardStats = { rowsRead: 0, builds: 0, updates: 0, pages: 0 };
 
   /** Reads pages of trades by time in (from, to] with id <= maxId into `sink`; false when `sink` asked to stop. */
   async function readByTime(from: number, to: number, maxId: number, sink: (page: BoardTrade[]) => boolean): Promise<boolean> {
@@ -53,6 +74,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
     for (;;) {
       const page = repo.pageByTime(tokenId, afterTime, afterId, to, maxId, PAGE);
       stats.rowsRead += page.length;
+      stats.pages++;
       if (!sink(page)) return false;
       if (page.length < PAGE) return true;
       [afterId, afterTime] = page[page.length - 1]!;
@@ -62,19 +84,20 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
 
   async function build(now: number, maxId: number): Promise<void> {
     stats.builds++;
-    const tallies = new Map<string, Tally>();
+    const table = new TallyTable(names);
     await readByTime(now - seconds, now, maxId, (page) => {
-      for (const [, , wallet, isBuy, vol] of page) {
-        let t = tallies.get(wallet);
-        if (t === undefined) tallies.set(wallet, (t = newTally(wallet)));
-        applyTrade(t, isBuy === 1, vol, 1);
-      }
+      for (const [, , wallet, isBuy, vol] of page) table.apply(table.ensure(names.id(wallet)), isBuy === 1, vol, 1);
       return true;
     });
-    const all = [...tallies.values()];
+    const rows: number[] = [];
+    for (let w = 0; w < names.size; w++) {
+      const r = table.rowOf(w);
+      if (r >= 0) rows.push(r);
+    }
+    const ranked = table.rankedOrders(await names.ranks(yieldToLoop));
     const sets = {} as State['sets'];
-    for (const s of SORTS) sets[s] = RankedSet.fromSorted(TRADER_ORDERS[s], await sortInSlices(all, TRADER_ORDERS[s], yieldToLoop));
-    state = { tallies, sets, asOf: now, seenId: maxId };
+    for (const s of SORTS) sets[s] = RankedSet.fromSorted(table.orders[s], await sortInSlices(rows, ranked[s], yieldToLoop, SORT_RUN));
+    state = { table, sets, asOf: now, seenId: maxId };
   }
 
   /** Collects the trades that moved from `s` to (now, maxId); null when there are too many. */
@@ -91,6 +114,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
     for (let after = s.seenId; ;) {
       const page = repo.pageById(tokenId, after, maxId, PAGE);
       stats.rowsRead += page.length;
+      stats.pages++;
       for (const trade of page) if (trade[1] > now - seconds && trade[1] <= now) moves.push({ trade, sign: 1 });
       if (moves.length > MAX_MOVED) return null;
       if (page.length < PAGE) return moves;
@@ -101,22 +125,22 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
 
   /** Applies `moves` to `s` in one synchronous step: each touched wallet leaves the rankings once and comes back once. */
   function apply(s: State, moves: readonly Move[], now: number, maxId: number): void {
-    const touched = new Set<Tally>();
+    const { table, sets } = s;
+    const touched = new Set<number>();
     for (const { trade, sign } of moves) {
       const [, , wallet, isBuy, vol] = trade;
-      let t = s.tallies.get(wallet);
-      if (t === undefined) {
-        s.tallies.set(wallet, (t = newTally(wallet)));
-        touched.add(t);
-      } else if (!touched.has(t)) {
-        for (const k of SORTS) s.sets[k].delete(t);
-        touched.add(t);
+      const w = names.id(wallet);
+      let row = table.rowOf(w);
+      if (row < 0) touched.add((row = table.ensure(w)));
+      else if (!touched.has(row)) {
+        for (const k of SORTS) sets[k].delete(row);
+        touched.add(row);
       }
-      applyTrade(t, isBuy === 1, vol, sign);
+      table.apply(row, isBuy === 1, vol, sign);
     }
-    for (const t of touched) {
-      if (t.buys + t.sells === 0) s.tallies.delete(t.wallet);
-      else for (const k of SORTS) s.sets[k].add(t);
+    for (const row of touched) {
+      if (table.trades(row) === 0) table.release(row);
+      else for (const k of SORTS) sets[k].add(row);
     }
     s.asOf = now;
     s.seenId = maxId;
@@ -135,6 +159,11 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
     apply(s, moves, now, maxId);
   }
 
+  async function stepAndReport(now: number): Promise<void> {
+    await step(now);
+    opts.onResize?.();
+  }
+
   return {
     /**
      * Brings the board to the clock's current second and returns the second its figures are
@@ -150,44 +179,94 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
         const now = clockNow();
         if (state !== null && state.asOf === now && store.settled() === null && repo.maxId() === state.seenId) return now;
         if (round >= MAX_ROUNDS && state !== null && now >= state.asOf) return state.asOf;
-        running = step(now).finally(() => (running = null));
+        running = stepAndReport(now).finally(() => (running = null));
         await running;
       }
     },
 
     /** The first `limit` wallets by `sort` (descending, ties by wallet), as of the last refresh. */
-    top: (sort: TraderSort, limit: number): Tally[] => state?.sets[sort].first(limit) ?? [],
+    top(sort: TraderSort, limit: number): Tally[] {
+      const s = state;
+      return s === null ? [] : s.sets[sort].first(limit).map((row) => s.table.tally(row));
+    },
 
     /** Wallets on the board. */
-    size: (): number => state?.tallies.size ?? 0,
+    size: (): number => state?.table.size ?? 0,
+
+    /** Bytes the board holds (its table and rankings; the shared names are counted by the registry). */
+    bytes(): number {
+      const s = state;
+      return s === null ? 0 : s.table.bytes() + SORTS.reduce((sum, k) => sum + s.sets[k].bytes(), 0);
+    },
 
     stats: (): Readonly<BoardStats> => ({ ...stats }),
   };
 }
 
+/** Boards kept at once, however small (each costs a few hundred bytes even when empty). */
+export const MAX_BOARDS = 32;
+
 /**
- * Boards kept at once. Each holds one entry per wallet of its window (about 230 bytes, measured:
- * 65 MB for 285,000 wallets), so the least recently read board is dropped beyond this; reading it
- * again builds it again.
+ * Bytes all boards may hold together (tables, rankings and the tokens' wallet names, as counted by
+ * their bytes()): about 80 bytes a wallet a board and 110 a wallet a token, so the three long
+ * windows of a token with 285,000 wallets take about 100 MB. Beyond it the least recently read
+ * boards are dropped (the one just read is always kept); reading one again builds it again.
  */
-export const MAX_BOARDS = 6;
+export const BOARD_BUDGET_BYTES = 128 * 1024 * 1024;
+
+/** What the registry holds, for tests and the benchmark. */
+export type BoardsStats = { boards: number; bytes: number; evicted: number };
+
+type Entry = { address: string; names: WalletNames; board: TraderBoard };
 
 /** The boards of one app, made when a token's window is first asked for. */
-export function createTraderBoards(store: Store, repo: TraderBoardRepo) {
-  const boards = new Map<string, { address: string; board: TraderBoard }>();
+export function createTraderBoards(store: Store, repo: TraderBoardRepo, opts: { budgetBytes?: number; maxBoards?: number } = {}) {
+  const budget = opts.budgetBytes ?? BOARD_BUDGET_BYTES;
+  const maxBoards = opts.maxBoards ?? MAX_BOARDS;
+  const boards = new Map<string, Entry>();
+  let evicted = 0;
+
+  /** Bytes of every board plus each token's names once. */
+  function bytes(): number {
+    const names = new Set<WalletNames>();
+    let sum = 0;
+    for (const e of boards.values()) {
+      sum += e.board.bytes();
+      names.add(e.names);
+    }
+    for (const n of names) sum += n.bytes();
+    return sum;
+  }
+
+  /** Drops the least recently read boards while over the count or the byte budget; never the newest. */
+  function trim(): void {
+    while (boards.size > 1 && (boards.size > maxBoards || bytes() > budget)) {
+      boards.delete(boards.keys().next().value!);
+      evicted++;
+    }
+  }
+
+  /** The names of the token, shared with its other boards (new when it has none). */
+  function namesOf(tokenId: number, address: string): WalletNames {
+    for (const [key, e] of boards) if (key.startsWith(`${tokenId}:`) && e.address === address) return e.names;
+    return new WalletNames();
+  }
+
   return {
     /** The board of the token's window; a token id now naming another address gets a new one. */
     get(tokenId: number, address: string, seconds: number): TraderBoard {
       const key = `${tokenId}:${seconds}`;
       let e = boards.get(key);
       boards.delete(key);
-      if (e === undefined || e.address !== address) e = { address, board: createTraderBoard(store, repo, tokenId, seconds) };
-      boards.set(key, e);
-      for (const k of boards.keys()) {
-        if (boards.size <= MAX_BOARDS) break;
-        boards.delete(k);
+      if (e === undefined || e.address !== address) {
+        const names = namesOf(tokenId, address);
+        e = { address, names, board: createTraderBoard(store, repo, tokenId, seconds, { names, onResize: trim }) };
       }
+      boards.set(key, e);
+      trim();
       return e.board;
     },
+
+    stats: (): BoardsStats => ({ boards: boards.size, bytes: bytes(), evicted }),
   };
 }

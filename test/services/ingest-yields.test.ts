@@ -1,0 +1,118 @@
+/**
+ * A large ingest body never holds the event loop in one piece (docs/api.md, Ingest limits): parsing
+ * and validation yield every PARSE_CHUNK records or PARSE_CHARS characters, a body-sized record is
+ * refused unparsed, and a sliced write spills its pages to the WAL as it goes so the commit stays
+ * small. Pinned by counting the turns another task gets while the work runs, not by timing it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { openStore } from '../../src/store/db.js';
+import { MAX_RECORD_CHARS, NotJsonArray, PARSE_CHARS, PARSE_CHUNK, parseJsonArrayChunked, parseNdjsonChunked } from '../../src/services/ingest-parse.js';
+import { WRITE_SLICE, writeInSlices } from '../../src/services/ingest-batch.js';
+
+let t: TestApp | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  t?.close();
+  t = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** Runs `work` while a task re-queues itself on every turn of the loop; the turns it got. */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const result = await work();
+  done = true;
+  return { result, turns };
+}
+
+describe('ingest body parsing yields', () => {
+  it('every PARSE_CHUNK lines of NDJSON, blank lines included', async () => {
+    const records = await turnsDuring(() => parseNdjsonChunked('{"a":1}\n'.repeat(4 * PARSE_CHUNK)));
+    expect(records.result.values).toHaveLength(4 * PARSE_CHUNK);
+    expect(records.turns).toBeGreaterThanOrEqual(4 - 1);
+    const blank = await turnsDuring(() => parseNdjsonChunked('\n'.repeat(10 * PARSE_CHUNK)));
+    expect(blank.result.values).toHaveLength(0);
+    expect(blank.turns).toBeGreaterThanOrEqual(10 - 1);
+  });
+
+  it('every PARSE_CHARS characters, however few the records', async () => {
+    const line = JSON.stringify({ pad: 'x'.repeat(MAX_RECORD_CHARS - 20) });
+    const n = Math.ceil((6 * PARSE_CHARS) / line.length);
+    const ndjson = await turnsDuring(() => parseNdjsonChunked(`${line}\n`.repeat(n)));
+    expect(ndjson.result.values).toHaveLength(n);
+    expect(ndjson.turns).toBeGreaterThanOrEqual(6 - 1);
+    const array = await turnsDuring(() => parseJsonArrayChunked(`[${Array.from({ length: n }, () => line).join(',')}]`));
+    expect(array.result.values).toHaveLength(n);
+    expect(array.turns).toBeGreaterThanOrEqual(6 - 1);
+  });
+
+  it('refuses a record over MAX_RECORD_CHARS without parsing it', async () => {
+    const huge = `{"a":[${'1,'.repeat(MAX_RECORD_CHARS)}1]}`;
+    const { values, errors } = await parseNdjsonChunked(`{}\n${huge}\n{}\n`);
+    expect(values.map((v) => v.line)).toEqual([1, 3]);
+    expect(errors).toEqual([{ line: 2, error: `a record has at most ${MAX_RECORD_CHARS} characters` }]);
+    await expect(parseJsonArrayChunked(`[{},${huge}]`)).rejects.toThrow(
+      new NotJsonArray(`element 2 is over ${MAX_RECORD_CHARS} characters; a record has fewer`),
+    );
+  });
+
+  it('validation yields every PARSE_CHUNK records', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    t.ingest([tok]);
+    const values = Array.from({ length: 5 * PARSE_CHUNK }, (_, i) => ({ line: i + 1, value: aTrade(tok.address) }));
+    const { result, turns } = await turnsDuring(() => t!.services.ingest.validate(values));
+    expect(result).toHaveLength(5 * PARSE_CHUNK);
+    expect(turns).toBeGreaterThanOrEqual(5 - 1);
+  });
+});
+
+describe('a sliced ingest write', () => {
+  it('spills its pages to the WAL between slices, invisible to other connections, and puts the page cache back', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const path = join(dir, 'store.db');
+    t = makeTestApp({ store: openStore(path) });
+    const tok = aToken();
+    const m = aMarket(tok.address);
+    t.ingest([tok, m]);
+    const cacheBefore = t.store.db.pragma('cache_size', { simple: true });
+    const records = Array.from({ length: 16 * WRITE_SLICE }, (_, i) => ({
+      line: i + 1,
+      value: aTrade(tok.address, { market: m.address, blockTime: 1_699_000_000 + i }),
+    }));
+    const valid = await t.services.ingest.validate(records);
+    const other = new Database(path, { readonly: true });
+    const walSize = () => statSync(`${path}-wal`).size;
+    const start = walSize();
+    const during: { wal: number; seen: number }[] = [];
+    const ingest = t.services.ingest;
+    // A 64 KiB cache: the slices dirty more than that, so pages reach the WAL before the commit.
+    const write = writeInSlices(t.store, (slice) => ({ ...ingest.write(slice), change: new Set<number>() }), valid, 64);
+    while (t.store.settled() === null) await new Promise((r) => setImmediate(r));
+    while (t.store.settled() !== null) {
+      during.push({ wal: walSize(), seen: other.prepare('SELECT count(*) FROM trades').pluck().get() as number });
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await write).toEqual({ accepted: 16 * WRITE_SLICE, duplicates: 0 });
+    expect(during.length).toBeGreaterThan(1);
+    expect(Math.max(...during.map((d) => d.wal))).toBeGreaterThan(start);
+    expect(during.every((d) => d.seen === 0)).toBe(true);
+    expect(other.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(16 * WRITE_SLICE);
+    expect(t.store.db.pragma('cache_size', { simple: true })).toBe(cacheBefore);
+    other.close();
+  }, 60_000);
+});
