@@ -1,6 +1,6 @@
 /** Dependencies, query parameters and errors shared by the UDF routes. */
 import type { z } from 'zod';
-import { ApiError, invalidParameter } from '../../errors.js';
+import { errors, invalidParameter } from '../../errors.js';
 import { textParam } from '../validate.js';
 import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
@@ -34,8 +34,6 @@ export const adapterParams = {
   unitId: textParam(1, 64).optional(),
 } satisfies Record<string, z.ZodType>;
 
-export const unknownSymbol = (): ApiError => new ApiError(404, 'token_not_found', 'unknown symbol', { param: 'symbol' });
-
 /** What a chart names: a token (in USD), or a market as a pair in USD or in its quote token. */
 export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair: ResolvedPair; currency: Currency };
 
@@ -54,7 +52,7 @@ export function resolveChart(symbols: SymbolsRepo, name: string, currencyCode: s
   const pair = symbols.pair(name);
   // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
   if (pair === null && code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
-  if (pair === null) throw unknownSymbol();
+  if (pair === null) throw errors.unknownSymbol();
   if (code.toUpperCase() === 'USD') return { kind: 'pair', pair, currency: 'usd' };
   if (code.toLowerCase() === pair.market.quoteSymbol.toLowerCase()) return { kind: 'pair', pair, currency: 'native' };
   throw invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
@@ -63,6 +61,6 @@ export function resolveChart(symbols: SymbolsRepo, name: string, currencyCode: s
 /** The token a chart names, or 404 token_not_found ("unknown symbol" in the UDF form). */
 export function resolveOr404(symbols: SymbolsRepo, name: string): Resolved {
   const found = symbols.resolve(name);
-  if (found === null) throw unknownSymbol();
+  if (found === null) throw errors.unknownSymbol();
   return found;
 }
