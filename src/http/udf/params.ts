@@ -30,7 +30,7 @@ export const symbolParam = () => textParam(1, MAX_NAME);
  * symbol its quote symbol (README, Pairs and native prices); `unitId` is accepted and ignored.
  */
 export const adapterParams = {
-  currencyCode: textParam(1, 32).optional().describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
+  currencyCode: textParam(1, 32).prefault('USD').describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
   unitId: textParam(1, 64).optional(),
 } satisfies Record<string, z.ZodType>;
 
@@ -42,8 +42,7 @@ export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair
  * did), else a market address; 404 token_not_found ("unknown symbol") when neither. A token is
  * in USD only; a pair in USD or its quote symbol (case-insensitive), else 400 on currencyCode.
  */
-export function resolveChart(symbols: SymbolsRepo, name: string, currencyCode: string | undefined): Chart {
-  const code = currencyCode ?? 'USD';
+export function resolveChart(symbols: SymbolsRepo, name: string, code: string): Chart {
   const resolved = symbols.resolve(name);
   if (resolved !== null) {
     if (code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');

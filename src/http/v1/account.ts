@@ -1,7 +1,9 @@
 /**
- * Account and API keys: /v1/me, /v1/keys (docs/api.md, Authentication and keys). Thin handlers over the accounts
- * service; AccountError kinds become the contract's errors here. Every answer is private to the
- * key's tenant and carries `Cache-Control: no-store` (the ones with a secret above all).
+ * Account and API keys: /v1/me, /v1/keys (docs/api.md, Authentication and keys). Thin handlers
+ * over the accounts service (its AccountError kinds become the contract's errors in
+ * src/http/service-errors.ts); the key bodies are shared with the dashboard. Every answer is
+ * private to the key's tenant and carries `Cache-Control: no-store` (the ones with a secret
+ * above all).
  */
 import { z } from 'zod';
 import { bodyInt, bodyObject, bodyScopes } from '../body.js';
