@@ -10,7 +10,7 @@
  * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errors, forbidden, unauthorized } from '../errors.js';
+import { errors } from '../errors.js';
 import { GRANTABLE_SCOPES } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
@@ -36,7 +36,7 @@ const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(
  * 401 for the dashboard. It signs in with a cookie, but every 401 carries the contract's challenge
  * (docs/api.md, Authentication and keys; HTTP requires one), and a Bearer challenge opens no browser dialog.
  */
-const signedOut = (message = 'sign in first') => unauthorized(message);
+const signedOut = (message = 'sign in first') => errors.unauthorized(message);
 
 type Signed = { session: Session; token: string; tenant: Tenant; plan: Plan };
 
@@ -53,7 +53,7 @@ function setSessionCookie(ctx: AppContext, value: string, maxAgeSeconds: number)
  */
 function assertSameOrigin(ctx: AppContext): void {
   const site = ctx.get('sec-fetch-site');
-  if (site === 'cross-site' || site === 'same-site') throw forbidden('cross-site requests are not allowed here');
+  if (site === 'cross-site' || site === 'same-site') throw errors.forbidden('cross-site requests are not allowed here');
   const origin = ctx.get('origin');
   if (origin === '') return;
   let host: string | null = null;
@@ -62,7 +62,7 @@ function assertSameOrigin(ctx: AppContext): void {
   } catch {
     host = null;
   }
-  if (host !== ctx.host) throw forbidden('cross-origin requests are not allowed here');
+  if (host !== ctx.host) throw errors.forbidden('cross-origin requests are not allowed here');
 }
 
 export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
@@ -83,7 +83,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
     if (write) {
       assertSameOrigin(ctx);
       const csrf = ctx.get(CSRF_HEADER);
-      if (csrf === '' || !sameSecret(csrf, session.csrfToken)) throw forbidden(`the ${CSRF_HEADER} header is missing or wrong`);
+      if (csrf === '' || !sameSecret(csrf, session.csrfToken)) throw errors.forbidden(`the ${CSRF_HEADER} header is missing or wrong`);
     }
     return { session, token, tenant, plan };
   };

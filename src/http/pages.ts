@@ -17,12 +17,12 @@ import { ApiRouter } from './route.js';
 import { enumParam, textParam } from './validate.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
 import { requestHasBody } from './body.js';
-import { bodyNotAllowed } from '../errors.js';
+import { errors } from '../errors.js';
 import type { AppContext } from './types.js';
 
 /** Assets take no body (docs/api.md, Limits); one is refused before it is read (the router does it for the pages). */
 const noBody = (ctx: AppContext) => {
-  if (requestHasBody(ctx)) throw bodyNotAllowed();
+  if (requestHasBody(ctx)) throw errors.bodyNotAllowed();
 };
 import type { AppDeps } from './types.js';
 

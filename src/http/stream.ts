@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 import { WebSocket, WebSocketServer } from 'ws';
-import { errors, forbidden } from '../errors.js';
+import { errors } from '../errors.js';
 import { ApiRouter } from './route.js';
 import { textParam } from './validate.js';
 import { clientIp } from './client-ip.js';
@@ -89,7 +89,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       }
       upgrades.delete(ctx.req);
       const caller = ctx.state.caller;
-      if (caller.kind === 'key' && !caller.key.scopes.includes('read')) throw forbidden('this API key lacks the read scope');
+      if (caller.kind === 'key' && !caller.key.scopes.includes('read')) throw errors.forbidden('this API key lacks the read scope');
       const bucket = caller.kind === 'key' ? `tenant:${caller.tenant.id}` : `ip:${clientIp(ctx).address}`;
       const cap = caller.kind === 'key' ? (PLAN_CONNECTIONS[caller.plan.name] ?? ANON_CONNECTIONS) : ANON_CONNECTIONS;
       if (hub.openIn(bucket) >= cap) {

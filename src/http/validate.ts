@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../domain/address.js';
-import { invalidAddress, invalidParameter, type ApiError } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 /** What normalizeAddress admits: base58 of 32-44 characters, or 0x + 40 hex digits. */
@@ -99,7 +99,7 @@ export const addressPathParam = () =>
  */
 export function rejectUnknownParams(known: ReadonlySet<string>, query: Record<string, unknown>): void {
   for (const name in query) {
-    if (!known.has(name)) throw invalidParameter(name, `${name} is not a parameter of this route`);
+    if (!known.has(name)) throw errors.invalidParameter(name, `${name} is not a parameter of this route`);
   }
 }
 
@@ -107,11 +107,11 @@ export function rejectUnknownParams(known: ReadonlySet<string>, query: Record<st
 function paramError(error: z.ZodError, input: RawParams): ApiError {
   const issue = error.issues[0]!;
   const name = String(issue.path[0] ?? 'query');
-  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return invalidAddress(name);
+  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return errors.invalidAddress(name);
   // A missing value can only fail by being required, whatever code the schema gives it.
   const value = input[name];
   const message = value === undefined || value === '' ? 'is required' : issue.message;
-  return invalidParameter(name, `${name} ${message}`);
+  return errors.invalidParameter(name, `${name} ${message}`);
 }
 
 /**
@@ -131,7 +131,7 @@ export function compileParams<S extends QuerySchema>(schema: S): (input: RawPara
       const name = names[i]!;
       const value = input[name];
       if (value === undefined) continue;
-      if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once`);
+      if (typeof value !== 'string') throw errors.invalidParameter(name, `${name} must be given once`);
       if (value === '') blank = true;
       else present = true;
     }

@@ -1,6 +1,6 @@
 /** Dependencies, query parameters and errors shared by the UDF routes. */
 import type { z } from 'zod';
-import { errors, invalidParameter } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { textParam } from '../validate.js';
 import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
@@ -45,16 +45,16 @@ export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair
 export function resolveChart(symbols: SymbolsRepo, name: string, code: string): Chart {
   const resolved = symbols.resolve(name);
   if (resolved !== null) {
-    if (code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
+    if (code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
     return { kind: 'token', resolved };
   }
   const pair = symbols.pair(name);
   // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
-  if (pair === null && code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
+  if (pair === null && code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
   if (pair === null) throw errors.unknownSymbol();
   if (code.toUpperCase() === 'USD') return { kind: 'pair', pair, currency: 'usd' };
   if (code.toLowerCase() === pair.market.quoteSymbol.toLowerCase()) return { kind: 'pair', pair, currency: 'native' };
-  throw invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
+  throw errors.invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
 }
 
 /** The token a chart names, or 404 token_not_found ("unknown symbol" in the UDF form). */
