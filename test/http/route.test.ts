@@ -101,7 +101,7 @@ describe('ApiRouter', () => {
           access: 'key',
           scope: 'manage',
           tag: 'probe',
-          body: bodyObject({ n: bodyInt(1, 10).default(5) }),
+          body: bodyObject({ n: bodyInt(1, 10).prefault(5) }),
           bodyLimit: 100,
         },
         ({ body, caller }) => {

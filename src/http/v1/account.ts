@@ -21,8 +21,8 @@ const keyName = z
   .meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
 
 /** The bodies of creating and rotating a key, shared with the dashboard (src/http/dashboard.ts). */
-export const createKeyBody = bodyObject({ name: keyName.default(null), scopes: bodyScopes().default(['read']) });
-export const rotateKeyBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).default(0) });
+export const createKeyBody = bodyObject({ name: keyName.prefault(null), scopes: bodyScopes().prefault(['read']) });
+export const rotateKeyBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).prefault(0) });
 /** The path of one key. */
 export const keyPath = z.object({ id: z.string().describe('Key id') });
 
