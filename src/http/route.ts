@@ -114,8 +114,7 @@ export class ApiRouter<S = never> {
     RB = unknown,
   >(spec: RouteSpec<Q, R, P, B, A, RB>, handler: (input: RouteInput<Q, P, B, RB, CallerOf<A, S>>, ctx: AppContext) => Answer<R> | Promise<Answer<R>>): this {
     this.specs.push(spec as unknown as RouteSpec);
-    const run = compileRoute(spec as unknown as RouteSpec, this.#session);
-    this.router[spec.method](spec.path, (ctx) => run(ctx, handler as unknown as Handler));
+    this.router[spec.method](spec.path, compileRoute(spec as unknown as RouteSpec, this.#session, handler as unknown as Handler));
     return this;
   }
 
@@ -134,7 +133,7 @@ export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za
  * parsers, the set of known parameters, whether a body is read and how. What runs per request is
  * the returned function, which allocates the handler's input object and nothing else.
  */
-function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undefined) {
+function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undefined, handler: Handler) {
   const declared = pathParams(spec.path);
   const given = spec.params ? Object.keys(spec.params.shape) : [];
   if (declared.join() !== given.join()) throw new Error(`${spec.path}: params must declare exactly ${declared.join(', ') || 'nothing'}`);
@@ -146,11 +145,11 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
   const query = spec.query ? compileParams(spec.query) : null;
   const params = spec.params ? compileParams(spec.params) : null;
   const bodySchema = spec.body;
-  const limit = spec.bodyLimit ?? SMALL_BODY_BYTES;
+  const bodyOpts = { limit: spec.bodyLimit ?? SMALL_BODY_BYTES };
   const readBody: ((ctx: AppContext) => Promise<unknown>) | null =
-    spec.readBody ?? (bodySchema === undefined ? null : (ctx) => readJsonBody(ctx, bodySchema, { limit }));
+    spec.readBody ?? (bodySchema === undefined ? null : (ctx) => readJsonBody(ctx, bodySchema, bodyOpts));
 
-  return async (ctx: AppContext, handler: Handler): Promise<void> => {
+  return async (ctx: AppContext): Promise<void> => {
     ctx.state.route = path;
     // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
     const caller = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
