@@ -18,6 +18,14 @@ export default tseslint.config(
     },
   },
   {
+    // One list of errors (src/errors.ts): routes throw its named constructors, never a hand-built ApiError.
+    files: ['src/**/*.ts'],
+    ignores: ['src/errors.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='ApiError']", message: 'Use a named constructor of errors in src/errors.ts.' }],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs'],
     languageOptions: { globals: globals.node },
   },

@@ -11,7 +11,7 @@
  * revocation takes effect on the very next request. Expiry is checked against the clock on every
  * request, cached or not, so a rotated key stops exactly at its expiresAt.
  */
-import { ApiError, forbidden, unauthorized } from '../errors.js';
+import { ApiError, errors, forbidden, unauthorized } from '../errors.js';
 import { KEY_PREFIX, hashKey, looksLikeKey } from '../domain/api-key.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
@@ -47,12 +47,12 @@ export function presentedKey(ctx: AppContext): string | ApiError {
   if (bearer !== '') found.push(bearer);
   if (acceptsQueryKey(ctx.path)) {
     const q = ctx.query.key;
-    if (Array.isArray(q)) return new ApiError(400, 'invalid_parameter', 'key must be given once', { param: 'key' });
+    if (Array.isArray(q)) return errors.invalidParameter('key', 'key must be given once');
     if (q !== undefined && q !== '') found.push(q);
   }
   const distinct = [...new Set(found)];
   if (distinct.length > 1) {
-    return new ApiError(400, 'conflicting_credentials', 'two different API keys were presented; send one');
+    return errors.conflictingCredentials();
   }
   return distinct[0] ?? '';
 }
@@ -125,7 +125,7 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
       // The store failed: answer 500 after the limiter (so the answer keeps its RateLimit-*
       // headers), and never treat a presented key we could not check as anonymous.
       ctx.app.emit('error', err, ctx);
-      ctx.state.caller = { kind: 'invalid', error: new ApiError(500, 'internal', 'internal error') };
+      ctx.state.caller = { kind: 'invalid', error: errors.internal() };
     }
     await next();
   };

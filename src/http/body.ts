@@ -6,7 +6,7 @@
  */
 import getRawBody from 'raw-body';
 import { z } from 'zod';
-import { ApiError, payloadTooLarge } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { AppContext } from './types.js';
 import { SCOPES } from '../services/accounts.js';
 
@@ -26,8 +26,19 @@ export function requestHasBody(ctx: AppContext): boolean {
   return length !== '' && !/^0+$/.test(length.trim());
 }
 
-const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
-const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body', message, param === undefined ? {} : { param });
+const bad = (message: string, param?: string) => errors.invalidBody(message, { param });
+
+/** 415 for a compressed body: bodies are read as sent, never inflated (a small body cannot become a large one). */
+export function refuseContentEncoding(ctx: AppContext): void {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported`);
+}
+
+/** 415 for a body declared in a charset other than UTF-8. */
+export function refuseCharset(ctx: AppContext): void {
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw errors.unsupportedMediaType(`charset ${charset} is not supported; send UTF-8`);
+}
 
 /**
  * Reads the body as UTF-8 text ('' when the request has none), at most `limit` bytes: a declared
@@ -35,23 +46,21 @@ const bad = (message: string, param?: string) => new ApiError(400, 'invalid_body
  * a connection never holds more than `limit` bytes of body.
  */
 async function readText(ctx: AppContext, limit: number): Promise<string> {
-  const encoding = ctx.get('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
+  refuseContentEncoding(ctx);
   const type = ctx.request.is('application/json', '+json');
   if (type === null || ctx.request.length === 0) return ''; // no body at all
-  const notJson = unsupported('the body must be JSON (Content-Type: application/json)');
+  const notJson = errors.unsupportedMediaType('the body must be JSON (Content-Type: application/json)');
   if (type === false && ctx.get('content-type') !== '') throw notJson;
-  const charset = ctx.request.charset.toLowerCase();
-  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`charset ${charset} is not supported; send UTF-8`);
+  refuseCharset(ctx);
   let text: string;
   try {
     const length = ctx.get('content-length');
-    if (length.length > 16 || Number(length) > limit) throw payloadTooLarge(limit);
+    if (length.length > 16 || Number(length) > limit) throw errors.payloadTooLarge(limit);
     text = await getRawBody(ctx.req, { limit, encoding: 'utf-8', ...(length !== '' ? { length } : {}) });
   } catch (err) {
     const e = err as { type?: string };
     if (err instanceof ApiError) throw err;
-    if (e.type === 'entity.too.large') throw payloadTooLarge(limit);
+    if (e.type === 'entity.too.large') throw errors.payloadTooLarge(limit);
     throw bad('the request body could not be read');
   }
   // Without a Content-Type only an empty body is acceptable.

@@ -10,17 +10,16 @@
  * Keys and subscriptions go through the same services as /v1/keys and /v1/tokens/*.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
-import { ApiError, forbidden, unauthorized } from '../errors.js';
-import { normalizeAddress } from '../domain/address.js';
-import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
+import { errors } from '../errors.js';
+import { GRANTABLE_SCOPES } from '../services/accounts.js';
 import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
-import { bodyInt, bodyObject, bodyScopes, bodyString, readJsonBody } from './body.js';
+import { bodyObject, bodyString } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
-import { pathAddress } from './validate.js';
+import { createKeyBody, keyPath, rotateKeyBody } from './v1/account.js';
+import { registerBody, registeredPath } from './v1/subscriptions.js';
 import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -29,35 +28,15 @@ export const CSRF_HEADER = 'X-CSRF-Token';
 export const SIGN_IN_BODY_BYTES = 4096;
 
 /** 429 for a throttled sign-in; it closes the connection, so a body still on its way is not read. */
-const tooMany = (message: string, wait: number) =>
-  new ApiError(429, 'rate_limited', message, { headers: { 'Retry-After': String(wait), Connection: 'close' } });
+const tooMany = (message: string, wait: number) => errors.rateLimited(message, wait, { close: true });
 
 const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
-const keyName = z
-  .unknown()
-  .refine((v) => v === null || (typeof v === 'string' && v.length >= 1 && v.length <= MAX_KEY_NAME && !/[\u0000-\u001f\u007f]/.test(v)), {
-    message: `must be null or a string of 1 to ${MAX_KEY_NAME} characters without control characters`,
-  })
-  .transform((v) => v as string | null);
-const createKeyBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
-const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
-const registerBody = bodyObject({
-  address: z
-    .unknown()
-    .refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
-    .transform((v) => v as string),
-  webhookUrl: z
-    .unknown()
-    .refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
-    .transform((v) => v as string | null)
-    .optional(),
-});
 
 /**
  * 401 for the dashboard. It signs in with a cookie, but every 401 carries the contract's challenge
  * (docs/api.md, Authentication and keys; HTTP requires one), and a Bearer challenge opens no browser dialog.
  */
-const signedOut = (message = 'sign in first') => unauthorized(message);
+const signedOut = (message = 'sign in first') => errors.unauthorized(message);
 
 type Signed = { session: Session; token: string; tenant: Tenant; plan: Plan };
 
@@ -74,7 +53,7 @@ function setSessionCookie(ctx: AppContext, value: string, maxAgeSeconds: number)
  */
 function assertSameOrigin(ctx: AppContext): void {
   const site = ctx.get('sec-fetch-site');
-  if (site === 'cross-site' || site === 'same-site') throw forbidden('cross-site requests are not allowed here');
+  if (site === 'cross-site' || site === 'same-site') throw errors.forbidden('cross-site requests are not allowed here');
   const origin = ctx.get('origin');
   if (origin === '') return;
   let host: string | null = null;
@@ -83,17 +62,15 @@ function assertSameOrigin(ctx: AppContext): void {
   } catch {
     host = null;
   }
-  if (host !== ctx.host) throw forbidden('cross-origin requests are not allowed here');
+  if (host !== ctx.host) throw errors.forbidden('cross-origin requests are not allowed here');
 }
 
-export function dashboardRouter(deps: AppDeps): ApiRouter {
+export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
   const { accounts, subscriptions } = deps.services;
   const sessions = createSessions(deps);
   const throttle = createSignInThrottle(deps);
-  const api = new ApiRouter();
-
-  /** The signed-in tenant; with `write`, also the CSRF and same-origin checks. */
-  const signedIn = (ctx: AppContext, opts: { write: boolean }): Signed => {
+  /** The signed-in tenant of a `session` route; a state-changing one also needs the CSRF token and the same origin. */
+  const signedIn = (ctx: AppContext, write: boolean): Signed => {
     ctx.set('Cache-Control', 'no-store');
     const token = ctx.cookies.get(SESSION_COOKIE) ?? '';
     const session = token === '' ? null : sessions.find(token);
@@ -103,13 +80,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       if (token !== '') setSessionCookie(ctx, '', 0);
       throw signedOut(token === '' ? 'sign in first' : 'the session has ended; sign in again');
     }
-    if (opts.write) {
+    if (write) {
       assertSameOrigin(ctx);
       const csrf = ctx.get(CSRF_HEADER);
-      if (csrf === '' || !sameSecret(csrf, session.csrfToken)) throw forbidden(`the ${CSRF_HEADER} header is missing or wrong`);
+      if (csrf === '' || !sameSecret(csrf, session.csrfToken)) throw errors.forbidden(`the ${CSRF_HEADER} header is missing or wrong`);
     }
     return { session, token, tenant, plan };
   };
+  const api = new ApiRouter<Signed>({ session: signedIn });
 
   const sessionView = (s: Signed | { session: Session; tenant: Tenant }) => ({
     tenant: { id: s.tenant.id, name: s.tenant.name, plan: s.tenant.plan, email: s.tenant.email },
@@ -122,19 +100,21 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       method: 'post',
       path: '/dashboard/api/sign-in',
       summary: 'Sign in with a tenant email and password',
-      access: 'session',
+      // Public: it is what starts a session. Its checks run before a byte of the body is read.
+      access: 'public',
       tag: 'dashboard',
       body: signInBody,
+      bodyLimit: SIGN_IN_BODY_BYTES,
+      admit: (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        assertSameOrigin(ctx);
+        // Every attempt counts against the IP (the limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56).
+        const admitted = throttle.admit(clientIp(ctx).address);
+        if (admitted.wait > 0) throw tooMany(`too many sign-in attempts from this address; retry in ${admitted.wait} s`, admitted.wait);
+      },
     },
-    async (ctx) => {
-      ctx.set('Cache-Control', 'no-store');
-      assertSameOrigin(ctx);
-      // The limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56.
+    async ({ body }, ctx) => {
       const ip = clientIp(ctx).address;
-      // Every attempt counts against the IP before a byte of its body is read.
-      const admitted = throttle.admit(ip);
-      if (admitted.wait > 0) throw tooMany(`too many sign-in attempts from this address; retry in ${admitted.wait} s`, admitted.wait);
-      const body = await readJsonBody(ctx, signInBody, { limit: SIGN_IN_BODY_BYTES });
       const email = body.email.trim().toLowerCase();
       // Counted as failed before the (slow) password check, so concurrent guesses count too.
       const attempt = throttle.begin(ip, email);
@@ -151,36 +131,40 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
     },
   );
 
-  api.add({ method: 'post', path: '/dashboard/api/sign-out', summary: 'End the session', access: 'session', tag: 'dashboard' }, (ctx) => {
-    const s = signedIn(ctx, { write: true });
-    sessions.destroy(s.token);
+  api.add({ method: 'post', path: '/dashboard/api/sign-out', summary: 'End the session', access: 'session', tag: 'dashboard' }, ({ caller }, ctx) => {
+    sessions.destroy(caller.token);
     setSessionCookie(ctx, '', 0);
     return { signedOut: true };
   });
 
-  api.add({ method: 'get', path: '/dashboard/api/session', summary: 'The signed-in tenant and the CSRF token', access: 'session', tag: 'dashboard' }, (ctx) =>
-    sessionView(signedIn(ctx, { write: false })),
+  api.add(
+    { method: 'get', path: '/dashboard/api/session', summary: 'The signed-in tenant and the CSRF token', access: 'session', tag: 'dashboard' },
+    ({ caller }) => sessionView(caller),
   );
 
-  api.add({ method: 'get', path: '/dashboard/api/account', summary: 'Plan, limits and usage', access: 'session', tag: 'dashboard' }, (ctx) => {
-    const { tenant, plan } = signedIn(ctx, { write: false });
-    const keys = accounts.listKeys(tenant.id);
-    return {
-      tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, email: tenant.email, createdAt: tenant.createdAt },
-      plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
-      usage: {
-        activeKeys: keys.filter((k) => k.status === 'active').length,
-        subscriptions: subscriptions.list(tenant.id).length,
-        // The tenant's API bucket, read without spending a request (the dashboard has its own IP bucket).
-        rateLimit: toRateLimitState(deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
-      },
-    };
-  });
+  api.add(
+    { method: 'get', path: '/dashboard/api/account', summary: 'Plan, limits and usage', access: 'session', tag: 'dashboard' },
+    ({ caller: { tenant, plan } }) => {
+      const keys = accounts.listKeys(tenant.id);
+      return {
+        tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, email: tenant.email, createdAt: tenant.createdAt },
+        plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
+        usage: {
+          activeKeys: keys.filter((k) => k.status === 'active').length,
+          subscriptions: subscriptions.list(tenant.id).length,
+          // The tenant's API bucket, read without spending a request (the dashboard has its own IP bucket).
+          rateLimit: toRateLimitState(deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
+        },
+      };
+    },
+  );
 
-  api.add({ method: 'get', path: '/dashboard/api/keys', summary: "The tenant's keys (never their secrets)", access: 'session', tag: 'dashboard' }, (ctx) => {
-    const { tenant } = signedIn(ctx, { write: false });
-    return { keys: accounts.listKeys(tenant.id) };
-  });
+  api.add(
+    { method: 'get', path: '/dashboard/api/keys', summary: "The tenant's keys (never their secrets)", access: 'session', tag: 'dashboard' },
+    ({ caller }) => ({
+      keys: accounts.listKeys(caller.tenant.id),
+    }),
+  );
 
   api.add(
     {
@@ -191,11 +175,9 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       tag: 'dashboard',
       body: createKeyBody,
     },
-    async (ctx) => {
-      const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, createKeyBody);
+    ({ body, caller }, ctx) => {
       // The signed-in owner manages the whole tenant: it may grant read and manage, not ingest.
-      const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: GRANTABLE_SCOPES });
+      const made = accounts.issueKey(caller.tenant.id, { name: body.name, scopes: body.scopes, callerScopes: GRANTABLE_SCOPES });
       ctx.status = 201;
       return { key: made.key, secret: made.secret };
     },
@@ -208,26 +190,27 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       summary: 'Replace a key; the old one works for graceSeconds more',
       access: 'session',
       tag: 'dashboard',
-      body: rotateBody,
+      params: keyPath,
+      body: rotateKeyBody,
     },
-    async (ctx) => {
-      const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, rotateBody);
-      const made = accounts.rotateKey(tenant.id, String(ctx.params.id), body.graceSeconds ?? 0);
+    ({ params, body, caller }, ctx) => {
+      const made = accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds);
       ctx.status = 201;
       return made;
     },
   );
 
-  api.add({ method: 'delete', path: '/dashboard/api/keys/:id', summary: 'Revoke a key (again is fine)', access: 'session', tag: 'dashboard' }, (ctx) => {
-    const { tenant } = signedIn(ctx, { write: true });
-    return { key: accounts.revokeKey(String(ctx.params.id), tenant.id) };
-  });
+  api.add(
+    { method: 'delete', path: '/dashboard/api/keys/:id', summary: 'Revoke a key (again is fine)', access: 'session', tag: 'dashboard', params: keyPath },
+    ({ params, caller }) => ({ key: accounts.revokeKey(params.id, caller.tenant.id) }),
+  );
 
-  api.add({ method: 'get', path: '/dashboard/api/subscriptions', summary: "The tenant's registered tokens", access: 'session', tag: 'dashboard' }, (ctx) => {
-    const { tenant } = signedIn(ctx, { write: false });
-    return { subscriptions: subscriptions.list(tenant.id) };
-  });
+  api.add(
+    { method: 'get', path: '/dashboard/api/subscriptions', summary: "The tenant's registered tokens", access: 'session', tag: 'dashboard' },
+    ({ caller }) => ({
+      subscriptions: subscriptions.list(caller.tenant.id),
+    }),
+  );
 
   api.add(
     {
@@ -238,20 +221,24 @@ export function dashboardRouter(deps: AppDeps): ApiRouter {
       tag: 'dashboard',
       body: registerBody,
     },
-    async (ctx) => {
-      const { tenant } = signedIn(ctx, { write: true });
-      const body = await readJsonBody(ctx, registerBody);
-      const r = await subscriptions.register(tenant.id, body.address, body.webhookUrl);
+    async ({ body, caller }, ctx) => {
+      const r = await subscriptions.register(caller.tenant.id, body.address, body.webhookUrl);
       ctx.status = r.created ? 201 : 200;
       return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
     },
   );
 
-  api.add({ method: 'delete', path: '/dashboard/api/subscriptions/:address', summary: 'Remove a registration', access: 'session', tag: 'dashboard' }, (ctx) => {
-    const { tenant } = signedIn(ctx, { write: true });
-    const address = pathAddress(ctx.params.address);
-    return { subscription: subscriptions.remove(tenant.id, address) };
-  });
+  api.add(
+    {
+      method: 'delete',
+      path: '/dashboard/api/subscriptions/:address',
+      summary: 'Remove a registration',
+      access: 'session',
+      tag: 'dashboard',
+      params: registeredPath,
+    },
+    ({ params, caller }) => ({ subscription: subscriptions.remove(caller.tenant.id, params.address) }),
+  );
 
   return api;
 }

@@ -4,7 +4,7 @@
  * would drop every header set so far (the rate-limit headers among them). On /udf the body also
  * carries the UDF form (`s`, `errmsg`), because the stock adapter reads the body, not the status.
  */
-import { ApiError, errorEnvelope, isStoreFull, toApiError } from '../errors.js';
+import { errorEnvelope, errors, isStoreFull, toApiError } from '../errors.js';
 import { markStoreFull, markStoreWritable } from './health.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { fromServiceError } from './service-errors.js';
@@ -14,11 +14,11 @@ import type { App } from '../app.js';
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {
     await next();
-    if (ctx.body == null && ctx.status === 404) throw new ApiError(404, 'not_found', 'no such route');
+    if (ctx.body == null && ctx.status === 404) throw errors.notFound();
     // The router answers 501 for a method it serves on no route at all (TRACE, PROPFIND, ...):
     // to a client that is the same as 405, so it gets the same envelope and Allow header.
     if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
-      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: String(ctx.response.get('Allow') ?? '') } });
+      throw errors.methodNotAllowed(ctx.method, String(ctx.response.get('Allow') ?? ''));
     }
     // A write went through: a store reported full has room again (see /healthz).
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS' && ctx.status < 300) {

@@ -35,7 +35,7 @@ export function healthRouter(deps: AppDeps): ApiRouter {
   };
   return new ApiRouter().add(
     { method: 'get', path: '/healthz', summary: 'Liveness and store check (503 when the store is full)', access: 'internal', tag: 'operations' },
-    (ctx) => {
+    (_input, ctx) => {
       ctx.set('Cache-Control', 'no-store');
       const answers = ping.get() === 1;
       if (answers && (fullStores.has(store) || atPageLimit())) {

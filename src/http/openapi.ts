@@ -7,8 +7,7 @@
  */
 import { z } from 'zod';
 import { apiErrorSchema, udfErrorSchema } from './error-schemas.js';
-import type { RouteSpec } from './route.js';
-import { ADDRESS_DESCRIPTION, ADDRESS_PATTERN } from './validate.js';
+import { pathParams, type RouteSpec } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -17,9 +16,6 @@ export const documented = (spec: RouteSpec): boolean => (spec.path.startsWith('/
 
 /** `/v1/token/:address/trades` -> `/v1/token/{address}/trades` */
 export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-
-/** The names of a koa-style path's parameters, in order. */
-export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 
 /** zod's JSON Schema of `schema`, as the request carries it (`input`) or the answer is (`output`). */
 function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -30,26 +26,22 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 
 type Parameter = { name: string; in: 'query' | 'path'; required: boolean; description?: string; schema: JsonSchema };
 
-const PATH_PARAMS: Record<string, { description: string; schema: JsonSchema }> = {
-  address: { description: ADDRESS_DESCRIPTION, schema: { type: 'string', pattern: ADDRESS_PATTERN } },
-  id: { description: 'Key id', schema: { type: 'string' } },
-};
+/** One parameter of `schema`'s JSON Schema, its description lifted out as OpenAPI wants it. */
+function parameter(name: string, where: 'query' | 'path', required: boolean, field: JsonSchema): Parameter {
+  const { description, ...schema } = field;
+  return { name, in: where, required, ...(typeof description === 'string' ? { description } : {}), schema };
+}
 
 function parameters(spec: RouteSpec): Parameter[] {
-  const params: Parameter[] = pathParams(spec.path).map((name) => ({
-    name,
-    in: 'path',
-    required: true,
-    ...(PATH_PARAMS[name] ?? { schema: { type: 'string' } }),
-  }));
+  // Path parameters in the order of the path, each from the route's own params schema.
+  const path = spec.params ? ((toJson(spec.params, 'input').properties ?? {}) as Record<string, JsonSchema>) : {};
+  const params = pathParams(spec.path).map((name) => parameter(name, 'path', true, path[name] ?? { type: 'string' }));
   if (!spec.query) return params;
   // The query object's own schema says which parameters are required.
   const json = toJson(spec.query, 'input');
   const required = new Set((json.required as string[] | undefined) ?? []);
-  for (const [name, field] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
-    const { description, ...schema } = field;
-    params.push({ name, in: 'query', required: required.has(name), ...(typeof description === 'string' ? { description } : {}), schema });
-  }
+  for (const [name, field] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>))
+    params.push(parameter(name, 'query', required.has(name), field));
   return params;
 }
 
@@ -76,7 +68,7 @@ function successes(spec: RouteSpec): Record<string, unknown> {
 function operation(spec: RouteSpec) {
   const udf = spec.path.startsWith('/udf/');
   const params = parameters(spec);
-  const keyed = spec.access === 'keyed';
+  const keyed = spec.access === 'key';
   const responses = successes(spec);
   const err = udf ? 'Udf' : '';
   if (params.some((p) => p.in === 'query') || pathParams(spec.path).length > 0 || spec.body) responses['400'] = ref(`BadRequest${err}`);

@@ -107,19 +107,22 @@ export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): Ap
   const docsPage = staticFile(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');
   const api = new ApiRouter();
 
-  api.add({ method: 'get', path: '/metrics', summary: 'Prometheus metrics', access: 'internal', tag: 'operations' }, async (ctx) => {
+  api.add({ method: 'get', path: '/metrics', summary: 'Prometheus metrics', access: 'internal', tag: 'operations' }, async (_input, ctx) => {
     const text = await metrics.scrape();
     ctx.set('Cache-Control', 'no-store');
     ctx.type = metrics.contentType;
     ctx.body = text;
   });
 
-  api.add({ method: 'get', path: '/openapi.json', summary: 'OpenAPI 3.1 document of the /v1 and /udf routes', access: 'public', tag: 'operations' }, (ctx) => {
-    ctx.set('Cache-Control', 'public, max-age=300');
-    return (document ??= buildOpenApi(specs, { version: packageVersion() }));
-  });
+  api.add(
+    { method: 'get', path: '/openapi.json', summary: 'OpenAPI 3.1 document of the /v1 and /udf routes', access: 'public', tag: 'operations' },
+    (_input, ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      return (document ??= buildOpenApi(specs, { version: packageVersion() }));
+    },
+  );
 
-  api.add({ method: 'get', path: '/docs', summary: 'API reference (Swagger UI)', access: 'public', tag: 'operations' }, (ctx) => {
+  api.add({ method: 'get', path: '/docs', summary: 'API reference (Swagger UI)', access: 'public', tag: 'operations' }, (_input, ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('Referrer-Policy', 'same-origin');
     sendStatic(ctx, docsPage);

@@ -14,15 +14,15 @@ import { z } from 'zod';
 import { nodeModulesDir, webDir } from '../paths.js';
 import { SUPPORTED_RESOLUTIONS } from '../domain/resolution.js';
 import { ApiRouter } from './route.js';
-import { enumParam, parseQuery, textParam } from './validate.js';
+import { enumParam, textParam } from './validate.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
 import { requestHasBody } from './body.js';
-import { bodyNotAllowed } from '../errors.js';
+import { errors } from '../errors.js';
 import type { AppContext } from './types.js';
 
-/** Pages and assets take no body (docs/api.md, Limits); one is refused before it is read. */
+/** Assets take no body (docs/api.md, Limits); one is refused before it is read (the router does it for the pages). */
 const noBody = (ctx: AppContext) => {
-  if (requestHasBody(ctx)) throw bodyNotAllowed();
+  if (requestHasBody(ctx)) throw errors.bodyNotAllowed();
 };
 import type { AppDeps } from './types.js';
 
@@ -106,30 +106,25 @@ export function pagesRouter(_deps: AppDeps): ApiRouter {
     });
   }
 
-  api.router.get('/', (ctx) => {
-    ctx.state.route = '/';
-    noBody(ctx);
-    // Checked here so a bad link gets a clear 400, although the page reads them itself.
-    parseQuery(homeQuery, ctx.query);
+  // The pages check their query so a bad link gets a clear 400, although the page reads it itself.
+  api.add({ method: 'get', path: '/', summary: 'The live chart', access: 'public', tag: 'pages', query: homeQuery }, (_input, ctx) => {
     ctx.set('Content-Security-Policy', PAGE_CSP.home);
     ctx.set('X-Frame-Options', 'SAMEORIGIN');
     ctx.set('Referrer-Policy', 'same-origin');
     sendStatic(ctx, home);
   });
 
-  api.router.get('/embed/chart', (ctx) => {
-    ctx.state.route = '/embed/chart';
-    noBody(ctx);
-    parseQuery(embedQuery, ctx.query);
-    // Frameable from any origin: frame-ancestors *, and no X-Frame-Options.
-    ctx.set('Content-Security-Policy', PAGE_CSP.embed);
-    ctx.set('Referrer-Policy', 'no-referrer');
-    sendStatic(ctx, embed);
-  });
+  api.add(
+    { method: 'get', path: '/embed/chart', summary: 'The chart alone, for partner iframes', access: 'public', tag: 'pages', query: embedQuery },
+    (_input, ctx) => {
+      // Frameable from any origin: frame-ancestors *, and no X-Frame-Options.
+      ctx.set('Content-Security-Policy', PAGE_CSP.embed);
+      ctx.set('Referrer-Policy', 'no-referrer');
+      sendStatic(ctx, embed);
+    },
+  );
 
-  api.router.get('/dashboard', (ctx) => {
-    ctx.state.route = '/dashboard';
-    noBody(ctx);
+  api.add({ method: 'get', path: '/dashboard', summary: 'The key and subscription dashboard', access: 'public', tag: 'pages' }, (_input, ctx) => {
     ctx.set('Content-Security-Policy', PAGE_CSP.dashboard);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Referrer-Policy', 'same-origin');

@@ -1,5 +1,5 @@
 /** The RateLimit-* response headers (draft-ietf-httpapi-ratelimit-headers-06 form). */
-import { ApiError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
 export function writeRateLimitHeaders(ctx: AppContext): void {
@@ -18,9 +18,7 @@ export function writeRateLimitHeaders(ctx: AppContext): void {
 export const enforceRateLimit = (): AppMiddleware => async (ctx, next) => {
   const r = ctx.state.rateLimit;
   if (r?.retryAfterSeconds !== undefined) {
-    throw new ApiError(429, 'rate_limited', `too many requests; retry in ${r.retryAfterSeconds} s`, {
-      headers: { 'Retry-After': String(r.retryAfterSeconds) },
-    });
+    throw errors.rateLimited(`too many requests; retry in ${r.retryAfterSeconds} s`, r.retryAfterSeconds);
   }
   await next();
 };

@@ -1,30 +1,65 @@
 /**
- * ApiRouter: a @koa/router Router whose routes declare their inputs and their 2xx answer as zod
- * schemas. Handlers get the parsed query, and their return value is typed by the response schema;
- * the declarations are kept so /openapi.json describes exactly what is checked and answered.
- * A keyed route checks the key (and its scope) before the query.
+ * ApiRouter: a @koa/router Router whose routes are declared once, with every input and the 2xx
+ * answer as zod schemas (docs/architecture.md, Request flow). The router checks the caller
+ * (access and scope), the query, the path parameters and the body against the declaration and
+ * hands the handler one typed object `{ query, params, body, caller }`; the handler's answer is
+ * typed by the response schema. The same declarations make /openapi.json, the metrics' route
+ * labels and the hostile-input test's list of routes, so none of them can drift from what is
+ * checked.
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
 import type { PreparedJson } from './prepared-json.js';
-import { parseQuery, rejectUnknownParams, type QuerySchema } from './validate.js';
+import { compileParams, rejectUnknownParams, type QuerySchema, type RawParams } from './validate.js';
 import { requireKey } from './auth.js';
-import { requestHasBody } from './body.js';
-import { bodyNotAllowed } from '../errors.js';
-import type { AppContext, AppState } from './types.js';
+import { readJsonBody, requestHasBody, SMALL_BODY_BYTES } from './body.js';
+import { errors } from '../errors.js';
+import type { AppContext, AppState, Caller } from './types.js';
 import type { Scope } from '../services/accounts.js';
 
-export type Access = 'public' | 'keyed' | 'session' | 'internal';
+/**
+ * Who may call a route: anyone (`public`; a key, when sent, only picks the rate-limit bucket),
+ * a valid key (`key`, with `scope` when set: 401 without a key, 403 without the scope), a signed-in
+ * dashboard session (`session`: 401 without one; a state-changing method also needs the CSRF
+ * token), or the operator's tools (`internal`: /healthz, /metrics).
+ */
+export type Access = 'public' | 'key' | 'session' | 'internal';
 
-export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefined, R extends z.ZodType | undefined = z.ZodType | undefined> = {
+/** The caller of a `key` route: the key, its tenant and plan. */
+export type KeyCaller = Extract<Caller, { kind: 'key' }>;
+
+type Schema = z.ZodType | undefined;
+
+export type RouteSpec<
+  Q extends QuerySchema | undefined = QuerySchema | undefined,
+  R extends Schema = Schema,
+  P extends QuerySchema | undefined = QuerySchema | undefined,
+  B extends Schema = Schema,
+  A extends Access = Access,
+  RB = unknown,
+> = {
   method: 'get' | 'post' | 'delete' | 'put' | 'patch';
   path: string;
   summary: string;
-  access: Access;
+  access: A;
   tag: string;
+  /** Scope a `key` route needs (docs/api.md, Authentication and keys). */
+  scope?: Scope;
+  /** The query parameters (defaults in the schemas: `.prefault('20')`, so the document shows them). */
   query?: Q;
-  /** The JSON body's schema, where the route takes one (validated by the handler). */
-  body?: z.ZodType;
+  /** The path parameters: one schema for each `:name` of the path, and no other. */
+  params?: P;
+  /** The JSON body's schema, where the route takes one: read within `bodyLimit` and validated before the handler. */
+  body?: B;
+  /** Largest body in bytes (default SMALL_BODY_BYTES): 413 over it, before it is all read. */
+  bodyLimit?: number;
+  /**
+   * Reads the body instead of the JSON reader, for a body that is not one JSON value (ingest:
+   * NDJSON or a large array, parsed in slices); `body` then only documents it.
+   */
+  readBody?: (ctx: AppContext) => Promise<RB>;
+  /** Runs after the caller and parameter checks and before the body is read (sign-in counts an attempt here). */
+  admit?: (ctx: AppContext) => void;
   /** Media types the body may come in (default application/json); NDJSON carries one item of `body` per line. */
   bodyMediaTypes?: readonly ('application/json' | 'application/x-ndjson')[];
   /** The 2xx body's schema: the handler's answer is typed by it, and /openapi.json documents it. */
@@ -35,11 +70,9 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
   responseType?: 'application/json' | 'text/plain';
   /** The success statuses the route answers with (default [200]). */
   statuses?: readonly (200 | 201)[];
-  /** Scope a keyed route needs (docs/api.md, Authentication and keys). */
-  scope?: Scope;
   /**
    * The route answers with a protocol upgrade (GET /v1/stream): OpenAPI cannot describe a
-   * WebSocket, so the document leaves it out and the README's Live stream section describes it.
+   * WebSocket, so the document leaves it out and docs/api.md, Live stream, describes it.
    */
   upgrade?: 'websocket';
 };
@@ -47,36 +80,92 @@ export type RouteSpec<Q extends QuerySchema | undefined = QuerySchema | undefine
 /** What a handler may answer: a value of the response schema, or one already serialised by the cache. */
 export type Answer<R> = R extends z.ZodType ? z.output<R> | PreparedJson<z.output<R>> : unknown;
 
-type Handler<Q, A> = (ctx: AppContext, query: Q) => A | Promise<A>;
+type Parsed<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+type BodyOf<B, RB> = unknown extends RB ? (B extends z.ZodType ? z.output<B> : undefined) : RB;
+type CallerOf<A extends Access, S> = A extends 'key' ? KeyCaller : A extends 'session' ? S : Caller;
 
-export class ApiRouter {
+/** The one object a handler is handed: every input, validated and typed by the route's declaration. */
+export type RouteInput<Q, P, B, RB, C> = { query: Parsed<Q>; params: Parsed<P>; body: BodyOf<B, RB>; caller: C };
+
+/**
+ * How a router finds the signed-in session of a `session` route (the dashboard's cookie);
+ * `write` is true for a state-changing method. It throws the 401 (or 403) itself.
+ */
+export type SessionResolver<S> = (ctx: AppContext, write: boolean) => S;
+
+const NONE: Record<string, never> = Object.freeze({});
+
+export class ApiRouter<S = never> {
   readonly router = new Router<AppState>();
   readonly specs: RouteSpec[] = [];
+  readonly #session: SessionResolver<S> | undefined;
+
+  constructor(opts: { session?: SessionResolver<S> } = {}) {
+    this.#session = opts.session;
+  }
 
   /** Adds a route; the handler's result, when not undefined, becomes the JSON body. */
-  add<Q extends QuerySchema | undefined, R extends z.ZodType | undefined = undefined>(
-    spec: RouteSpec<Q, R>,
-    handler: Handler<Q extends QuerySchema ? z.output<Q> : Record<string, never>, Answer<R>>,
-  ): this {
+  add<
+    Q extends QuerySchema | undefined = undefined,
+    R extends Schema = undefined,
+    P extends QuerySchema | undefined = undefined,
+    B extends Schema = undefined,
+    A extends Access = Access,
+    RB = unknown,
+  >(spec: RouteSpec<Q, R, P, B, A, RB>, handler: (input: RouteInput<Q, P, B, RB, CallerOf<A, S>>, ctx: AppContext) => Answer<R> | Promise<Answer<R>>): this {
     this.specs.push(spec as unknown as RouteSpec);
-    // /v1 refuses parameters it does not know; /udf ignores them (adapters add their own).
-    const strict = spec.path.startsWith('/v1/');
-    const known = spec.query ? Object.keys(spec.query.shape) : [];
-    this.router[spec.method](spec.path, async (ctx) => {
-      ctx.state.route = spec.path;
-      // The key first: a caller without one gets 401 (403 without the scope), whatever the query.
-      if (spec.access === 'keyed') requireKey(ctx, spec.scope);
-      if (strict) rejectUnknownParams(known, ctx.query);
-      // A route without a body schema takes no body: refused before a byte of it is read.
-      if (spec.body === undefined && requestHasBody(ctx)) throw bodyNotAllowed();
-      const query = spec.query ? parseQuery(spec.query, ctx.query) : {};
-      const result = await handler(ctx as AppContext, query as never);
-      if (result !== undefined) ctx.body = result;
-    });
+    this.router[spec.method](spec.path, compileRoute(spec as unknown as RouteSpec, this.#session, handler as unknown as Handler));
     return this;
   }
 
   routes() {
     return this.router.routes();
   }
+}
+
+type Handler = (input: { query: unknown; params: unknown; body: unknown; caller: unknown }, ctx: AppContext) => unknown;
+
+/** The names of a koa-style path's parameters, in order. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+
+/**
+ * Everything a route's declaration decides, worked out once when the route is added: the
+ * parsers, the set of known parameters, whether a body is read and how. What runs per request is
+ * the returned function, which allocates the handler's input object and nothing else.
+ */
+function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undefined, handler: Handler) {
+  const declared = pathParams(spec.path);
+  const given = spec.params ? Object.keys(spec.params.shape) : [];
+  if (declared.join() !== given.join()) throw new Error(`${spec.path}: params must declare exactly ${declared.join(', ') || 'nothing'}`);
+  if (spec.access === 'session' && session === undefined) throw new Error(`${spec.path}: a session route needs a router built with a session resolver`);
+  const { path, access, scope, admit } = spec;
+  const write = spec.method !== 'get';
+  // /v1 refuses parameters it does not know; /udf and the pages ignore them (adapters add their own).
+  const known = path.startsWith('/v1/') ? new Set(spec.query ? Object.keys(spec.query.shape) : []) : null;
+  const query = spec.query ? compileParams(spec.query) : null;
+  const params = spec.params ? compileParams(spec.params) : null;
+  const bodySchema = spec.body;
+  const bodyOpts = { limit: spec.bodyLimit ?? SMALL_BODY_BYTES };
+  const readBody: ((ctx: AppContext) => Promise<unknown>) | null =
+    spec.readBody ?? (bodySchema === undefined ? null : (ctx) => readJsonBody(ctx, bodySchema, bodyOpts));
+
+  return async (ctx: AppContext): Promise<void> => {
+    ctx.state.route = path;
+    // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
+    const caller = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
+    if (known !== null) rejectUnknownParams(known, ctx.query);
+    // A route without a body takes none: refused before a byte of it is read.
+    if (readBody === null && requestHasBody(ctx)) throw errors.bodyNotAllowed();
+    const input = {
+      query: query === null ? NONE : query(ctx.query),
+      params: params === null ? NONE : params(ctx.params as RawParams),
+      body: undefined as unknown,
+      caller,
+    };
+    if (admit !== undefined) admit(ctx);
+    if (readBody !== null) input.body = await readBody(ctx);
+    let result = handler(input, ctx);
+    if (result instanceof Promise) result = await result;
+    if (result !== undefined) ctx.body = result;
+  };
 }

@@ -21,10 +21,9 @@ export function sdkRouter(_deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
   for (const f of FILES) {
     const body = staticFile(readFileSync(join(projectRoot, 'src', 'sdk', f.file)), f.type, SDK_CACHE);
-    api.router.get(f.path, (ctx) => {
-      ctx.state.route = f.path;
-      sendStatic(ctx, body);
-    });
+    api.add({ method: 'get', path: f.path, summary: `The first-party datafeed: ${f.file}`, access: 'public', tag: 'sdk' }, (_input, ctx) =>
+      sendStatic(ctx, body),
+    );
   }
   return api;
 }

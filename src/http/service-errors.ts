@@ -1,39 +1,39 @@
 /**
- * The contract's HTTP errors for the errors services throw (accounts, subscriptions), in one
- * place, so /v1 routes and the dashboard answer the same refusal the same way. The error
+ * The one mapping of the errors services throw (accounts, subscriptions, events) to the API's
+ * errors, so /v1 routes and the dashboard answer the same refusal the same way. The error
  * handler applies it to everything thrown, so routes just let service errors through.
  */
-import { ApiError } from '../errors.js';
+import { errors } from '../errors.js';
 import { AccountError } from '../services/accounts.js';
+import { EventCursorError } from '../services/events.js';
 import { SubscriptionError } from '../services/subscriptions.js';
 
 export function fromServiceError(err: unknown): unknown {
   if (err instanceof AccountError) {
-    const param = err.param === undefined ? {} : { param: err.param };
     switch (err.kind) {
       case 'not_found':
-        return new ApiError(404, 'key_not_found', err.message);
+        return errors.keyNotFound(err.message);
       case 'limit':
-        return new ApiError(409, 'key_limit_reached', err.message);
+        return errors.keyLimitReached(err.message);
       case 'forbidden':
-        return new ApiError(403, 'forbidden', err.message, param);
+        return errors.forbidden(err.message, err.param);
       case 'inactive':
-        return new ApiError(400, 'invalid_parameter', err.message, param);
+        return errors.invalidParameter(err.param ?? 'id', err.message);
       case 'invalid':
       case 'conflict':
-        return new ApiError(400, 'invalid_body', err.message, param);
+        return errors.invalidBody(err.message, { param: err.param });
     }
   }
   if (err instanceof SubscriptionError) {
-    const param = err.param === undefined ? {} : { param: err.param };
     switch (err.kind) {
       case 'invalid':
-        return new ApiError(400, 'invalid_body', err.message, param);
+        return errors.invalidBody(err.message, { param: err.param });
       case 'limit':
-        return new ApiError(409, 'subscription_limit_reached', err.message);
+        return errors.subscriptionLimitReached(err.message);
       case 'not_found':
-        return new ApiError(404, 'subscription_not_found', err.message);
+        return errors.subscriptionNotFound(err.message);
     }
   }
+  if (err instanceof EventCursorError) return errors.invalidCursor(err.message);
   return err;
 }

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ApiError, forbidden } from '../errors.js';
+import { errors } from '../errors.js';
 import { ApiRouter } from './route.js';
 import { textParam } from './validate.js';
 import { clientIp } from './client-ip.js';
@@ -81,21 +81,19 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       upgrade: 'websocket',
       query: z.object({ key: textParam(1, 512).optional() }),
     },
-    (ctx) => {
+    (_input, ctx) => {
       const { hub, wss, upgrades } = streamOf(deps);
       const up = upgrades.get(ctx.req);
       if (up === undefined) {
-        throw new ApiError(426, 'invalid_parameter', 'GET /v1/stream is a WebSocket: send Upgrade: websocket', { headers: { Upgrade: 'websocket' } });
+        throw errors.upgradeRequired('GET /v1/stream is a WebSocket: send Upgrade: websocket');
       }
       upgrades.delete(ctx.req);
       const caller = ctx.state.caller;
-      if (caller.kind === 'key' && !caller.key.scopes.includes('read')) throw forbidden('this API key lacks the read scope');
+      if (caller.kind === 'key' && !caller.key.scopes.includes('read')) throw errors.forbidden('this API key lacks the read scope');
       const bucket = caller.kind === 'key' ? `tenant:${caller.tenant.id}` : `ip:${clientIp(ctx).address}`;
       const cap = caller.kind === 'key' ? (PLAN_CONNECTIONS[caller.plan.name] ?? ANON_CONNECTIONS) : ANON_CONNECTIONS;
       if (hub.openIn(bucket) >= cap) {
-        throw new ApiError(429, 'rate_limited', `at most ${cap} open stream connections for this caller`, {
-          headers: { 'Retry-After': String(CAP_RETRY_SECONDS) },
-        });
+        throw errors.rateLimited(`at most ${cap} open stream connections for this caller`, CAP_RETRY_SECONDS);
       }
       const headers = rateLimitLines(ctx);
       const charge = chargeFor(deps, ctx);

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../domain/address.js';
-import { invalidAddress, invalidParameter } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 /** What normalizeAddress admits: base58 of 32-44 characters, or 0x + 40 hex digits. */
@@ -73,41 +73,81 @@ export const textParam = (min: number, max: number) =>
     .meta({ minLength: min, maxLength: max });
 
 export type QueryShape = Record<string, z.ZodType<unknown, string>>;
+/** A route's query or path parameters: a z.object of one schema per parameter. */
 export type QuerySchema = z.ZodObject<{ [k: string]: z.ZodType }>;
+/** The query or path parameters as Koa hands them over (a repeated query parameter is an array). */
+export type RawParams = Record<string, string | string[] | undefined>;
 
 /**
- * Refuses a query parameter that `known` does not list: on /v1 a misspelt `from` must never
+ * A path segment that must be an address: 400 invalid_address when it is not one (a query
+ * parameter that must be an address is invalid_parameter, see addressParam). One lookup of
+ * normalizeAddress per request, in the transform.
+ */
+export const addressPathParam = () =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const a = normalizeAddress(v);
+      if (a === null) ctx.addIssue({ code: 'custom', message: 'is not a well-formed address', params: { code: 'invalid_address' } });
+      return a ?? z.NEVER;
+    })
+    .meta({ description: ADDRESS_DESCRIPTION, pattern: ADDRESS_PATTERN });
+
+/**
+ * Refuses a query parameter that `known` does not hold: on /v1 a misspelt `from` must never
  * silently answer other data (docs/api.md, Conventions). /udf stays lenient and never calls this.
  */
-export function rejectUnknownParams(known: readonly string[], query: Record<string, unknown>): void {
-  for (const name of Object.keys(query)) {
-    if (!known.includes(name)) throw invalidParameter(name, `${name} is not a parameter of this route`);
+export function rejectUnknownParams(known: ReadonlySet<string>, query: Record<string, unknown>): void {
+  for (const name in query) {
+    if (!known.has(name)) throw errors.invalidParameter(name, `${name} is not a parameter of this route`);
   }
+}
+
+/** The first issue of a failed parse as the parameter's 400, its name in front of the schema's predicate. */
+function paramError(error: z.ZodError, input: RawParams): ApiError {
+  const issue = error.issues[0]!;
+  const name = String(issue.path[0] ?? 'query');
+  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return errors.invalidAddress(name);
+  // A missing value can only fail by being required, whatever code the schema gives it.
+  const value = input[name];
+  const message = value === undefined || value === '' ? 'is required' : issue.message;
+  return errors.invalidParameter(name, `${name} ${message}`);
 }
 
 /**
- * Validates `query` against `schema` (a z.object of the parameters; wrap optional ones in
- * `.optional()`). Unknown parameters are ignored here; see rejectUnknownParams.
+ * Compiles the parser of one route's query (or path) parameters, once per route: a repeated
+ * parameter is 400, an empty value counts as absent, and unknown parameters are ignored here
+ * (see rejectUnknownParams). Zod runs only when a parameter of the schema is present: the
+ * answer for none is parsed once here (defaults applied) and shared, frozen, by every request.
  */
-export function parseQuery<S extends QuerySchema>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
-  const picked: Record<string, string> = {};
-  for (const name of Object.keys(schema.shape)) {
-    const value = query[name];
-    if (Array.isArray(value)) throw invalidParameter(name, `${name} must be given once`);
-    if (value !== undefined && value !== '') picked[name] = value;
-  }
-  const parsed = schema.safeParse(picked);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const name = String(issue.path[0] ?? 'query');
-  // A missing value can only fail by being required, whatever code the schema gives it.
-  const message = picked[name] === undefined ? 'is required' : issue.message;
-  throw invalidParameter(name, `${name} ${message}`);
+export function compileParams<S extends QuerySchema>(schema: S): (input: RawParams) => z.output<S> {
+  const names = Object.keys(schema.shape);
+  const empty = schema.safeParse({});
+  const whenAbsent = empty.success ? (Object.freeze(empty.data) as z.output<S>) : null;
+  return (input) => {
+    let present = false;
+    let blank = false;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const value = input[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw errors.invalidParameter(name, `${name} must be given once`);
+      if (value === '') blank = true;
+      else present = true;
+    }
+    if (!present && whenAbsent !== null) return whenAbsent;
+    const picked = blank ? withoutBlanks(names, input) : input;
+    const parsed = schema.safeParse(picked);
+    if (parsed.success) return parsed.data;
+    throw paramError(parsed.error, picked);
+  };
 }
 
-/** A path segment that must be an address: 400 invalid_address otherwise. */
-export function pathAddress(value: string | undefined, param = 'address'): string {
-  const a = value === undefined ? null : normalizeAddress(value);
-  if (a === null) throw invalidAddress(param);
-  return a;
+function withoutBlanks(names: readonly string[], input: RawParams): RawParams {
+  const out: RawParams = {};
+  for (const name of names) {
+    const value = input[name];
+    if (value !== undefined && value !== '') out[name] = value;
+  }
+  return out;
 }

@@ -124,7 +124,7 @@ const badInteger = (range: [bigint, bigint], value: string): boolean =>
 const fill = (path: string, sub: Record<string, string> = {}): string =>
   path.replace(/:(\w+)/g, (_m, name: string) => sub[name] ?? (name === 'address' ? w.token : name === 'id' ? w.keyId : 'x'));
 
-const keyFor = (r: Route): Record<string, string> => (r.spec?.access === 'keyed' ? { 'x-api-key': r.path === '/v1/ingest' ? w.ingestKey : w.readKey } : {});
+const keyFor = (r: Route): Record<string, string> => (r.spec?.access === 'key' ? { 'x-api-key': r.path === '/v1/ingest' ? w.ingestKey : w.readKey } : {});
 
 const query = (pairs: [string, string, boolean?][]): string =>
   pairs.length === 0 ? '' : '?' + pairs.map(([k, v, raw]) => `${enc(k)}=${raw ? v : enc(v)}`).join('&');

@@ -153,7 +153,7 @@ describe('/openapi.json', () => {
   it('declares security only on keyed routes (no padlock on public ones), and says where a key may still go', () => {
     for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path))) {
       const op = doc.paths[openApiPath(spec.path)]![spec.method]! as (typeof doc.paths)[string][string] & { description?: string };
-      if (spec.access === 'keyed') {
+      if (spec.access === 'key') {
         expect(
           op.security.map((s) => Object.keys(s)[0]),
           spec.path,

@@ -44,7 +44,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
       response: udfHistory,
       example: udfHistoryExample,
     },
-    (_ctx, q) => {
+    ({ query: q }) => {
       const res = parseResolution(q.resolution)!;
       let query: BarQuery;
       if (q.countback !== undefined && q.countback > 0) {

@@ -1,6 +1,6 @@
 /** Dependencies, query parameters and errors shared by the UDF routes. */
 import type { z } from 'zod';
-import { ApiError, invalidParameter } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { textParam } from '../validate.js';
 import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
@@ -30,11 +30,9 @@ export const symbolParam = () => textParam(1, MAX_NAME);
  * symbol its quote symbol (README, Pairs and native prices); `unitId` is accepted and ignored.
  */
 export const adapterParams = {
-  currencyCode: textParam(1, 32).optional().describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
+  currencyCode: textParam(1, 32).prefault('USD').describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
   unitId: textParam(1, 64).optional(),
 } satisfies Record<string, z.ZodType>;
-
-export const unknownSymbol = (): ApiError => new ApiError(404, 'token_not_found', 'unknown symbol', { param: 'symbol' });
 
 /** What a chart names: a token (in USD), or a market as a pair in USD or in its quote token. */
 export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair: ResolvedPair; currency: Currency };
@@ -44,25 +42,24 @@ export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair
  * did), else a market address; 404 token_not_found ("unknown symbol") when neither. A token is
  * in USD only; a pair in USD or its quote symbol (case-insensitive), else 400 on currencyCode.
  */
-export function resolveChart(symbols: SymbolsRepo, name: string, currencyCode: string | undefined): Chart {
-  const code = currencyCode ?? 'USD';
+export function resolveChart(symbols: SymbolsRepo, name: string, code: string): Chart {
   const resolved = symbols.resolve(name);
   if (resolved !== null) {
-    if (code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
+    if (code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
     return { kind: 'token', resolved };
   }
   const pair = symbols.pair(name);
   // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
-  if (pair === null && code !== 'USD') throw invalidParameter('currencyCode', 'currencyCode must be one of USD');
-  if (pair === null) throw unknownSymbol();
+  if (pair === null && code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
+  if (pair === null) throw errors.unknownSymbol();
   if (code.toUpperCase() === 'USD') return { kind: 'pair', pair, currency: 'usd' };
   if (code.toLowerCase() === pair.market.quoteSymbol.toLowerCase()) return { kind: 'pair', pair, currency: 'native' };
-  throw invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
+  throw errors.invalidParameter('currencyCode', `currencyCode must be one of USD, ${pair.market.quoteSymbol}`);
 }
 
 /** The token a chart names, or 404 token_not_found ("unknown symbol" in the UDF form). */
 export function resolveOr404(symbols: SymbolsRepo, name: string): Resolved {
   const found = symbols.resolve(name);
-  if (found === null) throw unknownSymbol();
+  if (found === null) throw errors.unknownSymbol();
   return found;
 }

@@ -33,7 +33,7 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
       response: udfQuotes,
       example: udfQuotesExample,
     },
-    (_ctx, q) => {
+    ({ query: q }) => {
       const now = nowSeconds(clock);
       const d = q.symbols.map((n): QuoteItem => {
         const found = symbols.resolve(n);

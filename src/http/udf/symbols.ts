@@ -38,7 +38,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       response: S.udfSymbol,
       example: S.udfSymbolExample,
     },
-    (_ctx, q) => {
+    ({ query: q }) => {
       const chart = resolveChart(symbols, q.symbol, q.currencyCode);
       if (chart.kind === 'token') return symbolInfo(chart.resolved.token, chart.resolved.exchange);
       const { token, market } = chart.pair;
@@ -63,12 +63,12 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       response: S.udfSearch,
       example: S.udfSearchExample,
     },
-    (_ctx, q) => {
+    ({ query: q }) => {
       // Every token is of the one listed type; any other type matches nothing.
       if (q.type !== undefined && q.type !== SYMBOL_TYPE) return [];
       const split = splitSearchQuery(q.query ?? '', q.exchange ?? null);
       if (split === null) return [];
-      const found = symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit ?? SEARCH_LIMIT_DEFAULT });
+      const found = symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit });
       return found.map(({ token, exchange }) => searchItem(token, exchange));
     },
   );
@@ -84,7 +84,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       example: S.udfTimeExample,
       responseType: 'text/plain',
     },
-    (ctx) => {
+    (_input, ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'text/plain';
       return String(nowSeconds(clock));

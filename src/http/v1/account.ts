@@ -1,11 +1,12 @@
 /**
- * Account and API keys: /v1/me, /v1/keys (docs/api.md, Authentication and keys). Thin handlers over the accounts
- * service; AccountError kinds become the contract's errors here. Every answer is private to the
- * key's tenant and carries `Cache-Control: no-store` (the ones with a secret above all).
+ * Account and API keys: /v1/me, /v1/keys (docs/api.md, Authentication and keys). Thin handlers
+ * over the accounts service (its AccountError kinds become the contract's errors in
+ * src/http/service-errors.ts); the key bodies are shared with the dashboard. Every answer is
+ * private to the key's tenant and carries `Cache-Control: no-store` (the ones with a secret
+ * above all).
  */
 import { z } from 'zod';
-import { requireKey } from '../auth.js';
-import { bodyInt, bodyObject, bodyScopes, readJsonBody } from '../body.js';
+import { bodyInt, bodyObject, bodyScopes } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
 import type { AppContext, AppDeps } from '../types.js';
@@ -19,8 +20,11 @@ const keyName = z
   .transform((v) => v as string | null)
   .meta({ type: ['string', 'null'], minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name for the key (no control characters)' });
 
-const createBody = bodyObject({ name: keyName.optional(), scopes: bodyScopes().optional() });
-const rotateBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).optional() });
+/** The bodies of creating and rotating a key, shared with the dashboard (src/http/dashboard.ts). */
+export const createKeyBody = bodyObject({ name: keyName.prefault(null), scopes: bodyScopes().prefault(['read']) });
+export const rotateKeyBody = bodyObject({ graceSeconds: bodyInt(0, MAX_GRACE_SECONDS).prefault(0) });
+/** The path of one key. */
+export const keyPath = z.object({ id: z.string().describe('Key id') });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
@@ -33,13 +37,12 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       method: 'get',
       path: '/v1/me',
       summary: 'The calling key, its tenant, plan and rate-limit state',
-      access: 'keyed',
+      access: 'key',
       tag: 'account',
       response: S.me,
       example: S.meExample,
     },
-    (ctx) => {
-      const { key, tenant, plan } = requireKey(ctx);
+    ({ caller: { key, tenant, plan } }, ctx) => {
       privateAnswer(ctx);
       const rl = ctx.state.rateLimit;
       return {
@@ -66,16 +69,15 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       method: 'get',
       path: '/v1/keys',
       summary: "The tenant's keys (never their secrets)",
-      access: 'keyed',
+      access: 'key',
       tag: 'account',
       scope: 'read',
       response: S.keyList,
       example: S.keyListExample,
     },
-    (ctx) => {
-      const { tenant } = requireKey(ctx, 'read');
+    ({ caller }, ctx) => {
       privateAnswer(ctx);
-      return { keys: accounts.listKeys(tenant.id) };
+      return { keys: accounts.listKeys(caller.tenant.id) };
     },
   );
 
@@ -83,20 +85,18 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     {
       method: 'post',
       path: '/v1/keys',
-      access: 'keyed',
+      access: 'key',
       tag: 'account',
       scope: 'manage',
-      body: createBody,
+      body: createKeyBody,
       summary: 'Create a key (scopes default ["read"], never more than the calling key holds); the secret is shown once',
       response: S.keyCreated,
       example: S.keyCreatedExample,
       statuses: [201],
     },
-    async (ctx) => {
-      const { tenant, key } = requireKey(ctx, 'manage');
-      const body = await readJsonBody(ctx, createBody);
+    ({ body, caller: { tenant, key } }, ctx) => {
       privateAnswer(ctx);
-      const made = accounts.issueKey(tenant.id, { name: body.name ?? null, scopes: body.scopes ?? ['read'], callerScopes: key.scopes });
+      const made = accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes });
       ctx.status = 201;
       return { key: made.key, secret: made.secret };
     },
@@ -107,17 +107,16 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       method: 'delete',
       path: '/v1/keys/:id',
       summary: 'Revoke a key (again is fine)',
-      access: 'keyed',
+      access: 'key',
       tag: 'account',
       scope: 'manage',
+      params: keyPath,
       response: S.keyRevoked,
       example: S.keyRevokedExample,
     },
-    (ctx) => {
-      const { tenant } = requireKey(ctx, 'manage');
-      const id = String(ctx.params.id);
+    ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { key: accounts.revokeKey(id, tenant.id) };
+      return { key: accounts.revokeKey(params.id, caller.tenant.id) };
     },
   );
 
@@ -126,20 +125,18 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       method: 'post',
       path: '/v1/keys/:id/rotate',
       summary: 'Replace a key; the old one works for graceSeconds more',
-      access: 'keyed',
+      access: 'key',
       tag: 'account',
       scope: 'manage',
-      body: rotateBody,
+      params: keyPath,
+      body: rotateKeyBody,
       response: S.keyRotated,
       example: S.keyRotatedExample,
       statuses: [201],
     },
-    async (ctx) => {
-      const caller = requireKey(ctx, 'manage');
-      const id = String(ctx.params.id);
-      const body = await readJsonBody(ctx, rotateBody);
+    ({ params, body, caller }, ctx) => {
       privateAnswer(ctx);
-      const made = accounts.rotateKey(caller.tenant.id, id, body.graceSeconds ?? 0, caller.key.scopes);
+      const made = accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, caller.key.scopes);
       ctx.status = 201;
       return made;
     },

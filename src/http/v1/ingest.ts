@@ -9,67 +9,67 @@
 import { z } from 'zod';
 import getRawBody from 'raw-body';
 import { ingestRecord } from '../../domain/records.js';
-import { ApiError, invalidBody, payloadTooLarge, type ErrorDetail } from '../../errors.js';
-import { requireKey } from '../auth.js';
+import { errors, type ErrorDetail } from '../../errors.js';
 import { ApiRouter } from '../route.js';
-import { MAX_BODY_BYTES } from '../body.js';
+import { MAX_BODY_BYTES, refuseCharset, refuseContentEncoding } from '../body.js';
 import { IngestRejected, type LineError } from '../../services/ingest.js';
 import { MAX_INGEST_RECORDS, NotJsonArray, parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, type Parsed } from '../../services/ingest-parse.js';
 import type { AppContext, AppDeps } from '../types.js';
 import { ingested, ingestedExample } from './schemas/subscriptions.js';
 
-const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 type Format = 'ndjson' | 'array';
 
 function bodyFormat(ctx: AppContext): Format {
-  const encoding = ctx.get('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') throw unsupported(`content encoding ${encoding} is not supported`);
+  refuseContentEncoding(ctx);
   const type = ctx.request.is('application/x-ndjson', 'application/json');
   if (type !== 'application/x-ndjson' && type !== 'application/json') {
-    throw unsupported('the body must be application/x-ndjson or application/json (an array of records)');
+    throw errors.unsupportedMediaType('the body must be application/x-ndjson or application/json (an array of records)');
   }
-  const charset = ctx.request.charset.toLowerCase();
-  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`charset ${charset} is not supported; send UTF-8`);
+  refuseCharset(ctx);
   return type === 'application/json' ? 'array' : 'ndjson';
 }
 
 async function readBody(ctx: AppContext): Promise<string> {
   const declared = ctx.get('content-length');
   if (declared !== '') {
-    if (!/^[0-9]+$/.test(declared)) throw invalidBody('Content-Length is not a valid length');
-    if (declared.length > 16 || Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge();
+    if (!/^[0-9]+$/.test(declared)) throw errors.invalidBody('Content-Length is not a valid length');
+    if (declared.length > 16 || Number(declared) > MAX_BODY_BYTES) throw errors.payloadTooLarge();
   }
   let raw: Buffer;
   try {
     raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, ...(declared !== '' ? { length: declared } : {}) });
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge();
-    throw invalidBody('the request body could not be read');
+    if ((err as { type?: string }).type === 'entity.too.large') throw errors.payloadTooLarge();
+    throw errors.invalidBody('the request body could not be read');
   }
   try {
     return utf8.decode(raw);
   } catch {
-    throw invalidBody('the body is not valid UTF-8');
+    throw errors.invalidBody('the body is not valid UTF-8');
   }
 }
 
-/** The numbered values of the body, or a 400 for a body that is not JSON at all or too many records. */
-async function values(text: string, format: Format): Promise<Parsed> {
+/**
+ * The route's body reader: the numbered values of the body, or a 415 for another format, a 413
+ * over 10 MB, a 400 for a body that is not JSON at all or has too many records.
+ */
+async function readRecords(ctx: AppContext): Promise<Parsed> {
+  const format = bodyFormat(ctx);
+  const text = await readBody(ctx);
   try {
     return format === 'ndjson' ? await parseNdjsonChunked(text) : await parseJsonArrayChunked(text);
   } catch (err) {
-    if (err instanceof TooManyRecords || err instanceof NotJsonArray) throw invalidBody(err.message);
+    if (err instanceof TooManyRecords || err instanceof NotJsonArray) throw errors.invalidBody(err.message);
     throw err;
   }
 }
 
-const rejected = (errors: readonly LineError[]) =>
-  invalidBody(
-    `the batch has invalid records; nothing was written (first: line ${errors[0]!.line}: ${errors[0]!.error})`,
-    errors.map((e): ErrorDetail => ({ line: e.line, error: e.error })),
-  );
+const rejected = (lines: readonly LineError[]) =>
+  errors.invalidBody(`the batch has invalid records; nothing was written (first: line ${lines[0]!.line}: ${lines[0]!.error})`, {
+    details: lines.map((e): ErrorDetail => ({ line: e.line, error: e.error })),
+  });
 
 export function ingestRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
@@ -77,20 +77,17 @@ export function ingestRouter(deps: AppDeps): ApiRouter {
     {
       method: 'post',
       path: '/v1/ingest',
-      access: 'keyed',
+      access: 'key',
       tag: 'ingest',
       scope: 'ingest',
       body: z.array(ingestRecord).max(MAX_INGEST_RECORDS),
+      readBody: readRecords,
       bodyMediaTypes: ['application/x-ndjson', 'application/json'],
       response: ingested,
       example: ingestedExample,
       summary: 'Ingest a batch of records (NDJSON or a JSON array), all or nothing',
     },
-    async (ctx) => {
-      requireKey(ctx, 'ingest');
-      const format = bodyFormat(ctx);
-      const text = await readBody(ctx);
-      const parsed = await values(text, format);
+    async ({ body: parsed }) => {
       const ingest = deps.services.ingest;
       let records;
       try {

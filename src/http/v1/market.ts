@@ -42,10 +42,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
         response: S.rankedTokens,
         example: S.rankedTokensExample,
       },
-      async (_ctx, q) => {
-        const window = q.window ?? '24h';
-        return { window, tokens: await discovery.ranked(kind, window, q.minLiquidityUsd ?? 0, q.limit ?? 20, now) };
-      },
+      async ({ query: q }) => ({ window: q.window, tokens: await discovery.ranked(kind, q.window, q.minLiquidityUsd, q.limit, now) }),
     );
   }
 
@@ -60,7 +57,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.rankedTokens,
       example: S.newTokensExample,
     },
-    (_ctx, q) => ({ window: null, tokens: discovery.newest(q.limit ?? 20, now()) }),
+    ({ query }) => ({ window: null, tokens: discovery.newest(query.limit, now()) }),
   );
 
   api.add(
@@ -74,7 +71,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.searchResults,
       example: S.searchResultsExample,
     },
-    async (_ctx, q) => ({ results: await discovery.search(q.q, q.limit ?? 20, now) }),
+    async ({ query }) => ({ results: await discovery.search(query.q, query.limit, now) }),
   );
 
   api.add(
@@ -88,7 +85,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.prices,
       example: S.pricesExample,
     },
-    (_ctx, q) => ({ prices: discovery.prices(q.addresses, now()) }),
+    ({ query }) => ({ prices: discovery.prices(query.addresses, now()) }),
   );
 
   return api;

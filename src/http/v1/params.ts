@@ -6,9 +6,8 @@
 import { z } from 'zod';
 import { normalizeAddress } from '../../domain/address.js';
 import { parseResolution, SUPPORTED_RESOLUTIONS, type Resolution } from '../../domain/resolution.js';
-import { ApiError, tokenNotFound } from '../../errors.js';
-import { pathAddress } from '../validate.js';
-import type { AppContext } from '../types.js';
+import { errors } from '../../errors.js';
+import { addressPathParam } from '../validate.js';
 import type { TokenRow, TokensRepo } from '../../store/tokens-repo.js';
 
 /** Latest time accepted in from / to: just after the last second ingest accepts (9999-12-31), as /udf/history. */
@@ -51,12 +50,12 @@ export const addressListParam = (max: number) =>
       pattern: `^[^,]+(,[^,]+){0,${max - 1}}$`,
     });
 
-export const invalidCursor = (): ApiError => new ApiError(400, 'invalid_cursor', 'cursor was not issued by this server for this query', { param: 'cursor' });
+/** The path parameters of a token's routes: 400 invalid_address when malformed (the router checks it). */
+export const tokenPath = z.object({ address: addressPathParam() });
 
-/** The token named by the path: 400 invalid_address when malformed, 404 token_not_found when unknown. */
-export function pathToken(ctx: AppContext, tokens: TokensRepo): TokenRow {
-  const address = pathAddress(ctx.params.address);
+/** The token of a well-formed address: 404 token_not_found when the store has none. */
+export function findToken(tokens: TokensRepo, address: string): TokenRow {
   const token = tokens.byAddress(address);
-  if (token === undefined) throw tokenNotFound(address);
+  if (token === undefined) throw errors.tokenNotFound(address);
   return token;
 }

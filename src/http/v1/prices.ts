@@ -31,7 +31,7 @@ export function pricesRouter(deps: AppDeps): ApiRouter {
       response: S.pricesAt,
       example: S.pricesAtExample,
     },
-    (_ctx, q) => {
+    ({ query: q }) => {
       const prices: Record<string, PricePoint | null> = {};
       for (const { asked, address } of q.addresses) {
         const token = tokens.byAddress(address);

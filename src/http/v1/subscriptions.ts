@@ -5,17 +5,16 @@
  * (`Cache-Control: no-store`). Reads need the `read` scope; registering and removing need `manage`.
  */
 import { z } from 'zod';
-import { ApiError } from '../../errors.js';
 import { normalizeAddress } from '../../domain/address.js';
-import { requireKey } from '../auth.js';
-import { bodyObject, readJsonBody } from '../body.js';
+import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { intParam, pathAddress } from '../validate.js';
-import { createEvents, EventCursorError } from '../../services/events.js';
+import { addressPathParam, intParam } from '../validate.js';
+import { createEvents } from '../../services/events.js';
 import type { AppContext, AppDeps } from '../types.js';
 import * as S from './schemas/subscriptions.js';
 
-const registerBody = bodyObject({
+/** The body of registering a token, shared with the dashboard (src/http/dashboard.ts). */
+export const registerBody = bodyObject({
   address: z
     .unknown()
     .refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
@@ -28,6 +27,9 @@ const registerBody = bodyObject({
     .meta({ type: ['string', 'null'], description: 'An http or https URL to POST events to; null removes the webhook' })
     .optional(),
 });
+
+/** The path of one registered token. */
+export const registeredPath = z.object({ address: addressPathParam() });
 
 const eventsQuery = z.object({
   cursor: z.string().optional(),
@@ -45,7 +47,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     {
       method: 'post',
       path: '/v1/tokens/register',
-      access: 'keyed',
+      access: 'key',
       tag: 'subscriptions',
       scope: 'manage',
       body: registerBody,
@@ -54,11 +56,9 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
       statuses: [200, 201],
       summary: 'Register a token (idempotent); a webhook secret is returned the first time the tenant sets a webhook',
     },
-    async (ctx) => {
-      const { tenant } = requireKey(ctx, 'manage');
-      const body = await readJsonBody(ctx, registerBody);
+    async ({ body, caller }, ctx) => {
       privateAnswer(ctx);
-      const r = await subscriptions().register(tenant.id, body.address, body.webhookUrl);
+      const r = await subscriptions().register(caller.tenant.id, body.address, body.webhookUrl);
       ctx.status = r.created ? 201 : 200;
       return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
     },
@@ -69,16 +69,15 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
       method: 'get',
       path: '/v1/tokens/registered',
       summary: "The tenant's registered tokens",
-      access: 'keyed',
+      access: 'key',
       tag: 'subscriptions',
       scope: 'read',
       response: S.subscriptionList,
       example: S.subscriptionListExample,
     },
-    (ctx) => {
-      const { tenant } = requireKey(ctx, 'read');
+    ({ caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscriptions: subscriptions().list(tenant.id) };
+      return { subscriptions: subscriptions().list(caller.tenant.id) };
     },
   );
 
@@ -86,18 +85,17 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     {
       method: 'delete',
       path: '/v1/tokens/registered/:address',
-      access: 'keyed',
+      access: 'key',
       tag: 'subscriptions',
       scope: 'manage',
+      params: registeredPath,
       response: S.subscriptionRemoved,
       example: S.subscriptionRemovedExample,
       summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
     },
-    (ctx) => {
-      const { tenant } = requireKey(ctx, 'manage');
-      const address = pathAddress(ctx.params.address);
+    ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscription: subscriptions().remove(tenant.id, address) };
+      return { subscription: subscriptions().remove(caller.tenant.id, params.address) };
     },
   );
 
@@ -105,7 +103,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     {
       method: 'get',
       path: '/v1/events',
-      access: 'keyed',
+      access: 'key',
       tag: 'subscriptions',
       scope: 'read',
       query: eventsQuery,
@@ -113,15 +111,10 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
       example: S.eventsPageExample,
       summary: "The tenant's events, oldest first, resumable with nextCursor (7 days are kept)",
     },
-    (ctx, query) => {
-      const { tenant } = requireKey(ctx, 'read');
+    // A cursor not issued to this tenant is the service's EventCursorError: 400 invalid_cursor (src/http/service-errors.ts).
+    ({ query, caller }, ctx) => {
       privateAnswer(ctx);
-      try {
-        return events.page(tenant.id, query.cursor, query.limit ?? 100);
-      } catch (err) {
-        if (err instanceof EventCursorError) throw new ApiError(400, 'invalid_cursor', err.message, { param: 'cursor' });
-        throw err;
-      }
+      return events.page(caller.tenant.id, query.cursor, query.limit);
     },
   );
 

@@ -7,14 +7,14 @@ import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
 import { addressParam, enumParam, intParam } from '../validate.js';
-import { invalidParameter, marketNotFound } from '../../errors.js';
+import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
 import { cursorSecret } from '../../store/meta-repo.js';
 import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/trades-repo.js';
 import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
 import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
-import { invalidCursor, MAX_TIME, pathToken, resolutionParam } from './params.js';
+import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import { viewsFor } from './views.js';
 import * as S from './schemas/tokens.js';
 
@@ -33,6 +33,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       summary: 'Trades of a token, newest first, by cursor; optionally only after <= blockTime < before',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       query: z.object({
         limit: intParam(1, 1000).prefault('100'),
         cursor: z.string().optional().describe('nextCursor of the previous page'),
@@ -44,16 +45,16 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       response: S.tokenTrades,
       example: S.tokenTradesExample,
     },
-    (ctx, q) => {
-      const token = pathToken(ctx, tokens);
-      const limit = q.limit ?? 100;
+    ({ query: q, params }) => {
+      const token = findToken(tokens, params.address);
+      const limit = q.limit;
       if (q.after !== undefined && q.before !== undefined && q.after >= q.before) throw invalidParameter('after', 'after must be less than before');
       const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null, after: q.after ?? null, before: q.before ?? null };
       let after: TradePosition | null = null;
       let bound = 0;
       if (q.cursor !== undefined) {
         const c = decodeTradeCursor(secret, scope, q.cursor);
-        if (c === null) throw invalidCursor();
+        if (c === null) throw errors.invalidCursor();
         after = { blockTime: c.blockTime, id: c.id };
         bound = c.bound;
       }
@@ -84,6 +85,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       summary: 'OHLCV bars of a token (the bars of /udf/history), or of one of its markets in USD or in the quote token',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       query: z.object({
         resolution: resolutionParam(),
         from: intParam(0, MAX_TIME).optional(),
@@ -97,9 +99,9 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       response: S.tokenCandles,
       example: S.tokenCandlesExample,
     },
-    (ctx, q) => {
-      const token = pathToken(ctx, tokens);
-      const currency = q.currency ?? 'usd';
+    ({ query: q, params }) => {
+      const token = findToken(tokens, params.address);
+      const currency = q.currency;
       // A token's markets may have different quotes: native prices mean something for one market only.
       if (currency === 'native' && q.market === undefined) throw invalidParameter('currency', 'currency=native needs a market');
       if (q.market !== undefined && marketCandles.marketToken(q.market) !== token.id) throw marketNotFound(q.market, token.address);

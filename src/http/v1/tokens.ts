@@ -9,7 +9,7 @@ import type { AppDeps } from '../types.js';
 import { enumParam, intParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { TRADER_WINDOWS } from '../../domain/windows.js';
-import { pathToken } from './params.js';
+import { findToken, tokenPath } from './params.js';
 import { addTradeRoutes } from './token-trades.js';
 import { MAX_LIST } from './token-views.js';
 import { viewsFor } from './views.js';
@@ -27,10 +27,11 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Token overview with 5m, 1h, 6h and 24h windows',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       response: S.tokenOverview,
       example: S.tokenOverviewExample,
     },
-    (ctx) => views.overview(pathToken(ctx, tokens), now()),
+    ({ params }) => views.overview(findToken(tokens, params.address), now()),
   );
 
   addTradeRoutes(api, deps);
@@ -42,6 +43,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Wallets ranked by volume, trade count or net flow in a window',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       query: z.object({
         window: enumParam(TRADER_WINDOWS).prefault('24h'),
         sort: enumParam(['volume', 'trades', 'net'] as const).prefault('volume'),
@@ -50,11 +52,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.topTraders,
       example: S.topTradersExample,
     },
-    async (ctx, q) => {
-      const token = pathToken(ctx, tokens);
-      const window = q.window ?? '24h';
-      return { window, traders: await views.topTraders(token, window, q.sort ?? 'volume', q.limit ?? 100) };
-    },
+    async ({ query: q, params }) => ({ window: q.window, traders: await views.topTraders(findToken(tokens, params.address), q.window, q.sort, q.limit) }),
   );
 
   api.add(
@@ -64,11 +62,12 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Largest holders, with their percent of the total supply',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       query: z.object({ limit: intParam(1, MAX_LIST).prefault('100') }),
       response: S.tokenHolders,
       example: S.tokenHoldersExample,
     },
-    (ctx, q) => views.holders(pathToken(ctx, tokens), q.limit ?? 100),
+    ({ query, params }) => views.holders(findToken(tokens, params.address), query.limit),
   );
 
   api.add(
@@ -78,11 +77,12 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       summary: 'Markets of a token, most liquid first, with 24 h volume and trades',
       access: 'public',
       tag: 'tokens',
+      params: tokenPath,
       query: z.object({ limit: intParam(1, MAX_LIST).prefault(String(MAX_LIST)) }),
       response: S.tokenMarkets,
       example: S.tokenMarketsExample,
     },
-    (ctx, q) => ({ markets: views.markets(pathToken(ctx, tokens), q.limit ?? MAX_LIST, now()) }),
+    ({ query, params }) => ({ markets: views.markets(findToken(tokens, params.address), query.limit, now()) }),
   );
 
   return api;
