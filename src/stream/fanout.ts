@@ -151,18 +151,22 @@ export class Fanout {
     this.metrics.delay((this.nowMs() - seenMs) / 1000);
   }
 
-  /** Bars of one resolution after new trades whose earliest time is `minTime`. */
+  /**
+   * Bars of one resolution after new trades whose earliest time is `minTime`: per subscription at
+   * most the bar it last saw once more with final:true (when it changed) and the newest bar, the
+   * state after the batch (docs/api.md, Live stream). Bars a batch filled in between are not sent:
+   * a chart only takes the newest bar, and a client that wants them refetches history.
+   */
   private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number): void {
     const first = subs.values().next().value;
     if (first === undefined) return;
     const res = first.res;
     const minBucket = bucketStart(res, minTime);
-    let from = minBucket;
-    for (const s of subs) if (s.lastT !== null && s.lastT < from) from = s.lastT;
-    const bars = this.source.barsFrom(t.id, res, from);
-    if (bars.length === 0) return;
-    const jsons = bars.map(barJson);
-    const newest = bars.length - 1;
+    const newest = this.source.newestBar(t.id, res);
+    if (newest === null) return;
+    const newestJson = barJson(newest);
+    const newestMsg = new Encoded('{"op":"bar",', `"bar":${newestJson},"final":false}`);
+    const newestKey = String(newest.t);
     // Subscriptions that last saw the same bar get the same messages: worked out once per group.
     const plans = new Map<string, [op: string, key: string, body: Encoded][]>();
     for (const s of subs) {
@@ -171,16 +175,17 @@ export class Fanout {
       if (plan === undefined) {
         plan = [];
         if (s.lastT !== null && minBucket < s.lastT) {
-          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', `"reason":"backfill"}`)]);
-          plan.push(['bar', String(bars[newest]!.t), new Encoded('{"op":"bar",', `"bar":${jsons[newest]},"final":false}`)]);
+          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', '"reason":"backfill"}')]);
+          plan.push(['bar', newestKey, newestMsg]);
         } else {
-          const start = s.lastT ?? minBucket;
-          for (let i = 0; i <= newest; i++) {
-            const b = bars[i]!;
-            if (b.t < start) continue;
-            if (b.t === s.lastT && jsons[i] === s.lastJson) continue;
-            plan.push(['bar', String(b.t), new Encoded('{"op":"bar",', `"bar":${jsons[i]},"final":${i !== newest}}`)]);
+          if (s.lastT !== null && s.lastT < newest.t) {
+            const prev = this.source.barAt(t.id, res, s.lastT);
+            const prevJson = prev === null ? null : barJson(prev);
+            if (prevJson !== null && prevJson !== s.lastJson) {
+              plan.push(['bar', String(s.lastT), new Encoded('{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
+            }
           }
+          if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
         }
         plans.set(group, plan);
       }
@@ -188,8 +193,8 @@ export class Fanout {
         if (op === 'reset') this.metrics.reset('backfill');
         s.conn.sendState(s, op, key, body.for(s.id));
       }
-      s.lastT = bars[newest]!.t;
-      s.lastJson = jsons[newest]!;
+      s.lastT = newest.t;
+      s.lastJson = newestJson;
     }
   }
 

@@ -20,6 +20,8 @@ export type StreamSource = {
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
   /** Bars as /udf/history gives them: `t >= from` (from rounded down to its bar), newest 5000, ascending. */
   barsFrom(tokenId: number, res: Resolution, from: number): Bar[];
+  /** The bar of the token that starts at `t`, or null when it has none. */
+  barAt(tokenId: number, res: Resolution, t: number): Bar | null;
   /** The newest bar of the token at this resolution, or null. */
   newestBar(tokenId: number, res: Resolution): Bar | null;
   price(tokenId: number): PriceState | null;
