@@ -34,6 +34,7 @@ export function streamSource(deps: AppDeps): StreamSource {
     },
     maxTradeId: () => trades.maxId(),
     tradesAfter: (tokenId, afterId, upTo, limit) => repo.tradesAfter(tokenId, afterId, upTo, limit),
+    commitEnds: (from, to) => repo.commitEnds(from, to),
     barsFrom: (tokenId, res, from) => candles.readBars(tokenId, res, { mode: 'range', from: bucketStart(res, Math.min(from, END - 1)), to: END }),
     barAt: (tokenId, res, t) => candles.readBars(tokenId, res, { mode: 'range', from: t, to: t + 1 }).find((b) => b.t === t) ?? null,
     newestBar: (tokenId, res) => candles.readBars(tokenId, res, { mode: 'countback', to: END, countback: 1 })[0] ?? null,

@@ -101,18 +101,35 @@ export class Fanout {
     this.tokens.delete(t.id);
   }
 
-  /** Handles one commit: the tokens it touched, or every followed token when unknown. */
+  /**
+   * Handles one commit notification: the tokens it touched, or every followed token when unknown
+   * (commits of other processes, seen together). Trades go out one message per ingest
+   * transaction (split at the ends the ingest recorded); bars once, in their state after all.
+   */
   changed(ids: ReadonlySet<number> | 'all', seenMs: number): void {
     const states = ids === 'all' ? [...this.tokens.values()] : [...ids].flatMap((id) => this.tokens.get(id) ?? []);
     const upTo = states.length > 0 ? this.source.maxTradeId() : 0;
     for (const t of states) {
       if (t.bars.size > 0 || t.trades.size > 0) {
+        let minTime = Infinity;
+        // A transaction cut by the end of a page is carried into the next page.
+        let carried: TradeJson[] = [];
         for (;;) {
-          const trades = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
-          if (trades.length === 0) break;
-          t.lastTradeId = trades[trades.length - 1]!.id;
-          this.deliverTrades(t, trades, seenMs);
-          if (trades.length < READ_PAGE) break;
+          const page = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
+          if (page.length > 0) t.lastTradeId = page[page.length - 1]!.id;
+          for (const tr of page) if (tr.blockTime < minTime) minTime = tr.blockTime;
+          const full = page.length === READ_PAGE;
+          const groups = this.byTransaction(carried.length === 0 ? page : carried.concat(page));
+          carried = full ? (groups.pop() ?? []) : [];
+          if (t.trades.size > 0) for (const g of groups) this.sendTrades(t, g);
+          if (!full) break;
+        }
+        if (t.trades.size > 0) this.delay(seenMs);
+        if (minTime !== Infinity) {
+          for (const subs of t.bars.values()) {
+            this.deliverBars(t, subs, minTime);
+            this.delay(seenMs);
+          }
         }
       } else {
         t.lastTradeId = upTo;
@@ -122,27 +139,38 @@ export class Fanout {
     }
   }
 
-  private deliverTrades(t: TokenState, trades: TradeJson[], seenMs: number): void {
-    if (t.trades.size > 0) {
-      const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
-      const bodies: Encoded[] = [];
-      for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
-        bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+  /** Trades (ascending by id) split into the ingest transactions that wrote them. */
+  private byTransaction(trades: TradeJson[]): TradeJson[][] {
+    if (trades.length === 0) return [];
+    const ends = this.source.commitEnds(trades[0]!.id, trades[trades.length - 1]!.id);
+    if (ends.length === 0) return [trades];
+    const groups: TradeJson[][] = [];
+    let start = 0;
+    let e = 0;
+    for (let i = 0; i < trades.length && e < ends.length; i++) {
+      if (trades[i]!.id > ends[e]!) {
+        if (i > start) groups.push(trades.slice(start, i));
+        start = i;
+        while (e < ends.length && trades[i]!.id > ends[e]!) e++;
       }
-      for (const sub of t.trades) {
-        if (sub.stopped) continue;
-        for (const body of bodies) {
-          if (!sub.conn.tradesFit()) break;
-          sub.conn.send('trades', body.for(sub.id));
-        }
-      }
-      this.delay(seenMs);
     }
-    let minTime = Infinity;
-    for (const tr of trades) if (tr.blockTime < minTime) minTime = tr.blockTime;
-    for (const subs of t.bars.values()) {
-      this.deliverBars(t, subs, minTime);
-      this.delay(seenMs);
+    groups.push(trades.slice(start));
+    return groups;
+  }
+
+  /** One transaction's trades of a token to its trade subscriptions, ascending by (blockTime, id). */
+  private sendTrades(t: TokenState, trades: TradeJson[]): void {
+    const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
+    const bodies: Encoded[] = [];
+    for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
+      bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+    }
+    for (const sub of t.trades) {
+      if (sub.stopped) continue;
+      for (const body of bodies) {
+        if (!sub.conn.tradesFit()) break;
+        sub.conn.send('trades', body.for(sub.id));
+      }
     }
   }
 

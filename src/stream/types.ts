@@ -18,6 +18,8 @@ export type StreamSource = {
   maxTradeId(): number;
   /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
+  /** The ends (highest trade id) of the ingest transactions that end in [from, to): trades split after each. */
+  commitEnds(from: number, to: number): number[];
   /** Bars as /udf/history gives them: `t >= from` (from rounded down to its bar), newest 5000, ascending. */
   barsFrom(tokenId: number, res: Resolution, from: number): Bar[];
   /** The bar of the token that starts at `t`, or null when it has none. */
