@@ -6,7 +6,7 @@
  * Whatever else the client makes us send while not reading is bounded by a hard cap, past which
  * the connection is cut.
  */
-import type { ConnectionInfo, StreamSocket } from './types.js';
+import type { ConnectionInfo, Framer, StreamSocket } from './types.js';
 import type { Resolution } from '../domain/resolution.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -18,12 +18,43 @@ export const TRADES_OVERFLOW = 4 * 1024 * 1024;
 export const HARD_LIMIT = 8 * 1024 * 1024;
 /** Keyed states held for one subscription; more gives it `reset` overflow and its newest state. */
 const MAX_HELD = 64;
-const TEXT = { binary: false } as const;
 
 export type TokenLink = { id: number; address: string };
 
-/** A message: its op (for the metrics) and its text, or that text already encoded. */
+/** A message: its op (for the metrics) and its text, or its frame (made by the Framer). */
 export type Out = [op: string, data: string | Buffer];
+
+/**
+ * What the connections of a hub write with: the framer, and while a change is fanned out, the
+ * connections corked for it (uncorked together at its end, so each gets one write per change).
+ */
+export class Output {
+  private corked: Connection[] | null = null;
+  constructor(readonly frame: Framer) {}
+
+  /** Runs `fn` with every connection written to corked until it returns. */
+  batch(fn: () => void): void {
+    const list: Connection[] = [];
+    this.corked = list;
+    try {
+      fn();
+    } finally {
+      this.corked = null;
+      for (const c of list) {
+        c.corked = false;
+        c.socket.uncork();
+      }
+    }
+  }
+
+  /** Corks `c` for the running batch, if one runs. */
+  hold(c: Connection): void {
+    if (this.corked === null) return;
+    c.corked = true;
+    c.socket.cork();
+    this.corked.push(c);
+  }
+}
 
 type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
 export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
@@ -40,10 +71,14 @@ export class Connection {
   private nextSub = 1;
   private readonly backlog = new Set<Sub>();
 
+  /** Corked for the change being fanned out (see Output). */
+  corked = false;
+
   constructor(
     readonly socket: StreamSocket,
     readonly info: ConnectionInfo,
     private readonly metrics: StreamMetrics,
+    private readonly out: Output,
     nowMs: number,
   ) {
     this.lastPongMs = nowMs;
@@ -53,7 +88,7 @@ export class Connection {
     return `s${this.nextSub++}`;
   }
 
-  /** Sends a message that is not a keyed state (answers, trades, resets). */
+  /** Sends a message that is not a keyed state (answers, trades, resets): its text, or its frame. */
   send(op: string, data: string | Buffer): void {
     if (this.closed) return;
     if (this.socket.bufferedAmount > HARD_LIMIT) {
@@ -61,7 +96,8 @@ export class Connection {
       this.socket.terminate();
       return;
     }
-    this.socket.send(data, TEXT);
+    if (!this.corked) this.out.hold(this);
+    this.socket.write(typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data);
     this.metrics.sent(op);
   }
 

@@ -7,7 +7,7 @@
 import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
 import type { TradeJson } from '../store/trades-repo.js';
-import type { StreamSource } from './types.js';
+import type { Framer, StreamSource } from './types.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -33,19 +33,20 @@ export type TokenState = {
 };
 
 /**
- * The encoded text of one message body for each subscription id: the bodies are the same for
- * every subscriber and sub ids repeat across connections (most are `s1`), so a message is
- * encoded once per distinct id, not once per subscriber.
+ * The frame of one message for each subscription id: the bodies are the same for every
+ * subscriber and sub ids repeat across connections (most are `s1`), so a message is encoded and
+ * framed once per distinct id, not once per subscriber.
  */
 class Encoded {
   private readonly byId = new Map<string, Buffer>();
   constructor(
+    private readonly frame: Framer,
     private readonly head: string,
     private readonly body: string,
   ) {}
   for(subId: string): Buffer {
     let b = this.byId.get(subId);
-    if (b === undefined) this.byId.set(subId, (b = Buffer.from(`${this.head}"sub":"${subId}",${this.body}`)));
+    if (b === undefined) this.byId.set(subId, (b = this.frame(Buffer.from(`${this.head}"sub":"${subId}",${this.body}`))));
     return b;
   }
 }
@@ -69,6 +70,7 @@ export class Fanout {
   constructor(
     private readonly source: StreamSource,
     private readonly metrics: StreamMetrics,
+    private readonly frame: Framer,
     private readonly nowMs: () => number,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
@@ -163,7 +165,7 @@ export class Fanout {
     const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
     const bodies: Encoded[] = [];
     for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
-      bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+      bodies.push(new Encoded(this.frame, '{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
     }
     for (const sub of t.trades) {
       if (sub.stopped) continue;
@@ -193,24 +195,26 @@ export class Fanout {
     const newest = this.source.newestBar(t.id, res);
     if (newest === null) return;
     const newestJson = barJson(newest);
-    const newestMsg = new Encoded('{"op":"bar",', `"bar":${newestJson},"final":false}`);
+    const newestMsg = new Encoded(this.frame, '{"op":"bar",', `"bar":${newestJson},"final":false}`);
     const newestKey = String(newest.t);
     // Subscriptions that last saw the same bar get the same messages: worked out once per group.
-    const plans = new Map<string, [op: string, key: string, body: Encoded][]>();
+    // Keyed by the last bar sent (its text holds its time): the same string object for a whole
+    // group, so no key is built per subscriber.
+    const plans = new Map<string | null, [op: string, key: string, body: Encoded][]>();
     for (const s of subs) {
-      const group = `${s.lastT}|${s.lastJson}`;
+      const group = s.lastJson;
       let plan = plans.get(group);
       if (plan === undefined) {
         plan = [];
         if (s.lastT !== null && minBucket < s.lastT) {
-          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', '"reason":"backfill"}')]);
+          plan.push(['reset', 'reset', new Encoded(this.frame, '{"op":"reset",', '"reason":"backfill"}')]);
           plan.push(['bar', newestKey, newestMsg]);
         } else {
           if (s.lastT !== null && s.lastT < newest.t) {
             const prev = this.source.barAt(t.id, res, s.lastT);
             const prevJson = prev === null ? null : barJson(prev);
             if (prevJson !== null && prevJson !== s.lastJson) {
-              plan.push(['bar', String(s.lastT), new Encoded('{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
+              plan.push(['bar', String(s.lastT), new Encoded(this.frame, '{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
             }
           }
           if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
@@ -248,7 +252,7 @@ export class Fanout {
     const body = priceBody(this.source, t);
     if (body === null || body === t.price.lastJson) return;
     t.price.lastJson = body;
-    const msg = new Encoded('{"op":"price",', body);
+    const msg = new Encoded(this.frame, '{"op":"price",', body);
     for (const s of t.prices) s.conn.sendState(s, 'price', String(t.id), msg.for(s.id));
   }
 
@@ -256,7 +260,7 @@ export class Fanout {
     const body = overviewBody(this.source, t);
     if (body === null || body === t.view.lastJson) return;
     t.view.lastJson = body;
-    const msg = new Encoded('{"op":"overview",', body);
+    const msg = new Encoded(this.frame, '{"op":"overview",', body);
     for (const s of t.overview) s.conn.sendState(s, 'overview', 'overview', msg.for(s.id));
   }
 }

@@ -4,9 +4,9 @@
  * free: it is handed sockets and a StreamSource; src/http/stream.ts does the upgrade.
  */
 import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
-import { Connection, type BarSub, type Sub, type TokenLink, type TradeSub } from './connection.js';
+import { Connection, Output, type BarSub, type Sub, type TokenLink, type TradeSub } from './connection.js';
 import { Fanout, TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type TokenState } from './fanout.js';
-import type { ConnectionInfo, StreamSocket, StreamSource } from './types.js';
+import type { ConnectionInfo, Framer, StreamSocket, StreamSource } from './types.js';
 import type { StreamMetrics } from './metrics.js';
 
 /** Bad messages a connection may send; the next one closes it with 1008. */
@@ -21,6 +21,8 @@ const CHECK_EVERY_MS = 250;
 export type HubOptions = {
   source: StreamSource;
   metrics: StreamMetrics;
+  /** Frames the messages (src/http/stream-socket.ts). */
+  frame: Framer;
   nowMs?: () => number;
   /** Liveness: ping this often, cut a connection silent this long (defaults 30 s and 60 s). */
   pingEveryMs?: number;
@@ -35,19 +37,21 @@ export class Hub {
   private readonly conns = new Set<Connection>();
   private readonly perBucket = new Map<string, number>();
   private readonly fanout: Fanout;
+  private readonly out: Output;
   private readonly nowMs: () => number;
   private timers: NodeJS.Timeout[] = [];
   private unlisten: () => void;
 
   constructor(private readonly opts: HubOptions) {
     this.nowMs = opts.nowMs ?? (() => performance.now());
-    this.fanout = new Fanout(opts.source, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
+    this.out = new Output(opts.frame);
+    this.fanout = new Fanout(opts.source, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
       if (this.conns.size === 0) return;
       // Runs inside the ingest's notification, after its commit: a fault here is logged, and
       // the ingest still answers with what it committed.
       try {
-        this.fanout.changed(tokens, this.nowMs());
+        this.out.batch(() => this.fanout.changed(tokens, this.nowMs()));
       } catch (err) {
         this.opts.onError?.(err);
       }
@@ -70,7 +74,7 @@ export class Hub {
 
   /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
   connect(socket: StreamSocket, info: ConnectionInfo): ConnectionHandle {
-    const conn = new Connection(socket, info, this.opts.metrics, this.nowMs());
+    const conn = new Connection(socket, info, this.opts.metrics, this.out, this.nowMs());
     this.conns.add(conn);
     this.perBucket.set(info.bucket, this.openIn(info.bucket) + 1);
     this.opts.metrics.connections(this.conns.size);

@@ -37,10 +37,19 @@ export type StreamSource = {
   keyValid(keyId: string): boolean;
 };
 
+/**
+ * Makes one complete WebSocket text frame of a UTF-8 payload. Injected (src/http/stream-socket.ts)
+ * so a message shared by many subscribers is framed once, not once per socket.
+ */
+export type Framer = (payload: Buffer) => Buffer;
+
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  /** Sends a text frame; `data` may be the text already encoded as UTF-8. */
-  send(data: string | Buffer, opts: { binary: false }): void;
+  /** Writes a complete frame made by the Framer (dropped once the socket is closing). */
+  write(frame: Buffer): void;
+  /** Holds writes until uncork, so a connection's messages of one change go out in one write. */
+  cork(): void;
+  uncork(): void;
   readonly bufferedAmount: number;
   close(code: number, reason: string): void;
   terminate(): void;
