@@ -44,16 +44,16 @@ export class WsStreamSocket implements StreamSocket {
     if (this.ws.readyState === WebSocket.OPEN) this.raw.write(frame);
   }
 
-  cork(): void {
-    this.raw.cork();
-  }
-
-  uncork(): void {
-    this.raw.uncork();
-  }
-
   get bufferedAmount(): number {
     return this.ws.bufferedAmount;
+  }
+
+  pause(): void {
+    this.ws.pause();
+  }
+
+  resume(): void {
+    this.ws.resume();
   }
 
   close(code: number, reason: string): void {

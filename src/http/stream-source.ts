@@ -47,6 +47,7 @@ export function streamSource(deps: AppDeps): StreamSource {
       const t = views.tokens.byId(tokenId);
       return t === undefined ? null : views.token.overview(t, now());
     },
+    settled: () => deps.store.settled(),
     checkExternalChanges: () => deps.store.checkExternalChanges(),
     onChange: (listener) => deps.store.onChange((c) => listener(c.tokens, c.accounts === true)),
     keyValid(keyId) {

@@ -26,33 +26,35 @@ export type Out = [op: string, data: string | Buffer];
 
 /**
  * What the connections of a hub write with: the framer, and while a change is fanned out, the
- * connections corked for it (uncorked together at its end, so each gets one write per change).
+ * frames of each connection, written at its end in one write per connection (a write is a
+ * system call, most of what a message costs; corking costs more than it saves for the usual one
+ * message per connection and change).
  */
 export class Output {
-  private corked: Connection[] | null = null;
+  private pending: Connection[] | null = null;
   constructor(readonly frame: Framer) {}
 
-  /** Runs `fn` with every connection written to corked until it returns. */
+  /** Runs `fn`, then writes what it sent, one write per connection. */
   batch(fn: () => void): void {
     const list: Connection[] = [];
-    this.corked = list;
+    this.pending = list;
     try {
       fn();
     } finally {
-      this.corked = null;
-      for (const c of list) {
-        c.corked = false;
-        c.socket.uncork();
-      }
+      this.pending = null;
+      for (const c of list) c.writePending();
     }
   }
 
-  /** Corks `c` for the running batch, if one runs. */
-  hold(c: Connection): void {
-    if (this.corked === null) return;
-    c.corked = true;
-    c.socket.cork();
-    this.corked.push(c);
+  /** Keeps `frame` for the running batch; false when none runs (write it now). */
+  keep(c: Connection, frame: Buffer): boolean {
+    if (this.pending === null) return false;
+    if (c.frames === null) {
+      c.frames = frame;
+      this.pending.push(c);
+    } else if (Buffer.isBuffer(c.frames)) c.frames = [c.frames, frame];
+    else c.frames.push(frame);
+    return true;
   }
 }
 
@@ -71,8 +73,10 @@ export class Connection {
   private nextSub = 1;
   private readonly backlog = new Set<Sub>();
 
-  /** Corked for the change being fanned out (see Output). */
-  corked = false;
+  /** Frames kept for the change being fanned out (see Output), or null. */
+  frames: Buffer | Buffer[] | null = null;
+  /** Messages held while an ingest transaction is open (see Hub), or null. */
+  waiting: string[] | null = null;
 
   constructor(
     readonly socket: StreamSocket,
@@ -96,9 +100,17 @@ export class Connection {
       this.socket.terminate();
       return;
     }
-    if (!this.corked) this.out.hold(this);
-    this.socket.write(typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data);
+    const frame = typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data;
+    if (!this.out.keep(this, frame)) this.socket.write(frame);
     this.metrics.sent(op);
+  }
+
+  /** Writes the frames kept for a change (see Output). */
+  writePending(): void {
+    const f = this.frames;
+    this.frames = null;
+    if (f === null || this.closed) return;
+    this.socket.write(Buffer.isBuffer(f) ? f : Buffer.concat(f));
   }
 
   /** Sends the newest state under `key` of `sub`, or holds it while the socket is backed up. */

@@ -235,6 +235,13 @@ export class Fanout {
     if (th.timer !== null) return;
     const wait = th.lastMs + THROTTLE_MS - this.nowMs();
     const run = () => {
+      // A timer that fires while a large ingest transaction is open would read its uncommitted
+      // rows: it waits for the end (th.timer stays set meanwhile, so nothing else is scheduled).
+      const busy = this.source.settled();
+      if (busy !== null) {
+        void busy.then(run);
+        return;
+      }
       th.timer = null;
       th.lastMs = this.nowMs();
       try {

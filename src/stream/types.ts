@@ -29,6 +29,8 @@ export type StreamSource = {
   price(tokenId: number): PriceState | null;
   /** The body of GET /v1/token/:address/overview, or null when the token is gone. */
   overview(tokenId: number): unknown;
+  /** While a write transaction of this process is open across turns, a promise of its end; else null. */
+  settled(): Promise<void> | null;
   /** Lets the store report commits made by other processes (calls the onChange listener). */
   checkExternalChanges(): void;
   /** Calls `listener` after every commit: the tokens it touched ('all' when unknown), and whether accounts changed. */
@@ -47,10 +49,10 @@ export type Framer = (payload: Buffer) => Buffer;
 export type StreamSocket = {
   /** Writes a complete frame made by the Framer (dropped once the socket is closing). */
   write(frame: Buffer): void;
-  /** Holds writes until uncork, so a connection's messages of one change go out in one write. */
-  cork(): void;
-  uncork(): void;
   readonly bufferedAmount: number;
+  /** Stops reading the client's messages (TCP backpressure), until resume. */
+  pause(): void;
+  resume(): void;
   close(code: number, reason: string): void;
   terminate(): void;
   ping(): void;
