@@ -66,6 +66,7 @@ export function overviewBody(source: StreamSource, t: TokenState): string | null
 
 export class Fanout {
   readonly tokens = new Map<number, TokenState>();
+  private delays = 0;
 
   constructor(
     private readonly source: StreamSource,
@@ -108,7 +109,7 @@ export class Fanout {
    * (commits of other processes, seen together). Trades go out one message per ingest
    * transaction (split at the ends the ingest recorded); bars once, in their state after all.
    */
-  changed(ids: ReadonlySet<number> | 'all', seenMs: number): void {
+  changed(ids: ReadonlySet<number> | 'all'): void {
     const states = ids === 'all' ? [...this.tokens.values()] : [...ids].flatMap((id) => this.tokens.get(id) ?? []);
     const upTo = states.length > 0 ? this.source.maxTradeId() : 0;
     for (const t of states) {
@@ -126,11 +127,11 @@ export class Fanout {
           if (t.trades.size > 0) for (const g of groups) this.sendTrades(t, g);
           if (!full) break;
         }
-        if (t.trades.size > 0) this.delay(seenMs);
+        if (t.trades.size > 0) this.delay();
         if (minTime !== Infinity) {
           for (const subs of t.bars.values()) {
             this.deliverBars(t, subs, minTime);
-            this.delay(seenMs);
+            this.delay();
           }
         }
       } else {
@@ -176,9 +177,19 @@ export class Fanout {
     }
   }
 
-  /** The delay of a change's last message on one channel (once per change, not per subscriber). */
-  private delay(seenMs: number): void {
-    this.metrics.delay((this.nowMs() - seenMs) / 1000);
+  /**
+   * Notes a channel of a token that a change sent on: its delay is observed once the change's
+   * messages are written (see takeDelays), once per change and channel, not per subscriber.
+   */
+  private delay(): void {
+    this.delays++;
+  }
+
+  /** The channels the last change sent on (see delay); resets the count. */
+  takeDelays(): number {
+    const n = this.delays;
+    this.delays = 0;
+    return n;
   }
 
   /**

@@ -49,11 +49,15 @@ export class Hub {
       if (this.conns.size === 0) return;
       // Runs inside the ingest's notification, after its commit: a fault here is logged, and
       // the ingest still answers with what it committed.
+      const seen = this.nowMs();
       try {
-        this.out.batch(() => this.fanout.changed(tokens, this.nowMs()));
+        this.out.batch(() => this.fanout.changed(tokens));
       } catch (err) {
         this.opts.onError?.(err);
       }
+      // Observed once the messages are written: the writes are most of the delay.
+      const delay = (this.nowMs() - seen) / 1000;
+      for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
     });
   }
 
