@@ -50,6 +50,8 @@ export type FanoutOptions = {
   subscribers: number;
   seconds: number;
   tradesPerSecond: number;
+  /** A folder for a CPU profile of the server (--profile), or none. */
+  profileDir?: string | undefined;
   say(msg: string): void;
 };
 
@@ -152,6 +154,7 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
     anchorMs: opts.anchorMs,
     env: { LOG_LEVEL: 'warn' },
     logFile: join(opts.dataDir, 'server-fanout.log'),
+    profileDir: opts.profileDir,
   });
   const job = { wsBase: server.base.replace('http', 'ws'), keys, perTenant: PER_TENANT, token: opts.hot.address, clientIps: CLIENT_IPS };
   let poster: NodeJS.Timeout | null = null;

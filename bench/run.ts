@@ -292,6 +292,7 @@ async function main(): Promise<void> {
             subscribers,
             seconds: opts.fanoutSeconds,
             tradesPerSecond: opts.ingestRate || 50,
+            profileDir: opts.profile ? join(DATA_DIR, 'profiles', `fanout-${subscribers}`) : undefined,
             say,
           });
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
