@@ -42,7 +42,7 @@ export function streamMetrics(registry: Registry): StreamMetrics {
   const resets = new Counter({ name: 'stream_resets_total', help: 'Stream resets sent, by reason.', labelNames: ['reason'] as const, registers });
   const delay = new Histogram({
     name: 'stream_delivery_delay_seconds',
-    help: 'Time from an ingest commit being seen to the last message it caused on a channel of a token being handed to the sockets.',
+    help: 'Time from an ingest commit being seen to its messages being written to the sockets, once per change and channel of a token.',
     buckets: DELAY_BUCKETS,
     registers,
   });
