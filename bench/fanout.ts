@@ -17,7 +17,7 @@ import { projectRoot } from '../src/paths.js';
 import { openStore } from '../src/store/db.js';
 import { createServices } from '../src/services/index.js';
 import { copyStore } from './data.js';
-import { processSeconds } from './cpu.js';
+import { machineBusySeconds, processSeconds } from './cpu.js';
 import { startBenchServer } from './server-control.js';
 import { BENCH_PLAN_RPM } from './provision.js';
 import type { ClientsJob, FromClients, ToClients } from './fanout-clients.js';
@@ -33,6 +33,12 @@ export type FanoutFigure = {
   serverDelayP50Ms: number | null;
   serverDelayP99Ms: number | null;
   cpuMicrosPerMessage: number | null;
+  /** The bench's own CPU (its subscriber threads, mostly) per delivered message, µs. */
+  clientCpuMicrosPerMessage: number | null;
+  /** Messages the server handed to the sockets while measured (stream_messages_sent_total). */
+  serverSent: number | null;
+  /** Cores the rest of the machine kept busy meanwhile (other users' work). */
+  otherCores: number | null;
   idleBytesPerConnection: number | null;
 };
 
@@ -44,6 +50,8 @@ export type FanoutOptions = {
   subscribers: number;
   seconds: number;
   tradesPerSecond: number;
+  /** A folder for a CPU profile of the server (--profile), or none. */
+  profileDir?: string | undefined;
   say(msg: string): void;
 };
 
@@ -74,6 +82,12 @@ function histogramQuantile(text: string, name: string, q: number): number | null
   if (total === 0) return null;
   const hit = buckets.find(([, n]) => n >= q * total);
   return hit === undefined ? null : hit[0] * 1000;
+}
+
+/** The sum of stream_messages_sent_total over its ops, or null when absent. */
+function sentTotal(text: string): number | null {
+  const counts = [...text.matchAll(/^stream_messages_sent_total\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
+  return counts.length === 0 ? null : counts.reduce((a, b) => a + b, 0);
 }
 
 /** Tenants and keys for the subscribers, and one ingest key; the plan's rate raised as the bench does. */
@@ -140,6 +154,7 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
     anchorMs: opts.anchorMs,
     env: { LOG_LEVEL: 'warn' },
     logFile: join(opts.dataDir, 'server-fanout.log'),
+    profileDir: opts.profileDir,
   });
   const job = { wsBase: server.base.replace('http', 'ws'), keys, perTenant: PER_TENANT, token: opts.hot.address, clientIps: CLIENT_IPS };
   let poster: NodeJS.Timeout | null = null;
@@ -207,7 +222,10 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
     };
     for (const p of pools) p.send({ type: 'measure', on: true });
     await pause(100);
+    const sent0 = sentTotal(await (await fetch(`${server.base}/metrics`)).text());
     const cpu0 = processSeconds(server.pid);
+    const own0 = process.cpuUsage();
+    const busy0 = machineBusySeconds();
     const started = performance.now();
     poster = setInterval(() => void post().catch(() => {}), 1000 / POSTS_PER_SECOND);
     await pause(opts.seconds * 1000);
@@ -216,8 +234,12 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
     await pause(1000);
     const seconds = (performance.now() - started) / 1000;
     const cpu1 = processSeconds(server.pid);
+    const own = process.cpuUsage(own0);
+    const busy1 = machineBusySeconds();
     for (const p of pools) p.send({ type: 'measure', on: false });
     const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    const sent1 = sentTotal(metrics);
+    const ownSeconds = (own.user + own.system) / 1e6;
     for (const p of pools) p.send({ type: 'report' });
     const reports = (await Promise.all(pools.map((p) => p.all('report')))).flat() as Extract<FromClients, { type: 'report' }>[];
     const messages = reports.reduce((a, r) => a + r.messages, 0);
@@ -232,6 +254,9 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
       serverDelayP50Ms: histogramQuantile(metrics, 'stream_delivery_delay_seconds', 0.5),
       serverDelayP99Ms: histogramQuantile(metrics, 'stream_delivery_delay_seconds', 0.99),
       cpuMicrosPerMessage: cpu0 === null || cpu1 === null || messages === 0 ? null : ((cpu1 - cpu0) * 1e6) / messages,
+      clientCpuMicrosPerMessage: messages === 0 ? null : (ownSeconds * 1e6) / messages,
+      serverSent: sent0 === null || sent1 === null ? null : sent1 - sent0,
+      otherCores: busy0 === null || busy1 === null || cpu0 === null || cpu1 === null ? null : (busy1 - busy0 - (cpu1 - cpu0) - ownSeconds) / seconds,
       idleBytesPerConnection,
     };
   } finally {

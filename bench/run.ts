@@ -292,6 +292,7 @@ async function main(): Promise<void> {
             subscribers,
             seconds: opts.fanoutSeconds,
             tradesPerSecond: opts.ingestRate || 50,
+            profileDir: opts.profile ? join(DATA_DIR, 'profiles', `fanout-${subscribers}`) : undefined,
             say,
           });
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
@@ -321,6 +322,7 @@ async function main(): Promise<void> {
       `fan-out ${f.subscribers} subscribers: receipt p50 ${ms(f.receiptP50Ms)} p99 ${ms(f.receiptP99Ms)} (target p99 < 100 ms), ` +
         `server commit-to-send p50 <= ${ms(f.serverDelayP50Ms)} p99 <= ${ms(f.serverDelayP99Ms)}, ${f.messages} messages, ` +
         `${f.cpuMicrosPerMessage === null ? '-' : f.cpuMicrosPerMessage.toFixed(1)} µs server CPU per message, ` +
+        `(${f.serverSent ?? '-'} sent; clients ${f.clientCpuMicrosPerMessage?.toFixed(1) ?? '-'} µs CPU per message; others busy ${f.otherCores?.toFixed(2) ?? '-'} cores), ` +
         `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`,
     );
   }

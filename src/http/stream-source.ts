@@ -34,7 +34,9 @@ export function streamSource(deps: AppDeps): StreamSource {
     },
     maxTradeId: () => trades.maxId(),
     tradesAfter: (tokenId, afterId, upTo, limit) => repo.tradesAfter(tokenId, afterId, upTo, limit),
+    commitEnds: (from, to) => repo.commitEnds(from, to),
     barsFrom: (tokenId, res, from) => candles.readBars(tokenId, res, { mode: 'range', from: bucketStart(res, Math.min(from, END - 1)), to: END }),
+    barAt: (tokenId, res, t) => candles.readBars(tokenId, res, { mode: 'range', from: t, to: t + 1 }).find((b) => b.t === t) ?? null,
     newestBar: (tokenId, res) => candles.readBars(tokenId, res, { mode: 'countback', to: END, countback: 1 })[0] ?? null,
     price(tokenId) {
       const t = views.tokens.byId(tokenId);
@@ -45,6 +47,7 @@ export function streamSource(deps: AppDeps): StreamSource {
       const t = views.tokens.byId(tokenId);
       return t === undefined ? null : views.token.overview(t, now());
     },
+    settled: () => deps.store.settled(),
     checkExternalChanges: () => deps.store.checkExternalChanges(),
     onChange: (listener) => deps.store.onChange((c) => listener(c.tokens, c.accounts === true)),
     keyValid(keyId) {

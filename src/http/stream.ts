@@ -19,6 +19,7 @@ import { Hub } from '../stream/hub.js';
 import { streamMetrics } from '../stream/metrics.js';
 import { metricsFor } from '../services/metrics.js';
 import { streamSource } from './stream-source.js';
+import { WsStreamSocket, frameText } from './stream-socket.js';
 import type { App } from '../app.js';
 import type { AppContext, AppDeps } from './types.js';
 import type { ConnectionInfo } from '../stream/types.js';
@@ -50,6 +51,7 @@ function streamOf(deps: AppDeps): Stream {
     const hub = new Hub({
       source: streamSource(deps),
       metrics: streamMetrics(metricsFor(deps.store).registry),
+      frame: frameText,
       onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
     });
     const wss = new WebSocketServer({
@@ -107,7 +109,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       };
       wss.on('headers', onHeaders);
       try {
-        wss.handleUpgrade(ctx.req, up.socket, up.head, (ws) => wire(hub, ws, { bucket, keyId, charge }));
+        wss.handleUpgrade(ctx.req, up.socket, up.head, (ws) => wire(hub, ws, up.socket, { bucket, keyId, charge }));
       } finally {
         wss.off('headers', onHeaders);
       }
@@ -121,8 +123,8 @@ export function streamRouter(deps: AppDeps): ApiRouter {
  * would keep the request's Koa context (and its request and response) alive for the life of the
  * connection, several KB per idle connection.
  */
-function wire(hub: Hub, ws: WebSocket, info: ConnectionInfo): void {
-  const handle = hub.connect(ws, info);
+function wire(hub: Hub, ws: WebSocket, raw: Duplex, info: ConnectionInfo): void {
+  const handle = hub.connect(new WsStreamSocket(ws, raw), info);
   ws.on('message', (data, isBinary) => handle.message(isBinary ? '' : String(data)));
   ws.on('pong', handle.pong);
   ws.on('close', handle.closed);

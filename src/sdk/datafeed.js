@@ -92,7 +92,9 @@ export function createDatafeed(options) {
         onMessage(m) {
           if (m.op === 'bar') {
             const t = m.bar.t * 1000;
-            // The library only takes the newest bar or a newer one.
+            // The library only takes the newest bar or a newer one. The stream sends the state after
+            // each ingest batch (the bar sent last, final, then the newest), so bars one batch filled
+            // in between are not pushed: the chart gets them from getBars on its next history load.
             if (sub.lastTime !== null && t < sub.lastTime) return;
             sub.lastTime = t;
             later(onTick, { time: t, open: m.bar.o, high: m.bar.h, low: m.bar.l, close: m.bar.c, volume: m.bar.v });

@@ -8,11 +8,13 @@ import type { IngestHook } from './ingest.js';
 import { createEventsHook } from './events.js';
 import { readViewsHook } from '../store/read-views-repo.js';
 import { discoveryHook } from '../store/token-changes-repo.js';
+import { tradeCommitsHook } from '../store/stream-repo.js';
 
 export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] {
   return [
     createEventsHook(deps), // events and webhook outbox rows for registered tokens
     readViewsHook(deps.store.db), // per-wallet and per-market rollups for /v1 ranked lists and windows
     discoveryHook(deps.store.db), // search index and token change log for /v1/search and /v1/market
+    tradeCommitsHook(deps.store.db), // where each transaction's trades end, for the live stream
   ];
 }

@@ -35,7 +35,13 @@ export type InsertedTrade = Omit<TradeJson, 'dex'> & { tokenId: number; token: s
  * Runs inside the ingest transaction after a chunk's records are written. Must not await.
  * Hooks keep views that ingest must update atomically (events, per-wallet rollups, ...).
  */
-export type IngestHook = (batch: { trades: readonly InsertedTrade[]; touchedTokens: ReadonlySet<number>; now: number }) => void;
+export type IngestHook = (batch: {
+  trades: readonly InsertedTrade[];
+  touchedTokens: ReadonlySet<number>;
+  now: number;
+  /** Whether this is the transaction's first call: a sliced batch calls its hooks once per slice. */
+  first: boolean;
+}) => void;
 
 export type Validator = {
   /** Validates one raw record at `line`; returns it, or records the error and returns null. */
@@ -150,7 +156,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     };
   }
 
-  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean): SliceResult => {
+  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean): SliceResult => {
     const now = nowSeconds(deps.clock);
     const ids = new Map<string, number>();
     const idOf = (address: string): number => {
@@ -225,7 +231,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       for (const t of newest.values()) setLastTrade.run({ priceUsd: t.priceUsd, blockTime: t.blockTime, id: t.id, tokenId: t.tokenId });
     }
     for (const id of touched) touchToken.run(now, id);
-    for (const hook of hooks) hook({ trades, touchedTokens: touched, now });
+    for (const hook of hooks) hook({ trades, touchedTokens: touched, now, first });
     return { accepted, duplicates, change: dexChanged ? 'all' : touched };
   });
 
@@ -265,7 +271,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {
-    const { accepted, duplicates, change } = writeTx(records, opts.demo === true);
+    const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true);
     // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
     if (change === 'all' || change.size > 0) deps.store.notifyChange({ tokens: change });
     return { accepted, duplicates };
@@ -275,10 +281,11 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     validator,
     validate: (values) => validateChunked(validator(), values),
     write,
-    writeSliced: (records, opts = {}) =>
-      records.length <= WRITE_SLICE && deps.store.settled() === null
-        ? Promise.resolve(write(records, opts))
-        : writeInSlices(deps.store, (slice) => writeTx(slice, opts.demo === true), records),
+    writeSliced: (records, opts = {}) => {
+      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return Promise.resolve(write(records, opts));
+      let slices = 0;
+      return writeInSlices(deps.store, (slice) => writeTx(slice, opts.demo === true, slices++ === 0), records);
+    },
     ingest(values, opts) {
       const v = validator();
       const records: NumberedRecord[] = [];

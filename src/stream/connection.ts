@@ -6,7 +6,7 @@
  * Whatever else the client makes us send while not reading is bounded by a hard cap, past which
  * the connection is cut.
  */
-import type { ConnectionInfo, StreamSocket } from './types.js';
+import type { ConnectionInfo, Framer, StreamSocket } from './types.js';
 import type { Resolution } from '../domain/resolution.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -18,12 +18,57 @@ export const TRADES_OVERFLOW = 4 * 1024 * 1024;
 export const HARD_LIMIT = 8 * 1024 * 1024;
 /** Keyed states held for one subscription; more gives it `reset` overflow and its newest state. */
 const MAX_HELD = 64;
-const TEXT = { binary: false } as const;
+/** Bytes of one change kept for a connection before they are written. */
+const KEEP_AT_MOST = 64 * 1024;
 
 export type TokenLink = { id: number; address: string };
 
-/** A message: its op (for the metrics) and its text, or that text already encoded. */
+/** A message: its op (for the metrics) and its text, or its frame (made by the Framer). */
 export type Out = [op: string, data: string | Buffer];
+
+/**
+ * What the connections of a hub write with: the framer, and while a change is fanned out, the
+ * frames of each connection, written at its end in one write per connection (a write is a
+ * system call, most of what a message costs; corking costs more than it saves for the usual one
+ * message per connection and change).
+ */
+export class Output {
+  private pending: Connection[] | null = null;
+  constructor(readonly frame: Framer) {}
+
+  /** Runs `fn`, then writes what it sent, one write per connection. */
+  batch(fn: () => void): void {
+    const list: Connection[] = [];
+    this.pending = list;
+    try {
+      fn();
+    } finally {
+      this.pending = null;
+      for (const c of list) {
+        c.listed = false;
+        c.writePending();
+      }
+    }
+  }
+
+  /** Keeps `frame` for the running batch; false when none runs (write it now). */
+  keep(c: Connection, frame: Buffer): boolean {
+    if (this.pending === null) return false;
+    // A large change (thousands of trades) is written as it goes, so the socket's own buffer
+    // takes its share before the bounds on waiting bytes are reached, as without batching.
+    if (c.keptBytes > 0 && c.keptBytes + frame.length > KEEP_AT_MOST) c.writePending();
+    c.keptBytes += frame.length;
+    if (c.frames === null) {
+      c.frames = frame;
+      if (!c.listed) {
+        c.listed = true;
+        this.pending.push(c);
+      }
+    } else if (Buffer.isBuffer(c.frames)) c.frames = [c.frames, frame];
+    else c.frames.push(frame);
+    return true;
+  }
+}
 
 type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
 export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
@@ -40,10 +85,18 @@ export class Connection {
   private nextSub = 1;
   private readonly backlog = new Set<Sub>();
 
+  /** Frames kept for the change being fanned out (see Output), or null, and their bytes. */
+  frames: Buffer | Buffer[] | null = null;
+  keptBytes = 0;
+  listed = false;
+  /** Messages held while an ingest transaction is open (see Hub), or null. */
+  waiting: string[] | null = null;
+
   constructor(
     readonly socket: StreamSocket,
     readonly info: ConnectionInfo,
     private readonly metrics: StreamMetrics,
+    private readonly out: Output,
     nowMs: number,
   ) {
     this.lastPongMs = nowMs;
@@ -53,22 +106,37 @@ export class Connection {
     return `s${this.nextSub++}`;
   }
 
-  /** Sends a message that is not a keyed state (answers, trades, resets). */
+  /** Sends a message that is not a keyed state (answers, trades, resets): its text, or its frame. */
   send(op: string, data: string | Buffer): void {
     if (this.closed) return;
-    if (this.socket.bufferedAmount > HARD_LIMIT) {
+    if (this.waitingBytes > HARD_LIMIT) {
       this.closed = true;
       this.socket.terminate();
       return;
     }
-    this.socket.send(data, TEXT);
+    const frame = typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data;
+    if (!this.out.keep(this, frame)) this.socket.write(frame);
     this.metrics.sent(op);
+  }
+
+  /** Bytes waiting to be sent: in the socket, and kept for the change being fanned out. */
+  get waitingBytes(): number {
+    return this.socket.bufferedAmount + this.keptBytes;
+  }
+
+  /** Writes the frames kept for a change (see Output). */
+  writePending(): void {
+    const f = this.frames;
+    this.frames = null;
+    this.keptBytes = 0;
+    if (f === null || this.closed) return;
+    this.socket.write(Buffer.isBuffer(f) ? f : Buffer.concat(f));
   }
 
   /** Sends the newest state under `key` of `sub`, or holds it while the socket is backed up. */
   sendState(sub: Sub, op: string, key: string, data: string | Buffer): void {
     if (this.closed || !this.subs.has(sub.id)) return;
-    if (sub.held === null && this.socket.bufferedAmount <= HIGH_WATER) {
+    if (sub.held === null && this.waitingBytes <= HIGH_WATER) {
       this.send(op, data);
       return;
     }
@@ -85,7 +153,7 @@ export class Connection {
 
   /** Whether trades may be queued now; over the bound, the trade subscriptions overflow. */
   tradesFit(): boolean {
-    if (this.socket.bufferedAmount <= TRADES_OVERFLOW) return true;
+    if (this.waitingBytes <= TRADES_OVERFLOW) return true;
     for (const sub of this.subs.values()) {
       if (sub.channel === 'trades' && !sub.stopped) this.stopTrades(sub, 'overflow');
     }
@@ -102,7 +170,7 @@ export class Connection {
   /** Sends what was held back once the socket has drained; true while something is still held. */
   flush(): boolean {
     if (this.closed) return false;
-    if (this.socket.bufferedAmount > HIGH_WATER / 2) return this.backlog.size > 0;
+    if (this.waitingBytes > HIGH_WATER / 2) return this.backlog.size > 0;
     for (const sub of this.backlog) {
       const held = sub.held;
       sub.held = null;

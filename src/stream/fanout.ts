@@ -7,7 +7,7 @@
 import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
 import type { TradeJson } from '../store/trades-repo.js';
-import type { StreamSource } from './types.js';
+import type { Framer, StreamSource } from './types.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -33,19 +33,20 @@ export type TokenState = {
 };
 
 /**
- * The encoded text of one message body for each subscription id: the bodies are the same for
- * every subscriber and sub ids repeat across connections (most are `s1`), so a message is
- * encoded once per distinct id, not once per subscriber.
+ * The frame of one message for each subscription id: the bodies are the same for every
+ * subscriber and sub ids repeat across connections (most are `s1`), so a message is encoded and
+ * framed once per distinct id, not once per subscriber.
  */
 class Encoded {
   private readonly byId = new Map<string, Buffer>();
   constructor(
+    private readonly frame: Framer,
     private readonly head: string,
     private readonly body: string,
   ) {}
   for(subId: string): Buffer {
     let b = this.byId.get(subId);
-    if (b === undefined) this.byId.set(subId, (b = Buffer.from(`${this.head}"sub":"${subId}",${this.body}`)));
+    if (b === undefined) this.byId.set(subId, (b = this.frame(Buffer.from(`${this.head}"sub":"${subId}",${this.body}`))));
     return b;
   }
 }
@@ -65,10 +66,12 @@ export function overviewBody(source: StreamSource, t: TokenState): string | null
 
 export class Fanout {
   readonly tokens = new Map<number, TokenState>();
+  private delays = 0;
 
   constructor(
     private readonly source: StreamSource,
     private readonly metrics: StreamMetrics,
+    private readonly frame: Framer,
     private readonly nowMs: () => number,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
@@ -101,18 +104,35 @@ export class Fanout {
     this.tokens.delete(t.id);
   }
 
-  /** Handles one commit: the tokens it touched, or every followed token when unknown. */
-  changed(ids: ReadonlySet<number> | 'all', seenMs: number): void {
+  /**
+   * Handles one commit notification: the tokens it touched, or every followed token when unknown
+   * (commits of other processes, seen together). Trades go out one message per ingest
+   * transaction (split at the ends the ingest recorded); bars once, in their state after all.
+   */
+  changed(ids: ReadonlySet<number> | 'all'): void {
     const states = ids === 'all' ? [...this.tokens.values()] : [...ids].flatMap((id) => this.tokens.get(id) ?? []);
     const upTo = states.length > 0 ? this.source.maxTradeId() : 0;
     for (const t of states) {
       if (t.bars.size > 0 || t.trades.size > 0) {
+        let minTime = Infinity;
+        // A transaction cut by the end of a page is carried into the next page.
+        let carried: TradeJson[] = [];
         for (;;) {
-          const trades = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
-          if (trades.length === 0) break;
-          t.lastTradeId = trades[trades.length - 1]!.id;
-          this.deliverTrades(t, trades, seenMs);
-          if (trades.length < READ_PAGE) break;
+          const page = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
+          if (page.length > 0) t.lastTradeId = page[page.length - 1]!.id;
+          for (const tr of page) if (tr.blockTime < minTime) minTime = tr.blockTime;
+          const full = page.length === READ_PAGE;
+          const groups = this.byTransaction(carried.length === 0 ? page : carried.concat(page));
+          carried = full ? (groups.pop() ?? []) : [];
+          if (t.trades.size > 0) for (const g of groups) this.sendTrades(t, g);
+          if (!full) break;
+        }
+        if (t.trades.size > 0) this.delay();
+        if (minTime !== Infinity) {
+          for (const subs of t.bars.values()) {
+            this.deliverBars(t, subs, minTime);
+            this.delay();
+          }
         }
       } else {
         t.lastTradeId = upTo;
@@ -122,65 +142,93 @@ export class Fanout {
     }
   }
 
-  private deliverTrades(t: TokenState, trades: TradeJson[], seenMs: number): void {
-    if (t.trades.size > 0) {
-      const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
-      const bodies: Encoded[] = [];
-      for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
-        bodies.push(new Encoded('{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+  /** Trades (ascending by id) split into the ingest transactions that wrote them. */
+  private byTransaction(trades: TradeJson[]): TradeJson[][] {
+    if (trades.length === 0) return [];
+    const ends = this.source.commitEnds(trades[0]!.id, trades[trades.length - 1]!.id);
+    if (ends.length === 0) return [trades];
+    const groups: TradeJson[][] = [];
+    let start = 0;
+    let e = 0;
+    for (let i = 0; i < trades.length && e < ends.length; i++) {
+      if (trades[i]!.id > ends[e]!) {
+        if (i > start) groups.push(trades.slice(start, i));
+        start = i;
+        while (e < ends.length && trades[i]!.id > ends[e]!) e++;
       }
-      for (const sub of t.trades) {
-        if (sub.stopped) continue;
-        for (const body of bodies) {
-          if (!sub.conn.tradesFit()) break;
-          sub.conn.send('trades', body.for(sub.id));
-        }
-      }
-      this.delay(seenMs);
     }
-    let minTime = Infinity;
-    for (const tr of trades) if (tr.blockTime < minTime) minTime = tr.blockTime;
-    for (const subs of t.bars.values()) {
-      this.deliverBars(t, subs, minTime);
-      this.delay(seenMs);
+    groups.push(trades.slice(start));
+    return groups;
+  }
+
+  /** One transaction's trades of a token to its trade subscriptions, ascending by (blockTime, id). */
+  private sendTrades(t: TokenState, trades: TradeJson[]): void {
+    const ordered = [...trades].sort((a, b) => a.blockTime - b.blockTime || a.id - b.id);
+    const bodies: Encoded[] = [];
+    for (let i = 0; i < ordered.length; i += TRADES_PER_MESSAGE) {
+      bodies.push(new Encoded(this.frame, '{"op":"trades",', `"trades":${JSON.stringify(ordered.slice(i, i + TRADES_PER_MESSAGE))}}`));
+    }
+    for (const sub of t.trades) {
+      if (sub.stopped) continue;
+      for (const body of bodies) {
+        if (!sub.conn.tradesFit()) break;
+        sub.conn.send('trades', body.for(sub.id));
+      }
     }
   }
 
-  /** The delay of a change's last message on one channel (once per change, not per subscriber). */
-  private delay(seenMs: number): void {
-    this.metrics.delay((this.nowMs() - seenMs) / 1000);
+  /**
+   * Notes a channel of a token that a change sent on: its delay is observed once the change's
+   * messages are written (see takeDelays), once per change and channel, not per subscriber.
+   */
+  private delay(): void {
+    this.delays++;
   }
 
-  /** Bars of one resolution after new trades whose earliest time is `minTime`. */
+  /** The channels the last change sent on (see delay); resets the count. */
+  takeDelays(): number {
+    const n = this.delays;
+    this.delays = 0;
+    return n;
+  }
+
+  /**
+   * Bars of one resolution after new trades whose earliest time is `minTime`: per subscription at
+   * most the bar it last saw once more with final:true (when it changed) and the newest bar, the
+   * state after the batch (docs/api.md, Live stream). Bars a batch filled in between are not sent:
+   * a chart only takes the newest bar, and a client that wants them refetches history.
+   */
   private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number): void {
     const first = subs.values().next().value;
     if (first === undefined) return;
     const res = first.res;
     const minBucket = bucketStart(res, minTime);
-    let from = minBucket;
-    for (const s of subs) if (s.lastT !== null && s.lastT < from) from = s.lastT;
-    const bars = this.source.barsFrom(t.id, res, from);
-    if (bars.length === 0) return;
-    const jsons = bars.map(barJson);
-    const newest = bars.length - 1;
+    const newest = this.source.newestBar(t.id, res);
+    if (newest === null) return;
+    const newestJson = barJson(newest);
+    const newestMsg = new Encoded(this.frame, '{"op":"bar",', `"bar":${newestJson},"final":false}`);
+    const newestKey = String(newest.t);
     // Subscriptions that last saw the same bar get the same messages: worked out once per group.
-    const plans = new Map<string, [op: string, key: string, body: Encoded][]>();
+    // Keyed by the last bar sent (its text holds its time): the same string object for a whole
+    // group, so no key is built per subscriber.
+    const plans = new Map<string | null, [op: string, key: string, body: Encoded][]>();
     for (const s of subs) {
-      const group = `${s.lastT}|${s.lastJson}`;
+      const group = s.lastJson;
       let plan = plans.get(group);
       if (plan === undefined) {
         plan = [];
         if (s.lastT !== null && minBucket < s.lastT) {
-          plan.push(['reset', 'reset', new Encoded('{"op":"reset",', `"reason":"backfill"}`)]);
-          plan.push(['bar', String(bars[newest]!.t), new Encoded('{"op":"bar",', `"bar":${jsons[newest]},"final":false}`)]);
+          plan.push(['reset', 'reset', new Encoded(this.frame, '{"op":"reset",', '"reason":"backfill"}')]);
+          plan.push(['bar', newestKey, newestMsg]);
         } else {
-          const start = s.lastT ?? minBucket;
-          for (let i = 0; i <= newest; i++) {
-            const b = bars[i]!;
-            if (b.t < start) continue;
-            if (b.t === s.lastT && jsons[i] === s.lastJson) continue;
-            plan.push(['bar', String(b.t), new Encoded('{"op":"bar",', `"bar":${jsons[i]},"final":${i !== newest}}`)]);
+          if (s.lastT !== null && s.lastT < newest.t) {
+            const prev = this.source.barAt(t.id, res, s.lastT);
+            const prevJson = prev === null ? null : barJson(prev);
+            if (prevJson !== null && prevJson !== s.lastJson) {
+              plan.push(['bar', String(s.lastT), new Encoded(this.frame, '{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
+            }
           }
+          if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
         }
         plans.set(group, plan);
       }
@@ -188,8 +236,8 @@ export class Fanout {
         if (op === 'reset') this.metrics.reset('backfill');
         s.conn.sendState(s, op, key, body.for(s.id));
       }
-      s.lastT = bars[newest]!.t;
-      s.lastJson = jsons[newest]!;
+      s.lastT = newest.t;
+      s.lastJson = newestJson;
     }
   }
 
@@ -198,6 +246,13 @@ export class Fanout {
     if (th.timer !== null) return;
     const wait = th.lastMs + THROTTLE_MS - this.nowMs();
     const run = () => {
+      // A timer that fires while a large ingest transaction is open would read its uncommitted
+      // rows: it waits for the end (th.timer stays set meanwhile, so nothing else is scheduled).
+      const busy = this.source.settled();
+      if (busy !== null) {
+        void busy.then(run);
+        return;
+      }
       th.timer = null;
       th.lastMs = this.nowMs();
       try {
@@ -215,7 +270,7 @@ export class Fanout {
     const body = priceBody(this.source, t);
     if (body === null || body === t.price.lastJson) return;
     t.price.lastJson = body;
-    const msg = new Encoded('{"op":"price",', body);
+    const msg = new Encoded(this.frame, '{"op":"price",', body);
     for (const s of t.prices) s.conn.sendState(s, 'price', String(t.id), msg.for(s.id));
   }
 
@@ -223,7 +278,7 @@ export class Fanout {
     const body = overviewBody(this.source, t);
     if (body === null || body === t.view.lastJson) return;
     t.view.lastJson = body;
-    const msg = new Encoded('{"op":"overview",', body);
+    const msg = new Encoded(this.frame, '{"op":"overview",', body);
     for (const s of t.overview) s.conn.sendState(s, 'overview', 'overview', msg.for(s.id));
   }
 }

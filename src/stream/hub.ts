@@ -4,15 +4,14 @@
  * free: it is handed sockets and a StreamSource; src/http/stream.ts does the upgrade.
  */
 import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
-import { Connection, type BarSub, type Sub, type TokenLink, type TradeSub } from './connection.js';
-import { Fanout, TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type TokenState } from './fanout.js';
-import type { ConnectionInfo, StreamSocket, StreamSource } from './types.js';
+import { Connection, Output, type Sub, type TokenLink } from './connection.js';
+import { Fanout } from './fanout.js';
+import { follow, unfollow } from './follow.js';
+import type { ConnectionInfo, Framer, StreamSocket, StreamSource } from './types.js';
 import type { StreamMetrics } from './metrics.js';
 
 /** Bad messages a connection may send; the next one closes it with 1008. */
 export const MAX_BAD_MESSAGES = 100;
-/** Trades a `sinceId` replay may hold; more gives `reset` overflow. */
-export const MAX_REPLAY_TRADES = 10_000;
 const PING_EVERY_MS = 30_000;
 const DEAD_AFTER_MS = 60_000;
 /** How often commits of other processes, key revocations and held states are looked at. */
@@ -21,6 +20,8 @@ const CHECK_EVERY_MS = 250;
 export type HubOptions = {
   source: StreamSource;
   metrics: StreamMetrics;
+  /** Frames the messages (src/http/stream-socket.ts). */
+  frame: Framer;
   nowMs?: () => number;
   /** Liveness: ping this often, cut a connection silent this long (defaults 30 s and 60 s). */
   pingEveryMs?: number;
@@ -35,22 +36,28 @@ export class Hub {
   private readonly conns = new Set<Connection>();
   private readonly perBucket = new Map<string, number>();
   private readonly fanout: Fanout;
+  private readonly out: Output;
   private readonly nowMs: () => number;
   private timers: NodeJS.Timeout[] = [];
   private unlisten: () => void;
 
   constructor(private readonly opts: HubOptions) {
     this.nowMs = opts.nowMs ?? (() => performance.now());
-    this.fanout = new Fanout(opts.source, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
+    this.out = new Output(opts.frame);
+    this.fanout = new Fanout(opts.source, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
       if (this.conns.size === 0) return;
       // Runs inside the ingest's notification, after its commit: a fault here is logged, and
       // the ingest still answers with what it committed.
+      const seen = this.nowMs();
       try {
-        this.fanout.changed(tokens, this.nowMs());
+        this.out.batch(() => this.fanout.changed(tokens));
       } catch (err) {
         this.opts.onError?.(err);
       }
+      // Observed once the messages are written: the writes are most of the delay.
+      const delay = (this.nowMs() - seen) / 1000;
+      for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
     });
   }
 
@@ -70,7 +77,7 @@ export class Hub {
 
   /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
   connect(socket: StreamSocket, info: ConnectionInfo): ConnectionHandle {
-    const conn = new Connection(socket, info, this.opts.metrics, this.nowMs());
+    const conn = new Connection(socket, info, this.opts.metrics, this.out, this.nowMs());
     this.conns.add(conn);
     this.perBucket.set(info.bucket, this.openIn(info.bucket) + 1);
     this.opts.metrics.connections(this.conns.size);
@@ -148,7 +155,36 @@ export class Hub {
     }
   }
 
+  /**
+   * While a large ingest transaction is open (written in slices, the event loop running between
+   * them), this process's connection to the store sees its uncommitted rows: a message is held,
+   * its socket paused, until the commit, so no replay carries a trade that may yet roll back.
+   */
   private onMessage(conn: Connection, text: string): void {
+    if (conn.closed) return;
+    if (conn.waiting === null) {
+      const busy = this.opts.source.settled();
+      if (busy === null) return this.handle(conn, text);
+      conn.waiting = [];
+      conn.socket.pause();
+      void busy.then(() => this.resume(conn));
+    }
+    conn.waiting.push(text);
+  }
+
+  private resume(conn: Connection): void {
+    const busy = this.opts.source.settled();
+    if (busy !== null && !conn.closed) {
+      void busy.then(() => this.resume(conn));
+      return;
+    }
+    const held = conn.waiting ?? [];
+    conn.waiting = null;
+    for (const text of held) this.handle(conn, text);
+    if (!conn.closed) conn.socket.resume();
+  }
+
+  private handle(conn: Connection, text: string): void {
     if (conn.closed) return;
     const cmd = parseMessage(text);
     let err: ProtoError | null;
@@ -211,7 +247,6 @@ export class Hub {
     const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
     const held = null;
     const first = tokens[0]!;
-    const state = (t: TokenLink): TokenState => this.fanout.state(t.id, t.address);
     let sub: Sub;
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
@@ -235,65 +270,12 @@ export class Hub {
     conn.subs.set(id, sub);
     this.opts.metrics.subscriptions(sub.channel, 1);
     conn.send('subscribed', JSON.stringify(answer));
-    const src = this.opts.source;
-    if (sub.channel === 'bars') {
-      const s = state(first);
-      const key = sub.res.key;
-      let group = s.bars.get(key);
-      if (group === undefined) s.bars.set(key, (group = new Set()));
-      group.add(sub);
-      const bars =
-        cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(first.id, sub.res, cmd.since) : [src.newestBar(first.id, sub.res)].flatMap((b) => b ?? []);
-      bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
-      const last = bars[bars.length - 1];
-      if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];
-    } else if (sub.channel === 'trades') {
-      const s = state(first);
-      s.trades.add(sub);
-      if (cmd.channel === 'trades' && cmd.sinceId !== null) this.replayTrades(sub, s, cmd.sinceId);
-    } else if (sub.channel === 'prices') {
-      for (const t of tokens) {
-        const s = state(t);
-        s.prices.add(sub);
-        const body = priceBody(src, s);
-        if (body !== null) conn.sendState(sub, 'price', String(t.id), `{"op":"price","sub":"${id}",${body}`);
-      }
-    } else {
-      const s = state(first);
-      s.overview.add(sub);
-      const body = overviewBody(src, s);
-      if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
-    }
-  }
-
-  /** Every stored trade of the token after `sinceId` that the live messages will not carry. */
-  private replayTrades(sub: TradeSub, s: TokenState, sinceId: number): void {
-    const trades = this.opts.source.tradesAfter(s.id, sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1);
-    if (trades.length > MAX_REPLAY_TRADES) {
-      sub.conn.stopTrades(sub, 'overflow');
-      return;
-    }
-    for (let i = 0; i < trades.length; i += TRADES_PER_MESSAGE) {
-      if (!sub.conn.tradesFit()) return;
-      sub.conn.send('trades', `{"op":"trades","sub":"${sub.id}","trades":${JSON.stringify(trades.slice(i, i + TRADES_PER_MESSAGE))}}`);
-    }
+    follow(this.fanout, this.opts.source, sub, cmd);
   }
 
   private unsubscribe(conn: Connection, sub: Sub): void {
     if (!conn.subs.delete(sub.id)) return;
     this.opts.metrics.subscriptions(sub.channel, -1);
-    const links = sub.channel === 'prices' ? sub.tokens : [sub.token];
-    for (const link of links) {
-      const s = this.fanout.tokens.get(link.id);
-      if (s === undefined) continue;
-      if (sub.channel === 'bars') {
-        const group = s.bars.get(sub.res.key);
-        group?.delete(sub as BarSub);
-        if (group?.size === 0) s.bars.delete(sub.res.key);
-      } else if (sub.channel === 'trades') s.trades.delete(sub);
-      else if (sub.channel === 'prices') s.prices.delete(sub);
-      else s.overview.delete(sub);
-      this.fanout.release(s);
-    }
+    unfollow(this.fanout, sub);
   }
 }

@@ -18,13 +18,19 @@ export type StreamSource = {
   maxTradeId(): number;
   /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
+  /** The ends (highest trade id) of the ingest transactions that end in [from, to): trades split after each. */
+  commitEnds(from: number, to: number): number[];
   /** Bars as /udf/history gives them: `t >= from` (from rounded down to its bar), newest 5000, ascending. */
   barsFrom(tokenId: number, res: Resolution, from: number): Bar[];
+  /** The bar of the token that starts at `t`, or null when it has none. */
+  barAt(tokenId: number, res: Resolution, t: number): Bar | null;
   /** The newest bar of the token at this resolution, or null. */
   newestBar(tokenId: number, res: Resolution): Bar | null;
   price(tokenId: number): PriceState | null;
   /** The body of GET /v1/token/:address/overview, or null when the token is gone. */
   overview(tokenId: number): unknown;
+  /** While a write transaction of this process is open across turns, a promise of its end; else null. */
+  settled(): Promise<void> | null;
   /** Lets the store report commits made by other processes (calls the onChange listener). */
   checkExternalChanges(): void;
   /** Calls `listener` after every commit: the tokens it touched ('all' when unknown), and whether accounts changed. */
@@ -33,11 +39,20 @@ export type StreamSource = {
   keyValid(keyId: string): boolean;
 };
 
+/**
+ * Makes one complete WebSocket text frame of a UTF-8 payload. Injected (src/http/stream-socket.ts)
+ * so a message shared by many subscribers is framed once, not once per socket.
+ */
+export type Framer = (payload: Buffer) => Buffer;
+
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  /** Sends a text frame; `data` may be the text already encoded as UTF-8. */
-  send(data: string | Buffer, opts: { binary: false }): void;
+  /** Writes a complete frame made by the Framer (dropped once the socket is closing). */
+  write(frame: Buffer): void;
   readonly bufferedAmount: number;
+  /** Stops reading the client's messages (TCP backpressure), until resume. */
+  pause(): void;
+  resume(): void;
   close(code: number, reason: string): void;
   terminate(): void;
   ping(): void;

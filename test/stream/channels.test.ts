@@ -52,6 +52,27 @@ describe('bars', () => {
     c.close();
   });
 
+  it('gives one batch that fills several bars at most one final:true (the bar last sent) and the newest bar', async () => {
+    live.ingest([trade(T0 + 10, 1)]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const ok = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
+    await c.waitFor((m) => m.op === 'bar');
+    // One batch: changes T0 - 20 (the bar sent), fills T0 + 40 and T0 + 100, starts T0 + 160.
+    live.ingest([trade(T0 + 15, 2), trade(T0 + 50, 3), trade(T0 + 110, 4), trade(T0 + 170, 5)]);
+    await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 160);
+    // A batch that only fills new bars: the bar last sent (T0 + 160) did not change, so no final.
+    live.ingest([trade(T0 + 230, 6), trade(T0 + 290, 7)]);
+    await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 280);
+    await settle();
+    expect(c.of(ok.sub, 'bar')).toEqual([
+      { op: 'bar', sub: ok.sub, bar: { t: T0 - 20, o: 1, h: 1, l: 1, c: 1, v: 1 }, final: false },
+      { op: 'bar', sub: ok.sub, bar: { t: T0 - 20, o: 1, h: 2, l: 1, c: 2, v: 2 }, final: true },
+      { op: 'bar', sub: ok.sub, bar: { t: T0 + 160, o: 5, h: 5, l: 5, c: 5, v: 1 }, final: false },
+      { op: 'bar', sub: ok.sub, bar: { t: T0 + 280, o: 7, h: 7, l: 7, c: 7, v: 1 }, final: false },
+    ]);
+    c.close();
+  });
+
   it('replays every bar from `since` (rounded down to its bar) ascending, the newest not final', async () => {
     live.ingest([trade(T0 + 10, 1), trade(T0 + 70, 2), trade(T0 + 130, 3), trade(T0 + 190, 4)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);

@@ -1,7 +1,9 @@
 /**
  * A chart as a stream client keeps it: bars by time per resolution (a `bar` replaces the bar of
  * its time; a `reset` refetches /udf/history), trades by id, and the resume points (last bar
- * time, last trade id) it reconnects with. Used by the property tests to compare what a client
+ * time, last trade id) it reconnects with. It also notes each jump of its newest bar: bars a
+ * batch filled in between are not on the stream (docs/api.md, Live stream), so those are the only
+ * bars of history a live chart may lack. Used by the property tests to compare what a client
  * ends up with against the store.
  */
 import { Client, type Msg } from './support.js';
@@ -17,7 +19,11 @@ export async function history(live: Live, token: string, resolution: string): Pr
 
 export class ChartClient {
   readonly bars = new Map<string, Map<number, RefBar>>();
+  /** Per resolution, the (older, newer) newest-bar times of each jump: bars strictly inside may be missing. */
+  readonly jumps = new Map<string, [number, number][]>();
   readonly trades = new Map<number, number>(); // id -> times received
+  /** Subscriptions that got more than one final or one newest bar for one batch. */
+  readonly breaches: string[] = [];
   lastTradeId = 0;
   resets = 0;
   private client: Client | null = null;
@@ -29,7 +35,10 @@ export class ChartClient {
     private readonly token: string,
     readonly resolutions: readonly string[],
   ) {
-    for (const r of resolutions) this.bars.set(r, new Map());
+    for (const r of resolutions) {
+      this.bars.set(r, new Map());
+      this.jumps.set(r, []);
+    }
   }
 
   get connected(): boolean {
@@ -59,13 +68,18 @@ export class ChartClient {
     this.client = null;
   }
 
-  /** Waits until everything the server sent so far has arrived (a ping's pong comes after it), then applies it. */
-  async sync(): Promise<void> {
+  /**
+   * Waits until everything the server sent so far has arrived (a ping's pong comes after it), then
+   * applies it. `batch`: what arrived is the answer to one ingest batch, checked against the rule
+   * of at most one final bar and one newest bar per subscription (noted in `breaches`).
+   */
+  async sync(batch = false): Promise<void> {
     const c = this.client;
     if (c === null) return;
     await c.request({ op: 'ping' });
     const fresh = c.messages.slice(this.seen);
     this.seen = c.messages.length;
+    if (batch) this.countBatch(fresh);
     const reset = new Set<string>();
     for (const m of fresh) if (m.op === 'reset') reset.add(m.sub);
     for (const m of fresh) await this.apply(m, reset);
@@ -76,10 +90,24 @@ export class ChartClient {
     }
   }
 
+  private countBatch(fresh: Msg[]): void {
+    for (const [sub, kind] of this.subs) {
+      const bars = fresh.filter((m) => m.sub === sub && m.op === 'bar');
+      const finals = bars.filter((m) => m.final).length;
+      if (finals > 1 || bars.length - finals > 1) this.breaches.push(`${kind}: ${JSON.stringify(bars)}`);
+    }
+  }
+
   private async apply(m: Msg, reset: Set<string>): Promise<void> {
     const kind = this.subs.get(m.sub);
     if (kind === undefined || 'id' in m) return;
-    if (m.op === 'bar' && !reset.has(m.sub)) this.bars.get(kind)!.set(m.bar.t, m.bar);
+    if (m.op === 'bar' && !reset.has(m.sub)) {
+      const held = this.bars.get(kind)!;
+      // A chart with no bar yet jumps from the beginning of time.
+      const newest = held.size === 0 ? -Infinity : Math.max(...held.keys());
+      if (m.bar.t > newest) this.jumps.get(kind)!.push([newest, m.bar.t]);
+      held.set(m.bar.t, m.bar);
+    }
     if (m.op === 'trades') {
       for (const t of m.trades) {
         this.trades.set(t.id, (this.trades.get(t.id) ?? 0) + 1);
@@ -87,6 +115,28 @@ export class ChartClient {
       }
     }
     if (m.op === 'reset' && kind === 'trades') throw new Error(`trades reset: ${m.reason}`);
+  }
+
+  /**
+   * What a live chart must hold against `expected` (history now): its newest bar, every bar it
+   * holds equal to history's (a changed bar is always sent again, final), and of history's bars
+   * only those a batch jumped over missing. An error naming the first difference, or null.
+   */
+  mismatch(resolution: string, expected: RefBar[]): string | null {
+    const held = this.bars.get(resolution)!;
+    const want = new Map(expected.map((b) => [b.t, b]));
+    const newest = expected.at(-1);
+    const mine = this.sorted(resolution);
+    if (JSON.stringify(mine.at(-1)) !== JSON.stringify(newest))
+      return `${resolution}: newest ${JSON.stringify(mine.at(-1))}, history ${JSON.stringify(newest)}`;
+    for (const b of mine) {
+      if (JSON.stringify(b) !== JSON.stringify(want.get(b.t))) return `${resolution}: bar ${JSON.stringify(b)}, history ${JSON.stringify(want.get(b.t))}`;
+    }
+    const jumps = this.jumps.get(resolution)!;
+    for (const b of expected) {
+      if (!held.has(b.t) && !jumps.some(([a, z]) => a < b.t && b.t < z)) return `${resolution}: bar ${b.t} missing, not inside a jump`;
+    }
+    return null;
   }
 
   sorted(resolution: string): RefBar[] {

@@ -56,4 +56,28 @@ describe('a client that stops reading', () => {
     expect(c.messages.slice(resetAt).some((m) => m.op === 'trades')).toBe(false);
     c.close();
   }, 60_000);
+
+  it('keeps the bound within one large ingest batch too: never more than 4 MB plus one message waiting', async () => {
+    live = await startLive();
+    const token = addToken(live, { symbol: 'BIG' }).address;
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const trades = await c.request({ op: 'subscribe', channel: 'trades', token });
+    c.ws.pause();
+    const rows = Array.from({ length: 30_000 }, (_, i) => aTrade(token, { blockTime: T0 + i, priceUsd: 1 + i / 1000, volumeUsd: 1 }));
+    const biggestMessage = JSON.stringify(rows.slice(0, 1000)).length * 2;
+    live.ingest(rows); // one transaction, one change: 30 messages of 1000 trades, about 10 MB
+    // What the kernel's socket buffers take is not waiting in the server; the rest is bounded.
+    expect(Math.max(...hubOf(live.app).buffered())).toBeLessThanOrEqual(TRADES_OVERFLOW + biggestMessage);
+    c.ws.resume();
+    const count = () => c.of(trades.sub, 'trades').reduce((n, m) => n + m.trades.length, 0);
+    await c.waitFor((m) => (m.op === 'reset' && m.sub === trades.sub) || count() === rows.length, 30_000);
+    await settle(200);
+    // In order up to the overflow (if the kernel's buffers did not take it all), nothing after it.
+    const got = c.of(trades.sub, 'trades').flatMap((m) => m.trades.map((t: { id: number }) => t.id));
+    expect(got).toEqual([...got].sort((a, b) => a - b));
+    const resets = c.of(trades.sub, 'reset');
+    if (resets.length === 0) expect(got).toHaveLength(rows.length);
+    else expect(resets).toEqual([{ op: 'reset', sub: trades.sub, reason: 'overflow' }]);
+    c.close();
+  }, 60_000);
 });

@@ -1,0 +1,79 @@
+/**
+ * A subscription joining and leaving the fan-out (docs/api.md, Live stream): it is added to the
+ * state of each token it follows, then sent what it starts with (the newest bar or a `since`
+ * replay; a `sinceId` replay of trades; the current price or overview). Leaving removes it, and
+ * a token nobody follows any more is forgotten.
+ */
+import { TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type Fanout, type TokenState } from './fanout.js';
+import type { BarSub, Sub, TradeSub } from './connection.js';
+import type { Command } from './protocol.js';
+import type { StreamSource } from './types.js';
+
+/** Trades a `sinceId` replay may hold; more gives `reset` overflow. */
+export const MAX_REPLAY_TRADES = 10_000;
+
+type Subscribe = Extract<Command, { op: 'subscribe' }>;
+
+/** Adds `sub` (just answered `subscribed`) to the fan-out and sends what it starts with. */
+export function follow(fanout: Fanout, src: StreamSource, sub: Sub, cmd: Subscribe): void {
+  const conn = sub.conn;
+  const id = sub.id;
+  const state = (t: { id: number; address: string }): TokenState => fanout.state(t.id, t.address);
+  if (sub.channel === 'bars') {
+    const s = state(sub.token);
+    const key = sub.res.key;
+    let group = s.bars.get(key);
+    if (group === undefined) s.bars.set(key, (group = new Set()));
+    group.add(sub);
+    const bars = cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(s.id, sub.res, cmd.since) : [src.newestBar(s.id, sub.res)].flatMap((b) => b ?? []);
+    bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
+    const last = bars[bars.length - 1];
+    if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];
+  } else if (sub.channel === 'trades') {
+    const s = state(sub.token);
+    s.trades.add(sub);
+    if (cmd.channel === 'trades' && cmd.sinceId !== null) replayTrades(src, sub, s, cmd.sinceId);
+  } else if (sub.channel === 'prices') {
+    for (const t of sub.tokens) {
+      const s = state(t);
+      s.prices.add(sub);
+      const body = priceBody(src, s);
+      if (body !== null) conn.sendState(sub, 'price', String(t.id), `{"op":"price","sub":"${id}",${body}`);
+    }
+  } else {
+    const s = state(sub.token);
+    s.overview.add(sub);
+    const body = overviewBody(src, s);
+    if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
+  }
+}
+
+/** Every stored trade of the token after `sinceId` that the live messages will not carry. */
+function replayTrades(src: StreamSource, sub: TradeSub, s: TokenState, sinceId: number): void {
+  const trades = src.tradesAfter(s.id, sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1);
+  if (trades.length > MAX_REPLAY_TRADES) {
+    sub.conn.stopTrades(sub, 'overflow');
+    return;
+  }
+  for (let i = 0; i < trades.length; i += TRADES_PER_MESSAGE) {
+    if (!sub.conn.tradesFit()) return;
+    sub.conn.send('trades', `{"op":"trades","sub":"${sub.id}","trades":${JSON.stringify(trades.slice(i, i + TRADES_PER_MESSAGE))}}`);
+  }
+}
+
+/** Removes `sub` from the state of every token it follows. */
+export function unfollow(fanout: Fanout, sub: Sub): void {
+  const links = sub.channel === 'prices' ? sub.tokens : [sub.token];
+  for (const link of links) {
+    const s = fanout.tokens.get(link.id);
+    if (s === undefined) continue;
+    if (sub.channel === 'bars') {
+      const group = s.bars.get(sub.res.key);
+      group?.delete(sub as BarSub);
+      if (group?.size === 0) s.bars.delete(sub.res.key);
+    } else if (sub.channel === 'trades') s.trades.delete(sub);
+    else if (sub.channel === 'prices') s.prices.delete(sub);
+    else s.overview.delete(sub);
+    fanout.release(s);
+  }
+}
