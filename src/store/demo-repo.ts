@@ -58,6 +58,9 @@ export function createDemoRepo(db: Db) {
     }
     const tokens = db.prepare('DELETE FROM tokens WHERE is_demo = 1').run().changes;
     db.prepare("DELETE FROM meta WHERE key = 'demo'").run();
+    // Trade ids above the newest remaining trade will be handed out again (INTEGER PRIMARY KEY is
+    // max + 1), so the commit ends recorded past it would split future commits' trades wrongly.
+    db.prepare('DELETE FROM trade_commits WHERE last_id > (SELECT coalesce(max(id), 0) FROM trades)').run();
     // The token change log (the loop above cleared their entries) names every removed token once
     // more, so the discovery boards of a running server drop them at their next refresh.
     const logChange = db.prepare('INSERT INTO token_changes (token_id) VALUES (?)');

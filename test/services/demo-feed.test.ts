@@ -129,7 +129,7 @@ describe('demo feed', () => {
     expect(removed.trades).toBeGreaterThan(100);
     expect(feed.tick(3600)).toBe(0);
     expect(stops).toEqual(['the demo data was removed']);
-    for (const table of ['tokens', 'markets', 'trades', 'holders', 'candles', 'wallet_last', 'market_last', 'market_rollups', 'market_candles']) {
+    for (const table of ['tokens', 'markets', 'trades', 'holders', 'candles', 'wallet_last', 'market_last', 'market_rollups', 'market_candles', 'trade_commits']) {
       expect(t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
     }
     t.close();
