@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { windowSegments, type Segment } from './window-repo.js';
+import { windowSegments, type Segment } from '../domain/window-cover.js';
 import { MARKET_ROLLUP_SECONDS, WALLET_ROLLUP_SECONDS } from './read-views-repo.js';
 import type { TraderFigures } from '../domain/trader-tally.js';
 
