@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { openStore, SchemaTooNewError, setBusyTimeout, type Store } from './store/db.js';
 import { createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
@@ -223,7 +223,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
       const files = [action, ...rest].filter((f): f is string => f !== undefined);
       if (files.length === 0) throw new UsageError('ingest needs at least one FILE (- for stdin)');
       const result = await withStore(async (store, sv) => {
-        store.db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
+        setBusyTimeout(store.db, CLI_BUSY_TIMEOUT_MS);
         let accepted = 0;
         let duplicates = 0;
         for (const file of files) {

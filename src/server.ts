@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { createStatsRepo } from './store/stats-repo.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
@@ -49,7 +50,7 @@ export async function start(
   const store = openConfiguredStore(config.databasePath);
   const services = createServices({ store, clock, config });
 
-  const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
+  const empty = createStatsRepo(store.db).tokens() === 0;
   if (empty && config.demoData === 'auto') {
     logger.info('loading the demo data set into the empty store');
     const t0 = Date.now();

@@ -9,6 +9,7 @@
  */
 import { ApiRouter } from './route.js';
 import type { Store } from '../store/db.js';
+import { createStatsRepo } from '../store/stats-repo.js';
 import type { AppDeps } from './types.js';
 
 const fullStores = new WeakSet<Store>();
@@ -25,20 +26,13 @@ export function markStoreWritable(store: Store): void {
 
 export function healthRouter(deps: AppDeps): ApiRouter {
   const { store } = deps;
-  const ping = store.db.prepare('SELECT 1').pluck();
-  const pages = store.db
-    .prepare('SELECT p.page_count, m.max_page_count, f.freelist_count FROM pragma_page_count() p, pragma_max_page_count() m, pragma_freelist_count() f')
-    .raw();
-  const atPageLimit = (): boolean => {
-    const [count, max, free] = pages.get() as [number, number, number];
-    return count >= max && free === 0;
-  };
+  const stats = createStatsRepo(store.db);
   return new ApiRouter().add(
     { method: 'get', path: '/healthz', summary: 'Liveness and store check (503 when the store is full)', access: 'internal', tag: 'operations' },
     (ctx) => {
       ctx.set('Cache-Control', 'no-store');
-      const answers = ping.get() === 1;
-      if (answers && (fullStores.has(store) || atPageLimit())) {
+      const answers = stats.answers();
+      if (answers && (fullStores.has(store) || stats.atPageLimit())) {
         ctx.status = 503;
         return { status: 'degraded', store: 'full' };
       }

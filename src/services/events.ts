@@ -55,10 +55,9 @@ export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHo
   const events = createEventsRepo(db);
   const outbox = createWebhookOutboxRepo(db);
   const trades = createTradesRepo(db);
-  const anySubscription = db.prepare('SELECT 1 FROM subscriptions LIMIT 1').pluck();
 
   return ({ trades: inserted, now }) => {
-    if (inserted.length === 0 || anySubscription.get() === undefined) return;
+    if (inserted.length === 0 || !subscriptions.any()) return;
     const byToken = new Map<string, InsertedTrade[]>();
     for (const t of inserted) {
       const list = byToken.get(t.token);

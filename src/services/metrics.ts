@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
+import { createStatsRepo } from '../store/stats-repo.js';
 
 /** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */
 export type IngestSource = 'http' | 'cli' | 'demo';
@@ -101,11 +102,7 @@ function createMetrics(store: Store): Metrics {
   });
   for (const outcome of ['delivered', 'retry', 'failed', 'cancelled'] as const) webhooks.inc({ outcome }, 0);
 
-  const pageCount = store.db.prepare('PRAGMA page_count').pluck();
-  const pageSize = store.db.prepare('PRAGMA page_size').pluck();
-  const tokenCount = store.db.prepare('SELECT count(*) FROM tokens').pluck();
-  // Trades are never deleted and their ids are max + 1, so the highest id is the count, in O(log n).
-  const tradeCount = store.db.prepare('SELECT coalesce(max(id), 0) FROM trades').pluck();
+  const stats = createStatsRepo(store.db);
   const open = () => store.db.open;
 
   new Gauge({
@@ -113,7 +110,7 @@ function createMetrics(store: Store): Metrics {
     help: 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).',
     registers,
     collect() {
-      if (open()) this.set((pageCount.get() as number) * (pageSize.get() as number));
+      if (open()) this.set(stats.sizeBytes());
     },
   });
   new Gauge({
@@ -129,7 +126,7 @@ function createMetrics(store: Store): Metrics {
     help: 'Tokens in the store.',
     registers,
     collect() {
-      if (open()) this.set(tokenCount.get() as number);
+      if (open()) this.set(stats.tokens());
     },
   });
   new Gauge({
@@ -137,23 +134,17 @@ function createMetrics(store: Store): Metrics {
     help: 'Trades in the store.',
     registers,
     collect() {
-      if (open()) this.set(tradeCount.get() as number);
+      if (open()) this.set(stats.trades());
     },
   });
 
-  let pending: { get(): unknown } | null = null;
   new Gauge({
     name: 'webhook_deliveries_pending',
     help: 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).',
     registers,
     collect() {
-      if (!open()) return;
-      try {
-        pending ??= store.db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck();
-        this.set(pending.get() as number);
-      } catch {
-        // no outbox in this store's schema
-      }
+      const pending = open() ? stats.pendingDeliveries() : null;
+      if (pending !== null) this.set(pending);
     },
   });
 

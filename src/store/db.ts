@@ -58,6 +58,26 @@ export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A
   return (...args: A) => tx.immediate(...args);
 }
 
+/** Sets how long this connection waits for another's write lock (the CLI's long ingest waits longer). */
+export function setBusyTimeout(db: Db, ms: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+}
+
+/**
+ * Opens a write transaction that stays open across awaits (a large ingest written in slices, run
+ * through `Store.exclusive`); statements and write transactions in between nest inside it.
+ * `end(true)` commits, `end(false)` rolls back whatever is still open.
+ */
+export function beginSlicedWrite(db: Db): { end(commit: boolean): void } {
+  db.exec('BEGIN IMMEDIATE');
+  return {
+    end(commit) {
+      if (commit) db.exec('COMMIT');
+      else if (db.inTransaction) db.exec('ROLLBACK');
+    },
+  };
+}
+
 type Migration = { version: number; name: string; sql: string };
 
 export function loadMigrations(dir = migrationsDir): Migration[] {
@@ -95,7 +115,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
+  setBusyTimeout(db, opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS);
   db.pragma('cache_size = -65536');
   if (opts.migrate !== false) migrate(db);
   let checkpointer: Checkpointer | null = null;
