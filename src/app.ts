@@ -1,8 +1,9 @@
 /**
  * createApp: the Koa application, with no port and no globals, so tests drive it through
- * supertest on app.callback(). The middleware order is the request flow of STYLE.md:
- * request id -> access log -> metrics -> error envelope -> compression -> caller -> limiter ->
- * CORS -> 429 -> invalid key 401 -> ETag -> routes.
+ * supertest on app.callback(). Everything an app holds is made here (or in createServices) and
+ * handed down: no module keeps a registry of apps. The middleware order is the request flow of
+ * docs/architecture.md: request id -> access log -> metrics -> error envelope -> compression ->
+ * caller -> limiter -> CORS -> 429 -> invalid key 401 -> ETag -> routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -38,14 +39,19 @@ import { dashboardRouter } from './http/dashboard.js';
 import { streamRouter } from './http/stream.js';
 import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
+import { createViews } from './http/v1/views.js';
+import type { RouteSpec } from './http/route.js';
 import type { AppDeps, AppState } from './http/types.js';
 
-export type App = Koa<AppState> & { deps: AppDeps };
+/** `routes`: every route the app declares, in the order they were added (OpenAPI, tests). */
+export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] };
 
 export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
+  // CACHE=off turns caching off: the benchmark's uncached run.
+  const cache = createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes });
   const deps: AppDeps = {
     config: input.config,
     store: input.store,
@@ -53,8 +59,8 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     logger,
     services,
     limiter: createLimiter({ clock }),
-    // CACHE=off turns caching off: the benchmark's uncached run.
-    cache: createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes }),
+    cache,
+    views: createViews({ config: input.config, store: input.store, clock, cache }),
   };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
@@ -82,12 +88,20 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     sdkRouter(deps),
   ];
   const specs = apiRouters.flatMap((r) => r.specs);
+  const operations = operationsRouter(deps, specs);
+  app.routes = [...specs, ...operations.specs];
   const root = new Router<AppState>();
-  for (const r of [...apiRouters, operationsRouter(deps, specs)]) root.use(r.routes());
+  for (const r of [...apiRouters, operations]) root.use(r.routes());
 
+  // Reads in SQL see other processes' writes by themselves (src/store/db.ts); the caches in front
+  // of SQL (keys, answers, symbol names) are made to see them here, once, before any of them is read.
+  app.use((_ctx, next) => {
+    input.store.checkExternalChanges();
+    return next();
+  });
   app.use(requestId());
   app.use(accessLog(logger));
-  app.use(metricsMiddleware(deps));
+  app.use(metricsMiddleware(services.metrics, app.routes));
   app.use(errorHandler());
   app.use(compression());
   // The limiter decides (never throws) before CORS, so preflights answered by CORS carry the

@@ -9,8 +9,6 @@ import type { Store } from './store/db.js';
 import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
-import { createSessions } from './services/sessions.js';
-import { systemClock } from './domain/clock.js';
 
 /** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
 export type Fail = { usage(message: string): Error; command(message: string): Error };
@@ -50,11 +48,11 @@ export async function setPassword(ctx: CommandContext): Promise<Output> {
   const tenant = ctx.opts.tenant;
   if (!tenant) throw ctx.fail.usage('--tenant is required');
   const password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
-  await ctx.withStore(async (store, sv) => {
+  await ctx.withStore(async (_store, sv) => {
     // Refused (exit 1) for a tenant without an email: it could never sign in.
     sv.accounts.setPassword(tenant, password);
     // A new password ends every dashboard session of the tenant.
-    createSessions({ store, clock: systemClock }).destroyAll(tenant);
+    sv.sessions.destroyAll(tenant);
   });
   return { doc: { id: tenant }, human: `password set for ${tenant}` };
 }

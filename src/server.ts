@@ -58,10 +58,13 @@ export async function start(
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
   const stopFeed = config.demoFeed
-    ? startDemoFeed({ store, ingest: services.ingest, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
+    ? startDemoFeed(
+        { store, ingest: services.ingest, clock, metrics: services.metrics },
+        { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) },
+      )
     : () => {};
 
-  const worker = startWebhookWorker({ store, clock, config, logger });
+  const worker = startWebhookWorker({ store, clock, config, logger, services });
 
   const app = createApp({ config, store, clock, logger, services });
   opts.extend?.(app);

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { normalizeAddress } from '../domain/address.js';
 import { GRANTABLE_SCOPES, MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../services/accounts.js';
-import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
+import { sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyInt, bodyObject, bodyScopes, bodyString, readJsonBody } from './body.js';
 import { clientIp } from './client-ip.js';
@@ -87,9 +87,7 @@ function assertSameOrigin(ctx: AppContext): void {
 }
 
 export function dashboardRouter(deps: AppDeps): ApiRouter {
-  const { accounts, subscriptions } = deps.services;
-  const sessions = createSessions(deps);
-  const throttle = createSignInThrottle(deps);
+  const { accounts, subscriptions, sessions, signInThrottle: throttle } = deps.services;
   const api = new ApiRouter();
 
   /** The signed-in tenant; with `write`, also the CSRF and same-origin checks. */

@@ -17,7 +17,6 @@ import { clientIp } from './client-ip.js';
 import { tenantRate } from './rate-limit.js';
 import { Hub } from '../stream/hub.js';
 import { streamMetrics } from '../stream/metrics.js';
-import { metricsFor } from '../services/metrics.js';
 import { streamSource } from './stream-source.js';
 import type { App } from '../app.js';
 import type { AppContext, AppDeps } from './types.js';
@@ -49,7 +48,7 @@ function streamOf(deps: AppDeps): Stream {
   if (s === undefined) {
     const hub = new Hub({
       source: streamSource(deps),
-      metrics: streamMetrics(metricsFor(deps.store).registry),
+      metrics: streamMetrics(deps.services.metrics.registry),
       onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
     });
     const wss = new WebSocketServer({

@@ -9,6 +9,7 @@ import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
 import type { ResponseCache } from './response-cache.js';
+import type { Views } from './v1/views.js';
 
 export type AppDeps = {
   config: Config;
@@ -20,6 +21,8 @@ export type AppDeps = {
   limiter: Limiter;
   /** The app's cache of read answers, dropped by store changes (one per app). */
   cache: ResponseCache;
+  /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */
+  views: Views;
 };
 
 /**

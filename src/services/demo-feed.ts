@@ -11,7 +11,7 @@ import { nowSeconds } from '../domain/clock.js';
 import type { IngestRecord } from '../domain/records.js';
 import { createDemoRepo, type FeedMarket } from '../store/demo-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
-import { metricsFor } from './metrics.js';
+import type { Metrics } from './metrics.js';
 
 export type DemoFeedOptions = {
   /** Wall-clock milliseconds between ticks (default 1000). */
@@ -36,7 +36,7 @@ const REFRESH_TICKS = 300;
 type Model = { tokenId: number; ratePerSecond: number; avgVolumeUsd: number; markets: FeedMarket[]; holders: number };
 
 /** Ingests demo trades for every demo token; the caller runs `tick` on a timer. */
-export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, opts: DemoFeedOptions = {}): DemoFeed {
+export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): DemoFeed {
   const repo = createDemoRepo(deps.store.db);
   const random = opts.random ?? Math.random;
   const gaussian = () => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
@@ -125,7 +125,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     }
     if (records.length === 0) return 0;
     const result = deps.ingest.write(records);
-    metricsFor(deps.store).ingested('demo', result);
+    deps.metrics.ingested('demo', result);
     return result.accepted;
   }
 
@@ -144,7 +144,7 @@ function pickMarket(markets: FeedMarket[], at: number): FeedMarket {
 }
 
 /** Runs the feed every `intervalMs` (each tick simulates that much time). Returns a stop function. */
-export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, opts: DemoFeedOptions = {}): () => void {
+export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): () => void {
   const intervalMs = opts.intervalMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   const feed = createDemoFeed(deps, {

@@ -1,7 +1,7 @@
 /**
- * The service's Prometheus metrics: one prom-client Registry per store (so per app, and tests
- * never collide; there is no global default registry). Whatever holds the store can reach the
- * counters through `metricsFor(store)`: the HTTP middleware, the ingest path, the webhook worker.
+ * The service's Prometheus metrics: one prom-client Registry per set of services (so per app, and
+ * tests never collide; there is no global default registry), made by createServices and handed
+ * to whatever counts: the HTTP middleware, the ingest path, the webhook worker, the demo feed.
  * Gauges about the store (its size, how many tokens and trades) are read when scraped.
  */
 import { statSync } from 'node:fs';
@@ -36,19 +36,8 @@ export type Metrics = {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const byStore = new WeakMap<Store, Metrics>();
-
-/** The metrics of `store`'s service: made on first use, then the same object every time. */
-export function metricsFor(store: Store): Metrics {
-  let m = byStore.get(store);
-  if (m === undefined) {
-    m = createMetrics(store);
-    byStore.set(store, m);
-  }
-  return m;
-}
-
-function createMetrics(store: Store): Metrics {
+/** The metrics of `store`'s services; scraping reads the store's gauges. */
+export function createMetrics(store: Store): Metrics {
   const registry = new Registry();
   const registers = [registry];
 

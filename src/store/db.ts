@@ -21,8 +21,9 @@ export type Store = {
   /**
    * Tells listeners about writes by other processes (or connections). Cheap: one
    * `PRAGMA data_version`, at most once per event-loop turn (requests read in the same turn
-   * arrived together, so none of them can tell the difference). Call it at the start of every
-   * request.
+   * arrived together, so none of them can tell the difference). Every statement of the store
+   * calls it before it runs, so SQL never reads past another process's commit unnoticed; code
+   * that answers from memory without SQL (a cache of keys or answers) calls it before it reads.
    */
   checkExternalChanges(): void;
   /** Tells listeners what a write of this process changed, after its commit. */
@@ -104,8 +105,29 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
   return { from, to: Math.max(from, latest) };
 }
 
-/** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
 /**
+ * Makes every statement prepared on `db` from now on call `before` when it runs (get, all,
+ * iterate, run; pluck, raw and expand return the same statement). A function call and a flag
+ * test per statement: small beside SQLite's own work.
+ */
+function watchStatements(db: Db, before: () => void): void {
+  const prepare = db.prepare.bind(db);
+  const watched = (source: string) => {
+    const st = prepare(source) as unknown as Record<'get' | 'all' | 'iterate' | 'run', (...args: unknown[]) => unknown>;
+    for (const m of ['get', 'all', 'iterate', 'run'] as const) {
+      const run = st[m];
+      st[m] = function (this: unknown, ...args: unknown[]) {
+        before();
+        return run.apply(this, args);
+      };
+    }
+    return st;
+  };
+  db.prepare = watched as unknown as Db['prepare'];
+}
+
+/**
+ * Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it.
  * `backgroundCheckpoint` (default true for files): WAL checkpoints run on a worker thread instead
  * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
  */
@@ -134,6 +156,17 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   const nextTurn = () => {
     checkedThisTurn = false;
   };
+  const checkExternalChanges = () => {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(nextTurn);
+    const v = dataVersion.get() as number;
+    if (v !== lastDataVersion) {
+      lastDataVersion = v;
+      emit({ tokens: 'all', accounts: true });
+    }
+  };
+  watchStatements(db, checkExternalChanges);
 
   let tail: Promise<unknown> = Promise.resolve();
   let running: { promise: Promise<void>; resolve: () => void } | null = null;
@@ -147,16 +180,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   return {
     db,
     path,
-    checkExternalChanges() {
-      if (checkedThisTurn) return;
-      checkedThisTurn = true;
-      setImmediate(nextTurn);
-      const v = dataVersion.get() as number;
-      if (v !== lastDataVersion) {
-        lastDataVersion = v;
-        emit({ tokens: 'all', accounts: true });
-      }
-    },
+    checkExternalChanges,
     notifyChange: emit,
     onChange(listener) {
       listeners.add(listener);

@@ -54,7 +54,10 @@ describe('demo data', () => {
       .raw()
       .all(opts.until, opts.until - opts.days * 86400) as [number, number][];
     const stops: string[] = [];
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(3), onStop: (r) => stops.push(r) });
+    const feed = createDemoFeed(
+      { store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics },
+      { random: seededRandom(3), onStop: (r) => stops.push(r) },
+    );
     // Six simulated hours in one-hour ticks: each token should trade about 6 x its hourly rate.
     let written = 0;
     for (let h = 0; h < 6; h++) written += feed.tick(3600);
@@ -84,7 +87,7 @@ describe('demo data', () => {
     t.clock.set(opts.until * 1000 + 5000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
     const stopped = new Promise<string>((resolve) =>
-      startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { intervalMs: 10, onStop: resolve }),
+      startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics }, { intervalMs: 10, onStop: resolve }),
     );
     t.ingest([aToken()]);
     expect(await stopped).toBe('real data arrived');
@@ -96,7 +99,10 @@ describe('demo data', () => {
     t.clock.set(opts.until * 1000 + 5000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
     const stops: string[] = [];
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(5), onStop: (r) => stops.push(r) });
+    const feed = createDemoFeed(
+      { store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics },
+      { random: seededRandom(5), onStop: (r) => stops.push(r) },
+    );
     expect(feed.tick(3600)).toBeGreaterThan(0);
     const removed = removeDemo(t.store);
     expect(removed.tokens).toBe(6);

@@ -10,7 +10,6 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
 import { streamMetrics } from '../../src/stream/metrics.js';
-import { metricsFor } from '../../src/services/metrics.js';
 
 let t: TestApp;
 let wss: WebSocketServer;
@@ -24,7 +23,7 @@ afterEach(async () => {
 describe('liveness', () => {
   it('cuts a connection that does not answer pings and keeps one that does', async () => {
     t = makeTestApp();
-    hub = new Hub({ source: streamSource(t.app.deps), metrics: streamMetrics(metricsFor(t.store).registry), pingEveryMs: 50, deadAfterMs: 150 });
+    hub = new Hub({ source: streamSource(t.app.deps), metrics: streamMetrics(t.services.metrics.registry), pingEveryMs: 50, deadAfterMs: 150 });
     wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     wss.on('connection', (ws) => {
       const h = hub.connect(ws, { bucket: 'ip:test', keyId: null, charge: () => null });

@@ -11,7 +11,7 @@ import { requireKey } from '../auth.js';
 import { bodyObject, readJsonBody } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { intParam, pathAddress } from '../validate.js';
-import { createEvents, EventCursorError } from '../../services/events.js';
+import { EventCursorError } from '../../services/events.js';
 import type { AppContext, AppDeps } from '../types.js';
 import * as S from './schemas/subscriptions.js';
 
@@ -38,7 +38,7 @@ const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
 export function subscriptionsRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  const events = createEvents(deps);
+  const { events } = deps.services;
   const subscriptions = () => deps.services.subscriptions;
 
   api.add(

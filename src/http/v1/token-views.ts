@@ -5,7 +5,9 @@
  * Lists are computed once at their largest size and sliced per request, so `limit` does not
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
-import type { AppDeps } from '../types.js';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { Clock } from '../../domain/clock.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenRow } from '../../store/tokens-repo.js';
 import { createWindowRepo, type WindowStats } from '../../store/window-repo.js';
@@ -28,7 +30,8 @@ export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: numbe
 
 const NO_TRADES = { volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0 };
 
-export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
+export function createTokenViews(deps: { config: Config; store: Store; clock: Clock; cache: ResponseCache }) {
+  const { cache } = deps;
   const db = deps.store.db;
   const windows = createWindowRepo(db);
   const ranking = createRankingRepo(db);
