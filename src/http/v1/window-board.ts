@@ -15,14 +15,12 @@ import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-re
 import { createWindowRepo } from '../../store/window-repo.js';
 import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
-import { WINDOW_SECONDS, priceChangePct, type WindowKey } from '../../domain/windows.js';
-import type { WindowFigures } from './token-views.js';
+import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
+import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
-export type BoardKind = 'trending' | 'gainers' | 'losers';
+export type BoardKind = RankingKind;
 
-/** Tokens need this many trades in the window to be gainers or losers. */
-export const MIN_MOVER_TRADES = 10;
 /** Tokens recomputed between two yields to the event loop. */
 const SLICE = 64;
 /**
@@ -33,32 +31,6 @@ const REBUILD_AFTER = 300;
 /** Refresh rounds one caller waits for while writes keep coming; then it answers. */
 const MAX_ROUNDS = 3;
 
-const byAddress = (a: BoardEntry, b: BoardEntry) => (a.t.address < b.t.address ? -1 : a.t.address > b.t.address ? 1 : 0);
-
-/** Which entries a ranking holds, and its order (best first, ties by address). */
-const RANKINGS: Record<BoardKind, { holds: (e: BoardEntry) => boolean; order: (a: BoardEntry, b: BoardEntry) => number }> = {
-  trending: { holds: (e) => e.f.volumeUsd > 0, order: (a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b) },
-  gainers: {
-    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
-    order: (a, b) => b.f.priceChangePct! - a.f.priceChangePct! || byAddress(a, b),
-  },
-  losers: {
-    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
-    order: (a, b) => a.f.priceChangePct! - b.f.priceChangePct! || byAddress(a, b),
-  },
-};
-
-/** Inserts `e` into `list`, which is sorted by `order`, at its place (binary search). */
-function insertSorted(list: BoardEntry[], e: BoardEntry, order: (a: BoardEntry, b: BoardEntry) => number): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order(list[mid]!, e) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, e);
-}
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
@@ -93,16 +65,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
       into.delete(id);
       return;
     }
-    const s = windows.window(id, now, seconds, t.lastTradeAt);
-    const f: WindowFigures = {
-      priceChangePct: priceChangePct(t.priceUsd, windows.priceAt(id, now - seconds)),
-      volumeUsd: s.volumeUsd,
-      buyVolumeUsd: s.buyVolumeUsd,
-      sellVolumeUsd: s.sellVolumeUsd,
-      trades: s.trades,
-      buys: s.buys,
-      sells: s.sells,
-    };
+    const f = windowFigures(windows.window(id, now, seconds, t.lastTradeAt), t.priceUsd, windows.priceAt(id, now - seconds));
     into.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
   }
 
@@ -193,11 +156,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     /** The entry of a token, when it traded in the window. */
     get: (id: number): BoardEntry | undefined => entries.get(id),
 
-    /**
-     * The tokens of a ranking, best first, ties by address: trending by volume (tokens without
-     * volume left out); gainers and losers by price change among tokens with at least
-     * MIN_MOVER_TRADES trades and a change.
-     */
+    /** The tokens of a ranking, best first (RANKINGS in src/domain/discovery.ts). */
     ranking(kind: BoardKind): readonly BoardEntry[] {
       const cached = sorted.get(kind);
       if (cached !== undefined && cached.generation === generation) return cached.list;
