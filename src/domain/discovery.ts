@@ -5,7 +5,7 @@
  */
 import { product, type WindowFigures } from './windows.js';
 
-/** What the rules need of a token: the columns of a discovery summary. */
+/** What the rules need of a token (the store's discovery summary adds its id and last trade time). */
 export type TokenSummaryLike = {
   address: string;
   symbol: string;
@@ -13,6 +13,7 @@ export type TokenSummaryLike = {
   priceUsd: number | null;
   circulatingSupply: number | null;
   createdAt: number;
+  /** Sum over the token's markets (0 without markets). */
   liquidityUsd: number;
 };
 

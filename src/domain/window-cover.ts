@@ -6,14 +6,10 @@
  * `foldSegments` adds their figures up.
  */
 
+import type { TradeTotals } from './windows.js';
+
 /** Exact statistics of a token's trades in a time window. */
-export type WindowStats = {
-  volumeUsd: number;
-  buyVolumeUsd: number;
-  sellVolumeUsd: number;
-  trades: number;
-  buys: number;
-  sells: number;
+export type WindowStats = TradeTotals & {
   /** First and last trade prices in the window (trade order), null without trades. */
   open: number | null;
   close: number | null;

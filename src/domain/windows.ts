@@ -30,16 +30,11 @@ export function priceChangePct(price: number | null, base: number | null): numbe
   return ((price - base) / base) * 100;
 }
 
+/** Volumes (USD) and counts of a window's trades, split by side. */
+export type TradeTotals = { volumeUsd: number; buyVolumeUsd: number; sellVolumeUsd: number; trades: number; buys: number; sells: number };
+
 /** A token's figures over a window (docs/api.md, Token reads: the overview's windows). */
-export type WindowFigures = {
-  priceChangePct: number | null;
-  volumeUsd: number;
-  buyVolumeUsd: number;
-  sellVolumeUsd: number;
-  trades: number;
-  buys: number;
-  sells: number;
-};
+export type WindowFigures = { priceChangePct: number | null } & TradeTotals;
 
 /** A window's figures from its trade statistics, the token's price now and its base price. */
 export function windowFigures(s: Omit<WindowFigures, 'priceChangePct'>, priceUsd: number | null, basePriceUsd: number | null): WindowFigures {
