@@ -1,9 +1,10 @@
 /**
  * createApp: the Koa application, with no port and no globals, so tests drive it through
- * supertest on app.callback(). Everything an app holds is made here (or in createServices) and
- * handed down: no module keeps a registry of apps. The middleware order is the request flow of
- * docs/architecture.md: request id -> access log -> metrics -> error envelope -> compression ->
- * caller -> limiter -> CORS -> 429 -> invalid key 401 -> ETag -> routes.
+ * supertest on app.callback(). What an app holds is made here (or in createServices) and handed
+ * down to the routers that use it. The middleware order is the request flow of
+ * docs/architecture.md: other processes' writes -> request id -> access log -> metrics -> error
+ * envelope -> compression -> caller -> limiter -> CORS -> 429 -> invalid key 401 -> write gate ->
+ * ETag -> routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
