@@ -12,16 +12,14 @@ import type { Store } from '../store/db.js';
 import { createStatsRepo } from '../store/stats-repo.js';
 import type { AppDeps } from './types.js';
 
-const fullStores = new WeakSet<Store>();
-
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
 export function markStoreFull(store: Store): void {
-  fullStores.add(store);
+  store.full = true;
 }
 
 /** Records that a write to `store` succeeded, so it has room again. */
 export function markStoreWritable(store: Store): void {
-  fullStores.delete(store);
+  store.full = false;
 }
 
 export function healthRouter(deps: AppDeps): ApiRouter {
@@ -32,7 +30,7 @@ export function healthRouter(deps: AppDeps): ApiRouter {
     (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       const answers = stats.answers();
-      if (answers && (fullStores.has(store) || stats.atPageLimit())) {
+      if (answers && (store.full || stats.atPageLimit())) {
         ctx.status = 503;
         return { status: 'degraded', store: 'full' };
       }

@@ -16,7 +16,7 @@ import { nowSeconds } from '../domain/clock.js';
 /** A `to` after every bar: the newest bars are read up to here. */
 const END = 253402300800;
 
-export function streamSource(deps: AppDeps): StreamSource {
+export function streamSource(deps: Omit<AppDeps, 'stream'>): StreamSource {
   const db = deps.store.db;
   const symbols = createSymbolsRepo(db, deps.config.chain);
   const candles = createCandlesRepo(db);

@@ -10,6 +10,7 @@ import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
 import type { ResponseCache } from './response-cache.js';
 import type { Views } from './v1/views.js';
+import type { Stream } from './stream.js';
 
 export type AppDeps = {
   config: Config;
@@ -23,6 +24,8 @@ export type AppDeps = {
   cache: ResponseCache;
   /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */
   views: Views;
+  /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
+  stream: Stream;
 };
 
 /**

@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
 import { createStatsRepo } from '../store/stats-repo.js';
+import { streamMetrics, type StreamMetrics } from '../stream/metrics.js';
 
 /** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */
 export type IngestSource = 'http' | 'cli' | 'demo';
@@ -21,6 +22,8 @@ export type WebhookOutcome = 'delivered' | 'retry' | 'failed' | 'cancelled';
 
 export type Metrics = {
   readonly registry: Registry;
+  /** The live stream's counters, in the same registry. */
+  readonly stream: StreamMetrics;
   /** One finished HTTP request. `route` is the route's pattern, or 'unmatched'. */
   observeRequest(r: { method: string; route: string; status: number; seconds: number; caller: 'anonymous' | 'tenant' }): void;
   /** One ingest batch that was written. */
@@ -141,6 +144,7 @@ export function createMetrics(store: Store): Metrics {
 
   return {
     registry,
+    stream: streamMetrics(registry),
     contentType: registry.contentType,
     observeRequest({ method, route, status, seconds, caller }) {
       requests.inc({ method, route, status: String(status) });

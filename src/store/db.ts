@@ -32,6 +32,11 @@ export type Store = {
   /** A number that grows with every change seen (local or external). */
   version(): number;
   /**
+   * True after a write failed because the store is full (SQLITE_FULL), until a write succeeds:
+   * a full disk shows only that way (/healthz reports it).
+   */
+  full: boolean;
+  /**
    * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
    * after any other such write of this process has finished. While it runs, `settled()` gives
    * readers a promise to wait on, so they never see half of it (docs/api.md, Ingest limits).
@@ -187,6 +192,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
       return () => listeners.delete(listener);
     },
     version: () => version,
+    full: false,
     exclusive<T>(fn: () => Promise<T>): Promise<T> {
       const run = tail.then(async () => {
         let resolve!: () => void;

@@ -9,7 +9,6 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
-import { streamMetrics } from '../../src/stream/metrics.js';
 
 let t: TestApp;
 let wss: WebSocketServer;
@@ -23,7 +22,7 @@ afterEach(async () => {
 describe('liveness', () => {
   it('cuts a connection that does not answer pings and keeps one that does', async () => {
     t = makeTestApp();
-    hub = new Hub({ source: streamSource(t.app.deps), metrics: streamMetrics(t.services.metrics.registry), pingEveryMs: 50, deadAfterMs: 150 });
+    hub = new Hub({ source: streamSource(t.app.deps), metrics: t.services.metrics.stream, pingEveryMs: 50, deadAfterMs: 150 });
     wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     wss.on('connection', (ws) => {
       const h = hub.connect(ws, { bucket: 'ip:test', keyId: null, charge: () => null });
