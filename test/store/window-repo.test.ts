@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createWindowRepo } from '../../src/store/window-repo.js';
-import { makeTestApp } from '../helpers/make-test-app.js';
+import { makeTestStore } from '../helpers/make-test-store.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 
 describe('window statistics', () => {
   it('leave out a trade one second after now, and take one at now', () => {
-    const t = makeTestApp();
+    const t = makeTestStore();
     try {
       const now = 1_700_000_000 + 1234;
       const token = aToken();
@@ -35,7 +35,7 @@ describe('window statistics', () => {
         fc.integer({ min: 0, max: 3 * 86400 }),
         fc.constantFrom(300, 3600, 6 * 3600, 86400, 2 * 86400),
         (rows, nowOffset, w) => {
-          const t = makeTestApp();
+          const t = makeTestStore();
           try {
             const base = 1_699_000_000;
             const token = aToken();
