@@ -17,6 +17,7 @@ import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
+import { boardRefresher } from './board-refresh.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
 export type BoardKind = RankingKind;
@@ -28,8 +29,6 @@ const SLICE = 64;
  * tokens with trades in a long span are found in one synchronous read, so the span stays short.
  */
 const REBUILD_AFTER = 300;
-/** Refresh rounds one caller waits for while writes keep coming; then it answers. */
-const MAX_ROUNDS = 3;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -53,7 +52,6 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     if (change.tokens !== 'all') for (const id of change.tokens) dirty.add(id);
   });
   let generation = 0;
-  let running: Promise<void> | null = null;
   let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
@@ -132,26 +130,8 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
   return {
     window,
-    /**
-     * Brings the board to the clock's current second and returns that second: the one the
-     * board's figures are exact for. `clockNow` is read again after each wait, so a caller that
-     * waited for another's refresh answers for the time it answers at.
-     */
-    async refresh(clockNow: () => number): Promise<number> {
-      for (let round = 0; ; round++) {
-        if (running !== null) {
-          await running;
-          continue;
-        }
-        const now = clockNow();
-        if (asOf === now && changes.last() === seen && dirty.size === 0) return now;
-        // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
-        // few rounds it answers from the last complete board.
-        if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
-        running = step(now).finally(() => (running = null));
-        await running;
-      }
-    },
+    /** Brings the board to the clock's current second and returns the second it is exact for (board-refresh.ts). */
+    refresh: boardRefresher({ asOf: () => asOf, current: (now) => asOf === now && changes.last() === seen && dirty.size === 0, step }),
 
     /** The entry of a token, when it traded in the window. */
     get: (id: number): BoardEntry | undefined => entries.get(id),
