@@ -1,8 +1,10 @@
 /**
  * createApp: the Koa application, with no port and no globals, so tests drive it through
- * supertest on app.callback(). The middleware order is the request flow of STYLE.md:
- * request id -> access log -> metrics -> error envelope -> compression -> caller -> limiter ->
- * CORS -> 429 -> invalid key 401 -> ETag -> routes.
+ * supertest on app.callback(). What an app holds is made here (or in createServices) and handed
+ * down to the routers that use it. The middleware order is the request flow of
+ * docs/architecture.md: request id -> access log -> metrics -> error envelope -> other processes'
+ * writes -> compression -> caller -> limiter -> CORS -> 429 -> invalid key 401 -> write gate ->
+ * ETag -> routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -35,27 +37,33 @@ import { subscriptionsRouter } from './http/v1/subscriptions.js';
 import { ingestRouter } from './http/v1/ingest.js';
 import { pagesRouter } from './http/pages.js';
 import { dashboardRouter } from './http/dashboard.js';
-import { streamRouter } from './http/stream.js';
+import { createStream, streamRouter } from './http/stream.js';
 import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
+import { createViews } from './http/v1/views.js';
+import type { RouteSpec } from './http/route.js';
 import type { AppDeps, AppState } from './http/types.js';
 
-export type App = Koa<AppState> & { deps: AppDeps };
+/** `routes`: every route the app declares, in the order they were added (OpenAPI, tests). */
+export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] };
 
 export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
-  const deps: AppDeps = {
+  // CACHE=off turns caching off: the benchmark's uncached run.
+  const cache = createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes });
+  const parts = {
     config: input.config,
     store: input.store,
     clock,
     logger,
     services,
     limiter: createLimiter({ clock }),
-    // CACHE=off turns caching off: the benchmark's uncached run.
-    cache: createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes }),
+    cache,
+    views: createViews({ config: input.config, store: input.store, clock, cache }),
   };
+  const deps: AppDeps = { ...parts, stream: createStream(parts) };
 
   const app = new Koa<AppState>({ proxy: input.config.trustProxy > 0, maxIpsCount: input.config.trustProxy }) as App;
   app.deps = deps;
@@ -82,13 +90,27 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     sdkRouter(deps),
   ];
   const specs = apiRouters.flatMap((r) => r.specs);
+  const operations = operationsRouter(deps, specs);
+  app.routes = [...specs, ...operations.specs];
   const root = new Router<AppState>();
-  for (const r of [...apiRouters, operationsRouter(deps, specs)]) root.use(r.routes());
+  for (const r of [...apiRouters, operations]) root.use(r.routes());
 
   app.use(requestId());
   app.use(accessLog(logger));
-  app.use(metricsMiddleware(deps));
+  app.use(metricsMiddleware(services.metrics, app.routes));
   app.use(errorHandler());
+  // Reads in SQL see other processes' writes by themselves (src/store/db.ts); the caches in front
+  // of SQL (keys, answers, symbol names) are made to see them here, once, before any is read. A
+  // store that fails here fails again where it is read, and is answered there: after the limiter,
+  // so the 500 keeps its RateLimit-* headers.
+  app.use((_ctx, next) => {
+    try {
+      input.store.checkExternalChanges();
+    } catch {
+      // answered where the store is read
+    }
+    return next();
+  });
   app.use(compression());
   // The limiter decides (never throws) before CORS, so preflights answered by CORS carry the
   // caller's RateLimit-* headers; the 429 itself comes after CORS, so browsers can read it.

@@ -5,12 +5,10 @@
  */
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Store } from './store/db.js';
+import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
-import { createSessions } from './services/sessions.js';
-import { systemClock } from './domain/clock.js';
 
 /** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
 export type Fail = { usage(message: string): Error; command(message: string): Error };
@@ -50,11 +48,11 @@ export async function setPassword(ctx: CommandContext): Promise<Output> {
   const tenant = ctx.opts.tenant;
   if (!tenant) throw ctx.fail.usage('--tenant is required');
   const password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
-  await ctx.withStore(async (store, sv) => {
+  await ctx.withStore(async (_store, sv) => {
     // Refused (exit 1) for a tenant without an email: it could never sign in.
     sv.accounts.setPassword(tenant, password);
     // A new password ends every dashboard session of the tenant.
-    createSessions({ store, clock: systemClock }).destroyAll(tenant);
+    sv.sessions.destroyAll(tenant);
   });
   return { doc: { id: tenant }, human: `password set for ${tenant}` };
 }
@@ -76,21 +74,14 @@ export async function backup(ctx: CommandContext): Promise<Output> {
   if (existsSync(target) && !ctx.opts.force) throw ctx.fail.command(`${file} exists; choose another name or pass --force to replace it`);
   const partial = `${target}.partial`;
   rmSync(partial, { force: true });
-  // Read-only and without migrating: a backup must not change the store it copies.
-  const db = new Database(source, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
   try {
     let last = -1;
-    const { totalPages } = await db.backup(partial, {
-      progress: ({ totalPages: total, remainingPages }) => {
-        const pct = Math.floor(((total - remainingPages) / Math.max(1, total)) * 100);
-        if (pct >= last + 10 && remainingPages > 0) {
-          last = pct;
-          ctx.stderr(`backup: ${pct}% of ${total} pages\n`);
-        }
-        // Pages per step: large enough to be quick, small enough to let the server write between steps.
-        return 2000;
-      },
+    const totalPages = await backupStore(source, partial, (done, total) => {
+      const pct = Math.floor((done / Math.max(1, total)) * 100);
+      if (pct >= last + 10 && done < total) {
+        last = pct;
+        ctx.stderr(`backup: ${pct}% of ${total} pages\n`);
+      }
     });
     ctx.stderr(`backup: 100% of ${totalPages} pages\n`);
     renameSync(partial, target);
@@ -99,8 +90,6 @@ export async function backup(ctx: CommandContext): Promise<Output> {
   } catch (err) {
     rmSync(partial, { force: true });
     throw ctx.fail.command(`backup failed: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    db.close();
   }
 }
 

@@ -2,12 +2,6 @@
  * The operator CLI (docs/operations.md, Command-line tool): tenants, keys, ingest, demo, backup. With --json it prints
  * exactly one JSON document on stdout. Exit status: 0 success, 1 failed command, 2 bad usage.
  */
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { finished } from 'node:stream/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
@@ -15,9 +9,9 @@ import { openStore, SchemaTooNewError, type Store } from './store/db.js';
 import { createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
-import type { LineError, NumberedRecord } from './services/ingest.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
 import { backup, EMAIL, removeDemoData, setEmail, setPassword, type CommandContext } from './cli-commands.js';
+import { ingestFiles } from './cli-ingest.js';
 
 /** A wrong call: exit 2. */
 class UsageError extends Error {}
@@ -77,77 +71,6 @@ const wholeNumber = (value: string | undefined, name: string, min: number, max: 
   return Number(value);
 };
 
-/** Reads a file's lines as numbered JSON values; a line that is not JSON is reported. */
-async function* numberedLines(path: string): AsyncGenerator<{ line: number; value: unknown } | LineError> {
-  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of rl) {
-    line++;
-    const t = text.trim();
-    if (t === '') continue;
-    try {
-      yield { line, value: JSON.parse(t) };
-    } catch {
-      yield { line, error: 'not valid JSON' };
-    }
-  }
-}
-
-/**
- * Records per CLI write transaction, so one holds the write lock at most about 50 ms (250 took
- * 17-53 ms under load), and a pause after each, longer than a waiting writer's poll interval
- * (SQLite has no queue of waiters), so a server beside the CLI gets its turn (README,
- * Concurrent writers).
- */
-export const CLI_SLICE = 250;
-const CLI_PAUSE_MS = 20;
-/** The CLI waits this long for a lock (a server may hold it for a large HTTP batch). */
-const CLI_BUSY_TIMEOUT_MS = 120_000;
-
-/** One file is one batch: validated whole in a first pass, then written in transactions. */
-async function ingestFile(services: Services, path: string, label: string, io: Io) {
-  const validator = services.ingest.validator();
-  let count = 0;
-  for await (const item of numberedLines(path)) {
-    count++;
-    if ('error' in item) validator.reject(item.line, item.error);
-    else validator.check(item.line, item.value);
-  }
-  if (validator.invalid > 0) {
-    for (const e of validator.errors) io.stderr(`${label}: line ${e.line}: ${e.error}\n`);
-    throw new CommandError(`${label}: ${validator.invalid} invalid record(s); nothing of it was written`);
-  }
-  // Second pass: every record is known valid; tokens the file defines are written before use.
-  const again = services.ingest.validator();
-  let chunk: NumberedRecord[] = [];
-  let accepted = 0;
-  let duplicates = 0;
-  let written = 0;
-  const flush = async () => {
-    if (chunk.length === 0) return;
-    if (written > 0) await sleep(CLI_PAUSE_MS);
-    const r = services.ingest.write(chunk);
-    accepted += r.accepted;
-    duplicates += r.duplicates;
-    written += chunk.length;
-    chunk = [];
-    io.stderr(`${label}: ${written}/${count} records written\n`);
-  };
-  for await (const item of numberedLines(path)) {
-    if ('error' in item) continue;
-    const record = again.check(item.line, item.value);
-    if (record === null) {
-      // Only possible if the store changed between the passes (another process).
-      await flush();
-      throw new CommandError(`${label}: line ${item.line}: ${again.errors.at(-1)?.error ?? 'invalid'}; records before it were written`);
-    }
-    chunk.push({ line: item.line, record });
-    if (chunk.length >= CLI_SLICE) await flush();
-  }
-  await flush();
-  return { accepted, duplicates };
-}
-
 async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, services: Services) => Promise<T>) => Promise<T>): Promise<number> {
   let parsed;
   try {
@@ -156,7 +79,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     throw new UsageError((err as Error).message.split('\n')[0]!);
   }
   const opts = parsed.values as Opts;
-  const [group, action, ...rest] = parsed.positionals;
+  const [group, action] = parsed.positionals;
   if (opts.help) {
     io.stdout(USAGE + '\n');
     return 0;
@@ -219,39 +142,8 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
       out({ key }, `revoked key ${key.id}`);
       return 0;
     }
-    case 'ingest': {
-      const files = [action, ...rest].filter((f): f is string => f !== undefined);
-      if (files.length === 0) throw new UsageError('ingest needs at least one FILE (- for stdin)');
-      const result = await withStore(async (store, sv) => {
-        store.db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
-        let accepted = 0;
-        let duplicates = 0;
-        for (const file of files) {
-          let path = file;
-          let tmp: string | null = null;
-          if (file === '-') {
-            tmp = mkdtempSync(join(tmpdir(), 'ingest-'));
-            path = join(tmp, 'stdin.ndjson');
-            const ws = createWriteStream(path);
-            io.stdin.pipe(ws);
-            await finished(ws);
-          }
-          try {
-            const r = await ingestFile(sv, path, file === '-' ? 'stdin' : file, io);
-            accepted += r.accepted;
-            duplicates += r.duplicates;
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CommandError(`${file}: no such file`);
-            throw err;
-          } finally {
-            if (tmp) rmSync(tmp, { recursive: true, force: true });
-          }
-        }
-        return { accepted, duplicates };
-      });
-      out(result, `accepted ${result.accepted}, duplicates ${result.duplicates}`);
-      return 0;
-    }
+    case 'ingest':
+      return print(await ingestFiles(ctx));
     case 'demo': {
       if (action !== undefined) throw new UsageError(`demo takes no argument (got ${action})`);
       if (opts.remove) {

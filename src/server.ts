@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { createStatsRepo } from './store/stats-repo.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
@@ -49,7 +50,7 @@ export async function start(
   const store = openConfiguredStore(config.databasePath);
   const services = createServices({ store, clock, config });
 
-  const empty = (store.db.prepare('SELECT count(*) FROM tokens').pluck().get() as number) === 0;
+  const empty = createStatsRepo(store.db).tokens() === 0;
   if (empty && config.demoData === 'auto') {
     logger.info('loading the demo data set into the empty store');
     const t0 = Date.now();
@@ -57,10 +58,13 @@ export async function start(
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
   const stopFeed = config.demoFeed
-    ? startDemoFeed({ store, ingest: services.ingest, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
+    ? startDemoFeed(
+        { store, ingest: services.ingest, clock, metrics: services.metrics },
+        { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) },
+      )
     : () => {};
 
-  const worker = startWebhookWorker({ store, clock, config, logger });
+  const worker = startWebhookWorker({ store, clock, config, logger, services });
 
   const app = createApp({ config, store, clock, logger, services });
   opts.extend?.(app);

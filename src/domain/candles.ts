@@ -99,7 +99,8 @@ export function rollupDeltas(trades: Iterable<TradeForRollup>): RollupDelta[] {
 
 /**
  * Folds rows that arrive newest first (finer bars or trades, already in descending trade order)
- * into bars of a coarser bucket function, also newest first. `take` returns false to stop early.
+ * into bars of a coarser bucket function, also newest first. A caller that wants only the newest
+ * bars stops adding rows once `completed` reaches its count.
  */
 export class DescendingBarBuilder {
   private current: Bar | null = null;

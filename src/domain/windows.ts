@@ -30,5 +30,27 @@ export function priceChangePct(price: number | null, base: number | null): numbe
   return ((price - base) / base) * 100;
 }
 
+/** Volumes (USD) and counts of a window's trades, split by side. */
+export type TradeTotals = { volumeUsd: number; buyVolumeUsd: number; sellVolumeUsd: number; trades: number; buys: number; sells: number };
+
+/** A token's figures over a window (docs/api.md, Token reads: the overview's windows). */
+export type WindowFigures = { priceChangePct: number | null } & TradeTotals;
+
+/** A window's figures from its trade statistics, the token's price now and its base price. */
+export function windowFigures(s: Omit<WindowFigures, 'priceChangePct'>, priceUsd: number | null, basePriceUsd: number | null): WindowFigures {
+  return {
+    priceChangePct: priceChangePct(priceUsd, basePriceUsd),
+    volumeUsd: s.volumeUsd,
+    buyVolumeUsd: s.buyVolumeUsd,
+    sellVolumeUsd: s.sellVolumeUsd,
+    trades: s.trades,
+    buys: s.buys,
+    sells: s.sells,
+  };
+}
+
+/** The figures of a window without trades (or of a token that never traded). */
+export const NO_TRADES: WindowFigures = { priceChangePct: null, volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0 };
+
 /** `a * b`, or null when either is null. */
 export const product = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a * b);

@@ -98,7 +98,6 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
   };
 
   const resolve = (ctx: AppContext): Caller => {
-    store.checkExternalChanges();
     const presented = presentedKey(ctx);
     let caller: Caller = { kind: 'anonymous' };
     if (presented instanceof ApiError) {

@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../errors.js';
 import { GRANTABLE_SCOPES } from '../services/accounts.js';
-import { createSessions, createSignInThrottle, sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
+import { sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
 import { bodyObject, bodyString } from './body.js';
 import { clientIp } from './client-ip.js';
@@ -66,9 +66,7 @@ function assertSameOrigin(ctx: AppContext): void {
 }
 
 export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
-  const { accounts, subscriptions } = deps.services;
-  const sessions = createSessions(deps);
-  const throttle = createSignInThrottle(deps);
+  const { accounts, subscriptions, sessions, signInThrottle: throttle } = deps.services;
   /** The signed-in tenant of a `session` route; a state-changing one also needs the CSRF token and the same origin. */
   const signedIn = (ctx: AppContext, write: boolean): Signed => {
     ctx.set('Cache-Control', 'no-store');

@@ -9,36 +9,28 @@
  */
 import { ApiRouter } from './route.js';
 import type { Store } from '../store/db.js';
+import { createStatsRepo } from '../store/stats-repo.js';
 import type { AppDeps } from './types.js';
-
-const fullStores = new WeakSet<Store>();
 
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
 export function markStoreFull(store: Store): void {
-  fullStores.add(store);
+  store.full = true;
 }
 
 /** Records that a write to `store` succeeded, so it has room again. */
 export function markStoreWritable(store: Store): void {
-  fullStores.delete(store);
+  store.full = false;
 }
 
 export function healthRouter(deps: AppDeps): ApiRouter {
   const { store } = deps;
-  const ping = store.db.prepare('SELECT 1').pluck();
-  const pages = store.db
-    .prepare('SELECT p.page_count, m.max_page_count, f.freelist_count FROM pragma_page_count() p, pragma_max_page_count() m, pragma_freelist_count() f')
-    .raw();
-  const atPageLimit = (): boolean => {
-    const [count, max, free] = pages.get() as [number, number, number];
-    return count >= max && free === 0;
-  };
+  const stats = createStatsRepo(store.db);
   return new ApiRouter().add(
     { method: 'get', path: '/healthz', summary: 'Liveness and store check (503 when the store is full)', access: 'internal', tag: 'operations' },
     (_input, ctx) => {
       ctx.set('Cache-Control', 'no-store');
-      const answers = ping.get() === 1;
-      if (answers && (fullStores.has(store) || atPageLimit())) {
+      const answers = stats.answers();
+      if (answers && (store.full || stats.atPageLimit())) {
         ctx.status = 503;
         return { status: 'degraded', store: 'full' };
       }

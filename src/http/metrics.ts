@@ -5,15 +5,13 @@
  * is still labelled with the pattern its path would have matched, so label values stay a small
  * fixed set: the declared routes, plus 'unmatched'.
  */
-import { metricsFor, type Metrics } from '../services/metrics.js';
+import type { Metrics } from '../services/metrics.js';
 import type { RouteSpec } from './route.js';
-import type { AppContext, AppDeps, AppMiddleware } from './types.js';
+import type { AppContext, AppMiddleware } from './types.js';
 
 export const UNMATCHED = 'unmatched';
 
 type Pattern = { method: string; path: string; re: RegExp };
-
-const patterns = new WeakMap<Metrics, Pattern[]>();
 
 /** Compiles a koa-style path (`/v1/token/:address/trades`) into an anchored regular expression. */
 export function patternRegExp(path: string): RegExp {
@@ -21,20 +19,12 @@ export function patternRegExp(path: string): RegExp {
   return new RegExp(`^${parts.join('/')}/?$`);
 }
 
-/** Tells the middleware which route patterns exist (operationsRouter calls it with every spec). */
-export function registerRoutePatterns(deps: AppDeps, specs: readonly RouteSpec[]): void {
-  patterns.set(
-    metricsFor(deps.store),
-    specs.map((s) => ({ method: s.method.toUpperCase(), path: s.path, re: patternRegExp(s.path) })),
-  );
-}
-
 /** The route label of a request: the pattern the router set, else the one its path matches. */
-export function routeLabel(metrics: Metrics, ctx: AppContext): string {
+function routeLabel(patterns: readonly Pattern[], ctx: AppContext): string {
   if (ctx.state.route !== undefined) return ctx.state.route;
   const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
   const path = ctx.path;
-  for (const p of patterns.get(metrics) ?? []) if (p.method === method && p.re.test(path)) return p.path;
+  for (const p of patterns) if (p.method === method && p.re.test(path)) return p.path;
   return UNMATCHED;
 }
 
@@ -44,14 +34,15 @@ function ingestAnswer(body: unknown): { accepted: number; duplicates: number } |
   return typeof accepted === 'number' && typeof duplicates === 'number' ? { accepted, duplicates } : null;
 }
 
-export const metricsMiddleware = (deps: AppDeps): AppMiddleware => {
-  const metrics = metricsFor(deps.store);
+/** The middleware counting into `metrics`; `routes` are every declared route of the app. */
+export const metricsMiddleware = (metrics: Metrics, routes: readonly RouteSpec[]): AppMiddleware => {
+  const patterns: Pattern[] = routes.map((s) => ({ method: s.method.toUpperCase(), path: s.path, re: patternRegExp(s.path) }));
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const route = routeLabel(metrics, ctx);
+      const route = routeLabel(patterns, ctx);
       metrics.observeRequest({
         method: ctx.method,
         route,

@@ -9,8 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeModulesDir, projectRoot } from '../paths.js';
-import { metricsFor } from '../services/metrics.js';
-import { registerRoutePatterns } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { ApiRouter, type RouteSpec } from './route.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
@@ -86,23 +84,9 @@ function packageVersion(): string {
   }
 }
 
-const countedServices = new WeakSet<object>();
-const declared = new WeakMap<AppDeps, readonly RouteSpec[]>();
-
-/** The route specs an app was built with (its createApp handed them to operationsRouter). */
-export function declaredRoutes(deps: AppDeps): readonly RouteSpec[] {
-  return declared.get(deps) ?? [];
-}
-
+/** `specs` are the app's other routes, for /openapi.json; the router's own are in its `specs`. */
 export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): ApiRouter {
-  const metrics = metricsFor(deps.store);
-  declared.set(deps, specs);
-  // Count trades inserted by every in-process source (HTTP, demo feed), once per ingest service.
-  if (!countedServices.has(deps.services.ingest)) {
-    countedServices.add(deps.services.ingest);
-    deps.services.ingest.addHook(({ trades }) => metrics.tradesInserted(trades.length));
-  }
-
+  const { metrics } = deps.services;
   let document: Record<string, unknown> | null = null;
   const docsPage = staticFile(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');
   const api = new ApiRouter();
@@ -139,6 +123,5 @@ export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): Ap
       sendStatic(ctx, file);
     });
   }
-  registerRoutePatterns(deps, [...specs, ...api.specs]);
   return api;
 }

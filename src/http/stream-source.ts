@@ -12,18 +12,17 @@ import { createStreamRepo } from '../store/stream-repo.js';
 import { createTradesRepo } from '../store/trades-repo.js';
 import { bucketStart } from '../domain/resolution.js';
 import { nowSeconds } from '../domain/clock.js';
-import { viewsFor } from './v1/views.js';
 
 /** A `to` after every bar: the newest bars are read up to here. */
 const END = 253402300800;
 
-export function streamSource(deps: AppDeps): StreamSource {
+export function streamSource(deps: Omit<AppDeps, 'stream'>): StreamSource {
   const db = deps.store.db;
   const symbols = createSymbolsRepo(db, deps.config.chain);
   const candles = createCandlesRepo(db);
   const repo = createStreamRepo(db);
   const trades = createTradesRepo(db);
-  const views = viewsFor(deps);
+  const views = deps.views;
   const accounts = deps.services.accounts.repo;
   const now = () => nowSeconds(deps.clock);
 

@@ -16,8 +16,6 @@ import { textParam } from './validate.js';
 import { clientIp } from './client-ip.js';
 import { tenantRate } from './rate-limit.js';
 import { Hub } from '../stream/hub.js';
-import { streamMetrics } from '../stream/metrics.js';
-import { metricsFor } from '../services/metrics.js';
 import { streamSource } from './stream-source.js';
 import { WsStreamSocket, frameText } from './stream-socket.js';
 import type { App } from '../app.js';
@@ -41,34 +39,29 @@ class StreamWebSocket extends WebSocket {
 }
 
 type Upgrade = { socket: Duplex; head: Buffer; res: ServerResponse };
-type Stream = { hub: Hub; wss: WebSocketServer; upgrades: WeakMap<IncomingMessage, Upgrade> };
+/** An app's stream: its hub, the ws server that takes admitted upgrades, and the upgrades waiting for the route. */
+export type Stream = { hub: Hub; wss: WebSocketServer; upgrades: WeakMap<IncomingMessage, Upgrade> };
 
-const streams = new WeakMap<AppDeps, Stream>();
-
-function streamOf(deps: AppDeps): Stream {
-  let s = streams.get(deps);
-  if (s === undefined) {
-    const hub = new Hub({
-      source: streamSource(deps),
-      metrics: streamMetrics(metricsFor(deps.store).registry),
-      frame: frameText,
-      onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
-    });
-    const wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: MAX_MESSAGE_BYTES,
-      perMessageDeflate: false,
-      WebSocket: StreamWebSocket,
-      clientTracking: false,
-    });
-    s = { hub, wss, upgrades: new WeakMap() };
-    streams.set(deps, s);
-  }
-  return s;
+/** The stream of one app (createApp makes it, with the app's reads and counters). */
+export function createStream(deps: Omit<AppDeps, 'stream'>): Stream {
+  const hub = new Hub({
+    source: streamSource(deps),
+    metrics: deps.services.metrics.stream,
+    frame: frameText,
+    onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    WebSocket: StreamWebSocket,
+    clientTracking: false,
+  });
+  return { hub, wss, upgrades: new WeakMap() };
 }
 
 /** The hub of an app (tests read its counts). */
-export const hubOf = (app: App): Hub => streamOf(app.deps).hub;
+export const hubOf = (app: App): Hub => app.deps.stream.hub;
 
 /** The route: admits an upgrade (cap, scope) and hands the socket to ws and the hub. */
 export function streamRouter(deps: AppDeps): ApiRouter {
@@ -84,7 +77,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       query: z.object({ key: textParam(1, 512).optional() }),
     },
     (_input, ctx) => {
-      const { hub, wss, upgrades } = streamOf(deps);
+      const { hub, wss, upgrades } = deps.stream;
       const up = upgrades.get(ctx.req);
       if (up === undefined) {
         throw errors.upgradeRequired('GET /v1/stream is a WebSocket: send Upgrade: websocket');
@@ -170,7 +163,7 @@ export type StreamHandle = { close(): Promise<void> };
  */
 export function attachStream(server: Server, app: App): StreamHandle {
   const handler = app.callback();
-  const { hub, wss, upgrades } = streamOf(app.deps);
+  const { hub, wss, upgrades } = app.deps.stream;
   let inFlight = 0;
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight++;

@@ -9,6 +9,8 @@ import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
 import type { ResponseCache } from './response-cache.js';
+import type { Views } from './v1/views.js';
+import type { Stream } from './stream.js';
 
 export type AppDeps = {
   config: Config;
@@ -20,6 +22,10 @@ export type AppDeps = {
   limiter: Limiter;
   /** The app's cache of read answers, dropped by store changes (one per app). */
   cache: ResponseCache;
+  /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */
+  views: Views;
+  /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
+  stream: Stream;
 };
 
 /**

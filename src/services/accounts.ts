@@ -38,12 +38,9 @@ export const MAX_GRACE_SECONDS = 86_400;
 export const MAX_KEY_NAME = 100;
 
 /**
- * A refused account operation. HTTP mapping: not_found -> 404 key_not_found (or not_found),
- * limit -> 409 key_limit_reached, invalid -> 400, conflict -> 409, forbidden -> 403.
- */
-/**
  * A refused account operation. `inactive`: the key exists but is revoked or expired; `param`
- * names the input at fault, where one is.
+ * names the input at fault, where one is. Its HTTP answer is chosen in one place, with the other
+ * services' errors (src/http/service-errors.ts).
  */
 export class AccountError extends Error {
   constructor(

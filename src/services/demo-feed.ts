@@ -15,7 +15,7 @@ import { createDemoRepo, type FeedMarket } from '../store/demo-repo.js';
 import { createMetaRepo } from '../store/meta-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
 import type { DemoMeta } from './demo.js';
-import { metricsFor } from './metrics.js';
+import type { Metrics } from './metrics.js';
 
 export type DemoFeedOptions = {
   /** Wall-clock milliseconds between ticks (default 1000). */
@@ -46,7 +46,7 @@ const MEASURED_DAILY_VOL = 0.06;
 type Model = { ratePerSecond: number; medianTradeUsd: number; dailyVol: number; markets: FeedMarket[]; holders: number };
 
 /** Ingests demo trades for every demo token; the caller runs `tick` on a timer. */
-export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, opts: DemoFeedOptions = {}): DemoFeed {
+export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): DemoFeed {
   const repo = createDemoRepo(deps.store.db);
   const meta = createMetaRepo(deps.store.db);
   const random = opts.random ?? Math.random;
@@ -156,7 +156,7 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     }
     if (records.length === 0) return 0;
     const result = deps.ingest.write(records);
-    metricsFor(deps.store).ingested('demo', result);
+    deps.metrics.ingested('demo', result);
     return result.accepted;
   }
 
@@ -187,7 +187,7 @@ function pickMarket(markets: FeedMarket[], at: number): FeedMarket {
 }
 
 /** Runs the feed every `intervalMs` (each tick simulates that much time). Returns a stop function. */
-export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock }, opts: DemoFeedOptions = {}): () => void {
+export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): () => void {
   const intervalMs = opts.intervalMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   const feed = createDemoFeed(deps, {

@@ -7,16 +7,15 @@
  * subscription has a webhook URL, one outbox row per event. All of it is written in the ingest
  * transaction, so an event exists exactly when its trades do.
  *
- * The events cursor is base64url("e1:" + last event id) + "." + a truncated HMAC binding it to
- * the tenant, signed with the store's cursor secret: it survives restarts, and any other string
- * is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
+ * The events cursor (src/domain/cursor.ts) carries the last event id returned, signed and bound
+ * to the tenant; any other string is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
  * a walk by id never skips or repeats an event.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { cursorSecret } from '../store/meta-repo.js';
+import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
 import { createEventsRepo, type EventRow } from '../store/events-repo.js';
 import { createSubscriptionsRepo } from '../store/subscriptions-repo.js';
 import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
@@ -56,10 +55,9 @@ export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHo
   const events = createEventsRepo(db);
   const outbox = createWebhookOutboxRepo(db);
   const trades = createTradesRepo(db);
-  const anySubscription = db.prepare('SELECT 1 FROM subscriptions LIMIT 1').pluck();
 
   return ({ trades: inserted, now }) => {
-    if (inserted.length === 0 || anySubscription.get() === undefined) return;
+    if (inserted.length === 0 || !subscriptions.any()) return;
     const byToken = new Map<string, InsertedTrade[]>();
     for (const t of inserted) {
       const list = byToken.get(t.token);
@@ -101,28 +99,9 @@ export function createEvents(deps: { store: Store; clock: Clock }) {
   const repo = createEventsRepo(deps.store.db);
   let secret: Buffer | null = null;
   const key = () => (secret ??= cursorSecret(deps.store.db));
-  const mac = (tenantId: string, payload: string) => createHmac('sha256', key()).update(`events\n${tenantId}\n${payload}`).digest().subarray(0, 16);
-
-  const encode = (tenantId: string, after: number): string => {
-    const payload = `e1:${after}`;
-    return `${Buffer.from(payload).toString('base64url')}.${mac(tenantId, payload).toString('base64url')}`;
-  };
-
   const decode = (tenantId: string, cursor: string): number => {
-    const bad = () => new EventCursorError('cursor is not valid for this account');
-    if (cursor.length > 128) throw bad();
-    const parts = cursor.split('.');
-    if (parts.length !== 2) throw bad();
-    const [p, m] = parts as [string, string];
-    const payloadBytes = Buffer.from(p, 'base64url');
-    const macBytes = Buffer.from(m, 'base64url');
-    // Only the exact string issued is valid: base64url that decodes the same but reads differently is not.
-    if (payloadBytes.toString('base64url') !== p || macBytes.toString('base64url') !== m || macBytes.length !== 16) throw bad();
-    const payload = payloadBytes.toString('utf8');
-    const match = /^e1:(0|[1-9][0-9]{0,15})$/.exec(payload);
-    if (match === null || !timingSafeEqual(macBytes, mac(tenantId, payload))) throw bad();
-    const after = Number(match[1]);
-    if (!Number.isSafeInteger(after)) throw bad();
+    const after = decodeEventCursor(key(), tenantId, cursor);
+    if (after === null) throw new EventCursorError('cursor is not valid for this account');
     return after;
   };
 
@@ -145,7 +124,7 @@ export function createEvents(deps: { store: Store; clock: Clock }) {
         events.push({ id: eventId(row.id), type: 'trades', token: row.token, createdAt: row.createdAt, data: JSON.parse(row.data) });
         last = row.id;
       }
-      return { events, nextCursor: encode(tenantId, last) };
+      return { events, nextCursor: encodeEventCursor(key(), tenantId, last) };
     },
 
     /** Deletes events older than the retention (in batches); returns how many went. */

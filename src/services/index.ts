@@ -1,6 +1,7 @@
 /**
- * The services of one store: built once per app (and by the CLI) so that every entry point
- * shares the same write paths and the same caches.
+ * The services of one store, built once per process (by server.ts, the CLI, or createApp when it
+ * is given none), so every entry point shares the same write paths, caches and counters. Each
+ * service is made here and nowhere else: routes and workers take it from here.
  */
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
@@ -8,13 +9,24 @@ import { createIngest } from './ingest.js';
 import { createAccounts } from './accounts.js';
 import { ingestHooks } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
+import { createEvents } from './events.js';
+import { createSessions, createSignInThrottle } from './sessions.js';
+import { createMetrics } from './metrics.js';
 
 /** `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused). */
 export function createServices(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean } }) {
-  const ingest = createIngest({ ...deps, hooks: ingestHooks(deps) });
+  const metrics = createMetrics(deps.store);
+  const ingest = createIngest({
+    ...deps,
+    // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
+    hooks: [...ingestHooks(deps), ({ trades }) => metrics.tradesInserted(trades.length)],
+  });
   const accounts = createAccounts(deps);
   const subscriptions = createSubscriptions(deps);
-  return { ingest, accounts, subscriptions };
+  const events = createEvents(deps);
+  const sessions = createSessions(deps);
+  const signInThrottle = createSignInThrottle(deps);
+  return { ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics };
 }
 
 export type Services = ReturnType<typeof createServices>;

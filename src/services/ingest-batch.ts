@@ -9,7 +9,7 @@
  * this same, blocked, event loop can release.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Store } from '../store/db.js';
+import { beginSlicedWrite, type Store } from '../store/db.js';
 import { IngestRejected, type IngestResult, type NumberedRecord, type Validator } from './ingest.js';
 import { PARSE_CHUNK } from './ingest-parse.js';
 
@@ -56,11 +56,8 @@ export function writeInSlices(
   records: readonly NumberedRecord[],
   spillKib = SPILL_CACHE_KIB,
 ): Promise<IngestResult> {
-  const { db } = store;
   return store.exclusive(async () => {
-    const cacheSize = db.pragma('cache_size', { simple: true }) as number;
-    db.pragma(`cache_size = -${spillKib}`);
-    db.exec('BEGIN IMMEDIATE');
+    const tx = beginSlicedWrite(store.db, spillKib);
     let accepted = 0;
     let duplicates = 0;
     let change: Set<number> | 'all' = new Set();
@@ -73,12 +70,10 @@ export function writeInSlices(
         if (r.change === 'all') change = 'all';
         else if (change !== 'all') for (const id of r.change) change.add(id);
       }
-      db.exec('COMMIT');
+      tx.end(true);
     } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      tx.end(false);
       throw err;
-    } finally {
-      db.pragma(`cache_size = ${cacheSize}`);
     }
     if (change === 'all' || change.size > 0) store.notifyChange({ tokens: change });
     return { accepted, duplicates };

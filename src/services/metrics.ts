@@ -1,12 +1,14 @@
 /**
- * The service's Prometheus metrics: one prom-client Registry per store (so per app, and tests
- * never collide; there is no global default registry). Whatever holds the store can reach the
- * counters through `metricsFor(store)`: the HTTP middleware, the ingest path, the webhook worker.
+ * The service's Prometheus metrics: one prom-client Registry per set of services (so per app, and
+ * tests never collide; there is no global default registry), made by createServices and handed
+ * to whatever counts: the HTTP middleware, the ingest path, the webhook worker, the demo feed.
  * Gauges about the store (its size, how many tokens and trades) are read when scraped.
  */
 import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
+import { createStatsRepo } from '../store/stats-repo.js';
+import { streamMetrics, type StreamMetrics } from '../stream/metrics.js';
 
 /** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */
 export type IngestSource = 'http' | 'cli' | 'demo';
@@ -20,6 +22,8 @@ export type WebhookOutcome = 'delivered' | 'retry' | 'failed' | 'cancelled';
 
 export type Metrics = {
   readonly registry: Registry;
+  /** The live stream's counters, in the same registry. */
+  readonly stream: StreamMetrics;
   /** One finished HTTP request. `route` is the route's pattern, or 'unmatched'. */
   observeRequest(r: { method: string; route: string; status: number; seconds: number; caller: 'anonymous' | 'tenant' }): void;
   /** One ingest batch that was written. */
@@ -35,132 +39,71 @@ export type Metrics = {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const byStore = new WeakMap<Store, Metrics>();
-
-/** The metrics of `store`'s service: made on first use, then the same object every time. */
-export function metricsFor(store: Store): Metrics {
-  let m = byStore.get(store);
-  if (m === undefined) {
-    m = createMetrics(store);
-    byStore.set(store, m);
-  }
-  return m;
-}
-
-function createMetrics(store: Store): Metrics {
+/** The metrics of `store`'s services; scraping reads the store's gauges. */
+export function createMetrics(store: Store): Metrics {
   const registry = new Registry();
   const registers = [registry];
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern (or "unmatched") and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to its answer being ready (before the body is sent).',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const limited = new Counter({
-    name: 'http_rate_limited_total',
-    help: 'Requests refused with 429 by the rate limiter, by kind of caller (anonymous IP bucket or tenant bucket).',
-    labelNames: ['caller'] as const,
-    registers,
-  });
-  const ingestBatches = new Counter({
-    name: 'ingest_batches_total',
-    help: 'Ingest batches written by this process, by source.',
-    labelNames: ['source'] as const,
-    registers,
-  });
-  const ingestRecords = new Counter({
-    name: 'ingest_records_total',
-    help: 'Ingested records written by this process, by source and outcome (accepted, or duplicate trades counted and skipped).',
-    labelNames: ['source', 'outcome'] as const,
-    registers,
-  });
-  const trades = new Counter({
-    name: 'ingest_trades_inserted_total',
-    help: 'Trades inserted by this process through the ingest path, from any source (HTTP, demo feed).',
-    registers,
-  });
-  const webhooks = new Counter({
-    name: 'webhook_deliveries_total',
-    help: 'Webhook delivery attempts, by outcome: delivered (2xx in time), retry (failed, retry scheduled), failed (failed, given up), cancelled.',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const webhookDuration = new Histogram({
-    name: 'webhook_delivery_duration_seconds',
-    help: 'Time taken by webhook delivery attempts.',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
+    new Histogram({ name, help, labelNames, buckets, registers });
+
+  const requests = counter('http_requests_total', 'HTTP requests answered, by method, route pattern (or "unmatched") and status.', [
+    'method',
+    'route',
+    'status',
+  ]);
+  const duration = histogram(
+    'http_request_duration_seconds',
+    'Time from receiving a request to its answer being ready (before the body is sent).',
+    LATENCY_BUCKETS,
+    ['method', 'route'],
+  );
+  const limited = counter(
+    'http_rate_limited_total',
+    'Requests refused with 429 by the rate limiter, by kind of caller (anonymous IP bucket or tenant bucket).',
+    ['caller'],
+  );
+  const ingestBatches = counter('ingest_batches_total', 'Ingest batches written by this process, by source.', ['source']);
+  const ingestRecords = counter(
+    'ingest_records_total',
+    'Ingested records written by this process, by source and outcome (accepted, or duplicate trades counted and skipped).',
+    ['source', 'outcome'],
+  );
+  const trades = counter('ingest_trades_inserted_total', 'Trades inserted by this process through the ingest path, from any source (HTTP, demo feed).');
+  const webhooks = counter(
+    'webhook_deliveries_total',
+    'Webhook delivery attempts, by outcome: delivered (2xx in time), retry (failed, retry scheduled), failed (failed, given up), cancelled.',
+    ['outcome'],
+  );
+  const webhookDuration = histogram('webhook_delivery_duration_seconds', 'Time taken by webhook delivery attempts.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]);
   for (const outcome of ['delivered', 'retry', 'failed', 'cancelled'] as const) webhooks.inc({ outcome }, 0);
 
-  const pageCount = store.db.prepare('PRAGMA page_count').pluck();
-  const pageSize = store.db.prepare('PRAGMA page_size').pluck();
-  const tokenCount = store.db.prepare('SELECT count(*) FROM tokens').pluck();
-  // Trades are never deleted and their ids are max + 1, so the highest id is the count, in O(log n).
-  const tradeCount = store.db.prepare('SELECT coalesce(max(id), 0) FROM trades').pluck();
-  const open = () => store.db.open;
+  const stats = createStatsRepo(store.db);
 
-  new Gauge({
-    name: 'store_size_bytes',
-    help: 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).',
-    registers,
-    collect() {
-      if (open()) this.set((pageCount.get() as number) * (pageSize.get() as number));
-    },
-  });
-  new Gauge({
-    name: 'store_wal_bytes',
-    help: 'Size of the SQLite write-ahead log file (0 for an in-memory store).',
-    registers,
-    collect() {
-      this.set(walBytes(store.path));
-    },
-  });
-  new Gauge({
-    name: 'store_tokens',
-    help: 'Tokens in the store.',
-    registers,
-    collect() {
-      if (open()) this.set(tokenCount.get() as number);
-    },
-  });
-  new Gauge({
-    name: 'store_trades',
-    help: 'Trades in the store.',
-    registers,
-    collect() {
-      if (open()) this.set(tradeCount.get() as number);
-    },
-  });
-
-  let pending: { get(): unknown } | null = null;
-  new Gauge({
-    name: 'webhook_deliveries_pending',
-    help: 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).',
-    registers,
-    collect() {
-      if (!open()) return;
-      try {
-        pending ??= store.db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck();
-        this.set(pending.get() as number);
-      } catch {
-        // no outbox in this store's schema
-      }
-    },
-  });
+  // Read when scraped; a closed store (the server stopping) leaves them as they were.
+  const gauge = (name: string, help: string, read: () => number | null) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const v = read();
+        if (v !== null) this.set(v);
+      },
+    });
+  const ifOpen = (read: () => number | null) => () => (store.db.open ? read() : null);
+  gauge('store_size_bytes', 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).', ifOpen(stats.sizeBytes));
+  gauge('store_wal_bytes', 'Size of the SQLite write-ahead log file (0 for an in-memory store).', () => walBytes(store.path));
+  gauge('store_tokens', 'Tokens in the store.', ifOpen(stats.tokens));
+  gauge('store_trades', 'Trades in the store.', ifOpen(stats.trades));
+  gauge('webhook_deliveries_pending', 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).', ifOpen(stats.pendingDeliveries));
 
   let processMetrics = false;
 
   return {
     registry,
+    stream: streamMetrics(registry),
     contentType: registry.contentType,
     observeRequest({ method, route, status, seconds, caller }) {
       requests.inc({ method, route, status: String(status) });

@@ -11,6 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeTransaction, type Store } from '../store/db.js';
+import { createSessionsRepo, createSignInCountsRepo } from '../store/sessions-repo.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
@@ -49,27 +50,18 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
   const idle = opts.idleSeconds ?? SESSION_DEFAULTS.idleSeconds;
   const absolute = opts.absoluteSeconds ?? SESSION_DEFAULTS.absoluteSeconds;
   const now = () => nowSeconds(deps.clock);
-  const s = {
-    insert: db.prepare(`INSERT INTO dashboard_sessions (id_hash, tenant_id, created_at, last_seen_at, expires_at, absolute_expires_at)
-      VALUES (@idHash, @tenantId, @now, @now, @expiresAt, @absoluteExpiresAt)`),
-    find: db.prepare(`SELECT tenant_id AS tenantId, created_at AS createdAt, last_seen_at AS lastSeenAt,
-      expires_at AS expiresAt, absolute_expires_at AS absoluteExpiresAt FROM dashboard_sessions WHERE id_hash = ?`),
-    touch: db.prepare('UPDATE dashboard_sessions SET last_seen_at = @now, expires_at = @expiresAt WHERE id_hash = @idHash'),
-    remove: db.prepare('DELETE FROM dashboard_sessions WHERE id_hash = ?'),
-    removeTenant: db.prepare('DELETE FROM dashboard_sessions WHERE tenant_id = ?'),
-    removeExpired: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at <= @now OR absolute_expires_at <= @now'),
-  };
+  const s = createSessionsRepo(db);
   const idHash = (token: string) => sha256('session', token);
 
   return {
     /** Starts a session for a tenant; the returned token goes into the cookie and nowhere else. */
     create(tenantId: string): NewSession {
       const t = now();
-      s.removeExpired.run({ now: t });
+      s.removeExpired(t);
       const token = randomBytes(32).toString('base64url');
       const absoluteExpiresAt = t + absolute;
       const expiresAt = Math.min(t + idle, absoluteExpiresAt);
-      s.insert.run({ idHash: idHash(token), tenantId, now: t, expiresAt, absoluteExpiresAt });
+      s.insert({ idHash: idHash(token), tenantId, now: t, expiresAt, absoluteExpiresAt });
       return { token, tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: t };
     },
 
@@ -77,29 +69,29 @@ export function createSessions(deps: { store: Store; clock: Clock }, opts: { idl
     find(token: string): Session | null {
       if (!TOKEN_PATTERN.test(token)) return null;
       const hash = idHash(token);
-      const row = s.find.get(hash) as { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number } | undefined;
+      const row = s.find(hash);
       if (!row) return null;
       const t = now();
       if (t >= row.expiresAt || t >= row.absoluteExpiresAt) {
-        s.remove.run(hash);
+        s.remove(hash);
         return null;
       }
       let expiresAt = row.expiresAt;
       if (t - row.lastSeenAt >= TOUCH_EVERY) {
         expiresAt = Math.min(t + idle, row.absoluteExpiresAt);
-        s.touch.run({ now: t, expiresAt, idHash: hash });
+        s.touch(hash, t, expiresAt);
       }
       return { tenantId: row.tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: row.createdAt };
     },
 
     /** Ends a session (signing out); unknown tokens are ignored. */
     destroy(token: string): void {
-      if (TOKEN_PATTERN.test(token)) s.remove.run(idHash(token));
+      if (TOKEN_PATTERN.test(token)) s.remove(idHash(token));
     },
 
     /** Ends every session of a tenant. */
     destroyAll(tenantId: string): void {
-      s.removeTenant.run(tenantId);
+      s.removeTenant(tenantId);
     },
   };
 }
@@ -120,20 +112,11 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
   const o = { ...THROTTLE_DEFAULTS, ...opts };
   const window = o.windowSeconds;
   const now = () => nowSeconds(deps.clock);
-  const s = {
-    // The rows still inside the window, newest first: the max-th newest decides when the bucket
-    // opens again.
-    recent: db.prepare('SELECT at FROM sign_in_failures WHERE bucket = ? AND at > ? ORDER BY at DESC LIMIT ?').pluck(),
-    count: db.prepare('SELECT count(*) FROM (SELECT 1 FROM sign_in_failures WHERE bucket = ? AND at > ? LIMIT ?)').pluck(),
-    add: db.prepare('INSERT INTO sign_in_failures (bucket, at) VALUES (?, ?)'),
-    clear: db.prepare('DELETE FROM sign_in_failures WHERE bucket = ?'),
-    remove: db.prepare('DELETE FROM sign_in_failures WHERE rowid = ?'),
-    prune: db.prepare('DELETE FROM sign_in_failures WHERE at <= ?'),
-  };
+  const s = createSignInCountsRepo(db);
 
   /** Seconds until `bucket` has fewer than `max` rows within the window (0: now). */
   const waitFor = (bucket: string, max: number, t: number): number => {
-    const times = s.recent.all(bucket, t - window, max) as number[];
+    const times = s.recent(bucket, t - window, max);
     return times.length >= max ? times[max - 1]! + window - t : 0;
   };
 
@@ -151,8 +134,8 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
         const bucket = `attempt:${ip}`;
         const wait = waitFor(bucket, o.ipAttempts, t);
         if (wait > 0) return { wait };
-        s.prune.run(t - window);
-        s.add.run(bucket, t);
+        s.prune(t - window);
+        s.add(bucket, t);
         return { wait: 0 };
       })();
     },
@@ -172,16 +155,16 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
         const acct = `account:${account}`;
         const wait = waitFor(pair, o.pairFailures, t);
         if (wait > 0) return { wait, delayMs: 0, succeeded: () => {} };
-        const earlier = s.count.get(acct, t - window, o.accountFreeFailures + 40) as number;
-        const ids = [pair, acct].map((bucket) => s.add.run(bucket, t).lastInsertRowid);
+        const earlier = s.count(acct, t - window, o.accountFreeFailures + 40);
+        const ids = [pair, acct].map((bucket) => s.add(bucket, t));
         return {
           wait: 0,
           delayMs: delayAfter(earlier),
           succeeded: () => {
             writeTransaction(db, () => {
-              for (const id of ids) s.remove.run(id);
-              s.clear.run(pair);
-              s.clear.run(acct);
+              for (const id of ids) s.remove(id);
+              s.clear(pair);
+              s.clear(acct);
             })();
           },
         };

@@ -18,9 +18,9 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { createWebhookOutboxRepo, type DueDelivery } from '../store/webhook-outbox-repo.js';
-import { createEvents, eventId, eventJson } from './events.js';
+import { eventId, eventJson } from './events.js';
 import { publicOnlyLookup, refusedLiteral } from './webhook-target.js';
-import { metricsFor } from './metrics.js';
+import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
 export const MAX_RETRY_MS = 3600 * 1000;
@@ -29,6 +29,8 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export type WebhookWorkerDeps = {
   store: Store;
   clock: Clock;
+  /** The events service (pruning) and the counters, from createServices. */
+  services: Pick<Services, 'events' | 'metrics'>;
   config: { webhookAllowPrivate: boolean };
   logger?: Logger;
   /** How often the loop looks for due deliveries (real ms). Default 1000. */
@@ -108,14 +110,13 @@ function post(url: URL, body: string, headers: Record<string, string>, timeoutMs
 
 export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const outbox = createWebhookOutboxRepo(deps.store.db);
-  const events = createEvents(deps);
+  const { events, metrics } = deps.services;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const batchSize = deps.batchSize ?? 100;
   const concurrency = deps.concurrency ?? 8;
   const perTenant = Math.min(deps.perTenant ?? 2, concurrency);
   const allowPrivate = deps.config.webhookAllowPrivate;
   let lastPrune = -Infinity;
-  const metrics = metricsFor(deps.store);
 
   const attempt = async (d: DueDelivery): Promise<boolean> => {
     const now = deps.clock.now();

@@ -21,8 +21,9 @@ export type Store = {
   /**
    * Tells listeners about writes by other processes (or connections). Cheap: one
    * `PRAGMA data_version`, at most once per event-loop turn (requests read in the same turn
-   * arrived together, so none of them can tell the difference). Call it at the start of every
-   * request.
+   * arrived together, so none of them can tell the difference). Every statement of the store
+   * calls it before it runs, so SQL never reads past another process's commit unnoticed; code
+   * that answers from memory without SQL (a cache of keys or answers) calls it before it reads.
    */
   checkExternalChanges(): void;
   /** Tells listeners what a write of this process changed, after its commit. */
@@ -30,6 +31,11 @@ export type Store = {
   onChange(listener: Listener): () => void;
   /** A number that grows with every change seen (local or external). */
   version(): number;
+  /**
+   * True after a write failed because the store is full (SQLITE_FULL), until a write succeeds:
+   * a full disk shows only that way (/healthz reports it).
+   */
+  full: boolean;
   /**
    * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
    * after any other such write of this process has finished. While it runs, `settled()` gives
@@ -58,6 +64,39 @@ export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A
   return (...args: A) => tx.immediate(...args);
 }
 
+/** Sets how long this connection waits for another's write lock (the CLI's long ingest waits longer). */
+export function setBusyTimeout(db: Db, ms: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+}
+
+/**
+ * Opens a write transaction that stays open across awaits (a large ingest written in slices, run
+ * through `Store.exclusive`); statements and write transactions in between nest inside it.
+ * `end(true)` commits, `end(false)` rolls back whatever is still open.
+ */
+export function beginSlicedWrite(db: Db, spillKib: number): { end(commit: boolean): void } {
+  // A small page cache while the batch is open makes SQLite spill dirty pages to the WAL as the
+  // slices run, so the commit writes at most spillKib (docs/architecture.md, The store).
+  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  db.pragma(`cache_size = -${spillKib}`);
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    db.pragma(`cache_size = ${cacheSize}`);
+    throw err;
+  }
+  return {
+    end(commit) {
+      try {
+        if (commit) db.exec('COMMIT');
+        else if (db.inTransaction) db.exec('ROLLBACK');
+      } finally {
+        db.pragma(`cache_size = ${cacheSize}`);
+      }
+    },
+  };
+}
+
 type Migration = { version: number; name: string; sql: string };
 
 export function loadMigrations(dir = migrationsDir): Migration[] {
@@ -84,8 +123,29 @@ export function migrate(db: Db, migrations = loadMigrations()): { from: number; 
   return { from, to: Math.max(from, latest) };
 }
 
-/** Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it. */
 /**
+ * Makes every statement prepared on `db` from now on call `before` when it runs (get, all,
+ * iterate, run; pluck, raw and expand return the same statement). A function call and a flag
+ * test per statement: small beside SQLite's own work.
+ */
+function watchStatements(db: Db, before: () => void): void {
+  const prepare = db.prepare.bind(db);
+  const watched = (source: string) => {
+    const st = prepare(source) as unknown as Record<'get' | 'all' | 'iterate' | 'run', (...args: unknown[]) => unknown>;
+    for (const m of ['get', 'all', 'iterate', 'run'] as const) {
+      const run = st[m];
+      st[m] = function (this: unknown, ...args: unknown[]) {
+        before();
+        return run.apply(this, args);
+      };
+    }
+    return st;
+  };
+  db.prepare = watched as unknown as Db['prepare'];
+}
+
+/**
+ * Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it.
  * `backgroundCheckpoint` (default true for files): WAL checkpoints run on a worker thread instead
  * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
  */
@@ -95,7 +155,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
+  setBusyTimeout(db, opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS);
   db.pragma('cache_size = -65536');
   if (opts.migrate !== false) migrate(db);
   let checkpointer: Checkpointer | null = null;
@@ -114,6 +174,17 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   const nextTurn = () => {
     checkedThisTurn = false;
   };
+  const checkExternalChanges = () => {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(nextTurn);
+    const v = dataVersion.get() as number;
+    if (v !== lastDataVersion) {
+      lastDataVersion = v;
+      emit({ tokens: 'all', accounts: true });
+    }
+  };
+  watchStatements(db, checkExternalChanges);
 
   let tail: Promise<unknown> = Promise.resolve();
   let running: { promise: Promise<void>; resolve: () => void } | null = null;
@@ -127,22 +198,14 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
   return {
     db,
     path,
-    checkExternalChanges() {
-      if (checkedThisTurn) return;
-      checkedThisTurn = true;
-      setImmediate(nextTurn);
-      const v = dataVersion.get() as number;
-      if (v !== lastDataVersion) {
-        lastDataVersion = v;
-        emit({ tokens: 'all', accounts: true });
-      }
-    },
+    checkExternalChanges,
     notifyChange: emit,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     version: () => version,
+    full: false,
     exclusive<T>(fn: () => Promise<T>): Promise<T> {
       const run = tail.then(async () => {
         let resolve!: () => void;

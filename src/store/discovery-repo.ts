@@ -5,19 +5,9 @@
  * window statistics.
  */
 import type { Db } from './db.js';
+import type { TokenSummaryLike } from '../domain/discovery.js';
 
-export type TokenSummary = {
-  id: number;
-  address: string;
-  symbol: string;
-  name: string;
-  priceUsd: number | null;
-  circulatingSupply: number | null;
-  createdAt: number;
-  lastTradeAt: number | null;
-  /** Sum over the token's markets (0 without markets). */
-  liquidityUsd: number;
-};
+export type TokenSummary = TokenSummaryLike & { id: number; lastTradeAt: number | null };
 
 /** Search match kinds, best first. */
 export const MATCH_KINDS = ['address', 'symbol', 'symbolPrefix', 'name'] as const;

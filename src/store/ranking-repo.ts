@@ -7,7 +7,7 @@
  * traders read trader boards, src/http/v1/trader-board.ts.)
  */
 import type { Db } from './db.js';
-import { windowSegments, type Segment } from './window-repo.js';
+import { windowSegments, type Segment } from '../domain/window-cover.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 import type { TraderFigures } from '../domain/trader-tally.js';
 

@@ -28,6 +28,7 @@ export function createSubscriptionsRepo(db: Db) {
       .pluck(),
     secret: db.prepare<[string], string>('SELECT secret FROM webhook_secrets WHERE tenant_id = ?').pluck(),
     insertSecret: db.prepare('INSERT INTO webhook_secrets (tenant_id, secret, created_at) VALUES (?, ?, ?)'),
+    any: db.prepare('SELECT 1 FROM subscriptions LIMIT 1').pluck(),
   };
   return {
     find: (tenantId: string, address: string) => s.one.get(tenantId, address) as Subscription | undefined,
@@ -36,6 +37,8 @@ export function createSubscriptionsRepo(db: Db) {
     insert: (row: Subscription & { tenantId: string }) => void s.insert.run(row),
     setWebhook: (id: string, url: string | null) => void s.setWebhook.run(url, id),
     remove: (id: string) => s.remove.run(id).changes > 0,
+    /** Whether any tenant subscribes to anything (ingest skips events when none does). */
+    any: (): boolean => s.any.get() !== undefined,
     /** The subscribers of a token address, in tenant order. */
     subscribers: (address: string) => s.subscribers.all(address) as Subscriber[],
     /** The plan's cap for a tenant; undefined when the tenant does not exist. */

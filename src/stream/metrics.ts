@@ -15,12 +15,8 @@ export type StreamMetrics = {
 
 const DELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-const byRegistry = new WeakMap<Registry, StreamMetrics>();
-
-/** The stream metrics of `registry` (made once per registry). */
+/** Registers the stream metrics in `registry`; once per registry (createMetrics does it). */
 export function streamMetrics(registry: Registry): StreamMetrics {
-  const made = byRegistry.get(registry);
-  if (made) return made;
   const registers = [registry];
   const connections = new Gauge({ name: 'stream_connections', help: 'Open stream connections.', registers });
   const subscriptions = new Gauge({ name: 'stream_subscriptions', help: 'Stream subscriptions, by channel.', labelNames: ['channel'] as const, registers });
@@ -59,6 +55,5 @@ export function streamMetrics(registry: Registry): StreamMetrics {
     reset: (reason) => resets.inc({ reason }),
     delay: (s) => delay.observe(s),
   };
-  byRegistry.set(registry, m);
   return m;
 }

@@ -10,7 +10,6 @@ import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import type Router from '@koa/router';
 import { expect } from 'vitest';
-import { declaredRoutes } from '../../src/http/operations.js';
 import type { RouteSpec } from '../../src/http/route.js';
 import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
@@ -82,7 +81,7 @@ export async function hostileWorld(): Promise<World> {
 
 /** Every (method, path) the app's router serves, with the query parameters its spec declares. */
 export function routesOf(t: TestApp): Route[] {
-  const specs = declaredRoutes(t.app.deps);
+  const specs = t.app.routes;
   const out: Route[] = [];
   for (const mw of t.app.middleware as unknown as { router?: Router }[]) {
     if (!mw.router) continue;

@@ -4,7 +4,6 @@
  * store size. No key needed, counted by the limiter like any route, and no tenant or key in it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { metricsFor } from '../../src/services/metrics.js';
 import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 
@@ -46,7 +45,7 @@ function value(metrics: Map<string, number>, name: string, labels: Record<string
 }
 
 async function scrape(t: TestApp): Promise<Map<string, number>> {
-  return parse(await metricsFor(t.store).scrape());
+  return parse(await t.services.metrics.scrape());
 }
 
 describe('/metrics', () => {
@@ -151,7 +150,7 @@ describe('/metrics', () => {
 
   it('exposes webhook delivery counters for the webhook worker to call', async () => {
     const t = app();
-    const metrics = metricsFor(t.store);
+    const metrics = t.services.metrics;
     metrics.webhookDelivery('delivered', 0.05);
     metrics.webhookDelivery('retry', 5);
     metrics.webhookDelivery('retry');
@@ -173,8 +172,8 @@ describe('/metrics', () => {
     await b.http.get('/udf/time');
     expect(value(await scrape(a), 'http_requests_total', { route: '/udf/time' })).toBe(2);
     expect(value(await scrape(b), 'http_requests_total', { route: '/udf/time' })).toBe(1);
-    expect(metricsFor(a.store)).not.toBe(metricsFor(b.store));
-    expect(metricsFor(a.store).registry).not.toBe(metricsFor(b.store).registry);
+    expect(a.services.metrics).not.toBe(b.services.metrics);
+    expect(a.services.metrics.registry).not.toBe(b.services.metrics.registry);
   });
 
   it('never shows a tenant, a key or an address', async () => {

@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { declaredRoutes } from '../../src/http/operations.js';
 import { documented, openApiPath } from '../../src/http/openapi.js';
 import type { RouteSpec } from '../../src/http/route.js';
 import { contractCalls, contractWorld, send, type ContractWorld } from './openapi-support.js';
@@ -21,7 +20,7 @@ let specs: RouteSpec[];
 beforeAll(async () => {
   w = contractWorld();
   doc = (await w.t.http.get('/openapi.json')).body as Doc;
-  specs = declaredRoutes(w.t.app.deps).filter(documented);
+  specs = w.t.app.routes.filter(documented);
 });
 afterAll(() => w?.t.close());
 

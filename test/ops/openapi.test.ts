@@ -5,7 +5,6 @@
  */
 import type Router from '@koa/router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { declaredRoutes } from '../../src/http/operations.js';
 import { openApiPath } from '../../src/http/openapi.js';
 import type { RouteSpec } from '../../src/http/route.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
@@ -66,7 +65,7 @@ describe('/openapi.json', () => {
   it('is an OpenAPI 3.1 document with an operation for every registered /v1 and /udf route', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBeTruthy();
-    const specs = declaredRoutes(t.app.deps);
+    const specs = t.app.routes;
     const layers = registeredLayers().filter((l) => isApi(l.path));
     expect(layers.length).toBeGreaterThan(10);
     for (const layer of layers) {
@@ -86,14 +85,14 @@ describe('/openapi.json', () => {
   });
 
   it('leaves out the WebSocket upgrade, declared as one, and points to where it is described', () => {
-    const stream = declaredRoutes(t.app.deps).find((s) => s.path === '/v1/stream');
+    const stream = t.app.routes.find((s) => s.path === '/v1/stream');
     expect(stream?.upgrade).toBe('websocket');
     expect(doc.paths['/v1/stream']).toBeUndefined();
     expect((doc.info as { description?: string }).description).toContain('GET /v1/stream');
   });
 
   it('has every /v1 and /udf spec, and nothing that is not one', () => {
-    const specs = declaredRoutes(t.app.deps).filter((s) => isApi(s.path));
+    const specs = t.app.routes.filter((s) => isApi(s.path));
     expect(specs.length).toBeGreaterThan(10);
     for (const spec of specs) {
       const op = doc.paths[openApiPath(spec.path)]?.[spec.method];
@@ -108,7 +107,7 @@ describe('/openapi.json', () => {
   });
 
   it('marks required and optional query parameters as the schemas do', () => {
-    for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path) && s.query)) {
+    for (const spec of t.app.routes.filter((s) => isApi(s.path) && s.query)) {
       const op = doc.paths[openApiPath(spec.path)]![spec.method]!;
       for (const [name, field] of Object.entries(spec.query!.shape)) {
         const accepts = (field as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
@@ -151,7 +150,7 @@ describe('/openapi.json', () => {
   });
 
   it('declares security only on keyed routes (no padlock on public ones), and says where a key may still go', () => {
-    for (const spec of declaredRoutes(t.app.deps).filter((s) => isApi(s.path))) {
+    for (const spec of t.app.routes.filter((s) => isApi(s.path))) {
       const op = doc.paths[openApiPath(spec.path)]![spec.method]! as (typeof doc.paths)[string][string] & { description?: string };
       if (spec.access === 'key') {
         expect(

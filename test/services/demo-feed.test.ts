@@ -20,7 +20,10 @@ describe('demo feed', () => {
     const live = demoLiveRates(opts);
     const ids = new Map(t.store.db.prepare('SELECT address, id FROM tokens').raw().all() as [string, number][]);
     const stops: string[] = [];
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(3), onStop: (r) => stops.push(r) });
+    const feed = createDemoFeed(
+      { store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics },
+      { random: seededRandom(3), onStop: (r) => stops.push(r) },
+    );
     // The feed's rate is the model's live rate of every token, exactly.
     expect(feed.rates()).toEqual(new Map([...live].map(([address, r]) => [address, r.perSecond])));
     // Three simulated hours in one-hour ticks: each token trades about 3 x its live hourly rate.
@@ -65,7 +68,7 @@ describe('demo feed', () => {
     t.clock.set(now * 1000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, opts);
     const newest = t.store.db.prepare('SELECT max(block_time) FROM trades').pluck().get() as number;
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(6) });
+    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics }, { random: seededRandom(6) });
     const perSecond = [...feed.rates().values()].reduce((a, b) => a + b, 0);
     const first = feed.tick(1);
     const times = t.store.db.prepare('SELECT block_time FROM trades WHERE block_time > ? ORDER BY block_time').pluck().all(newest) as number[];
@@ -88,7 +91,7 @@ describe('demo feed', () => {
     t.store.db
       .prepare("UPDATE meta SET value = ? WHERE key = 'demo'")
       .run(JSON.stringify({ seed: opts.seed, until: opts.until, days: opts.days, tokens: opts.tokens }));
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(4) });
+    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics }, { random: seededRandom(4) });
     // Over a set shorter than a week: every trade of the token over the time from its first to its last.
     const measured = t.store.db
       .prepare(
@@ -100,7 +103,10 @@ describe('demo feed', () => {
     for (const [address, rate] of measured) expect(rates.get(address), address).toBeCloseTo(rate, 12);
     // Options that cannot be read are treated the same way (a feed is no reason to fail a tick).
     t.store.db.prepare("UPDATE meta SET value = '{not json' WHERE key = 'demo'").run();
-    const unreadable = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(4) }).rates();
+    const unreadable = createDemoFeed(
+      { store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics },
+      { random: seededRandom(4) },
+    ).rates();
     for (const [address, rate] of measured) expect(unreadable.get(address), address).toBeCloseTo(rate, 12);
     t.close();
   });
@@ -110,7 +116,7 @@ describe('demo feed', () => {
     t.clock.set(opts.until * 1000 + 5000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, flat);
     const stopped = new Promise<string>((resolve) =>
-      startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { intervalMs: 10, onStop: resolve }),
+      startDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics }, { intervalMs: 10, onStop: resolve }),
     );
     t.ingest([aToken()]);
     expect(await stopped).toBe('real data arrived');
@@ -122,14 +128,28 @@ describe('demo feed', () => {
     t.clock.set(opts.until * 1000 + 5000);
     loadDemo({ store: t.store, ingest: t.services.ingest }, flat);
     const stops: string[] = [];
-    const feed = createDemoFeed({ store: t.store, ingest: t.services.ingest, clock: t.clock }, { random: seededRandom(5), onStop: (r) => stops.push(r) });
+    const feed = createDemoFeed(
+      { store: t.store, ingest: t.services.ingest, clock: t.clock, metrics: t.services.metrics },
+      { random: seededRandom(5), onStop: (r) => stops.push(r) },
+    );
     expect(feed.tick(3600)).toBeGreaterThan(0);
     const removed = removeDemo(t.store);
     expect(removed.tokens).toBe(6);
     expect(removed.trades).toBeGreaterThan(100);
     expect(feed.tick(3600)).toBe(0);
     expect(stops).toEqual(['the demo data was removed']);
-    for (const table of ['tokens', 'markets', 'trades', 'holders', 'candles', 'wallet_last', 'market_last', 'market_rollups', 'market_candles', 'trade_commits']) {
+    for (const table of [
+      'tokens',
+      'markets',
+      'trades',
+      'holders',
+      'candles',
+      'wallet_last',
+      'market_last',
+      'market_rollups',
+      'market_candles',
+      'trade_commits',
+    ]) {
       expect(t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
     }
     t.close();

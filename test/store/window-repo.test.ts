@@ -1,55 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { coverSegments, createWindowRepo, windowSegments } from '../../src/store/window-repo.js';
-import { makeTestApp } from '../helpers/make-test-app.js';
+import { createWindowRepo } from '../../src/store/window-repo.js';
+import { makeTestStore } from '../helpers/make-test-store.js';
 import { aToken, aTrade } from '../helpers/builders.js';
-
-describe('coverSegments', () => {
-  it('covers [from, to) exactly with aligned segments in order', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 3_000_000 }), (from, len) => {
-        const segs = coverSegments(from, from + len);
-        let at = from;
-        for (const s of segs) {
-          expect(s.from).toBe(at);
-          expect(s.to).toBeGreaterThan(s.from);
-          if (s.level !== null) {
-            expect(s.from % s.level).toBe(0);
-            expect(s.to % s.level).toBe(0);
-          }
-          at = s.to;
-        }
-        expect(at).toBe(len === 0 ? from : from + len);
-      }),
-    );
-  });
-});
-
-describe('windowSegments', () => {
-  const LEVELS = [86400, 3600, 60];
-  it('reads [from, to) as it is while the token has a trade at or after `to`', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 3_000_000 }), fc.integer({ min: 0, max: 100 }), (from, len, after) => {
-        expect(windowSegments(from, from + len, from + len + after, LEVELS)).toEqual(coverSegments(from, from + len, LEVELS));
-      }),
-    );
-  });
-
-  it('ends past the last trade on the next boundary of the widest level, the newest trades in a rollup', () => {
-    const from = 1_700_000_000 - 86400 + 1;
-    const to = 1_700_000_001;
-    const segs = windowSegments(from, to, 1_700_000_000, LEVELS);
-    expect(segs[0]!.from).toBe(from);
-    expect(segs.at(-1)!.to).toBe(Math.ceil(to / 86400) * 86400);
-    // the second before `to` lies in a rollup bucket, not in raw trades
-    expect(segs.find((s) => s.from <= to - 1 && to - 1 < s.to)!.level).not.toBeNull();
-    expect(windowSegments(from, to, null, LEVELS).at(-1)!.to).toBe(Math.ceil(to / 86400) * 86400);
-  });
-});
 
 describe('window statistics', () => {
   it('leave out a trade one second after now, and take one at now', () => {
-    const t = makeTestApp();
+    const t = makeTestStore();
     try {
       const now = 1_700_000_000 + 1234;
       const token = aToken();
@@ -78,7 +35,7 @@ describe('window statistics', () => {
         fc.integer({ min: 0, max: 3 * 86400 }),
         fc.constantFrom(300, 3600, 6 * 3600, 86400, 2 * 86400),
         (rows, nowOffset, w) => {
-          const t = makeTestApp();
+          const t = makeTestStore();
           try {
             const base = 1_699_000_000;
             const token = aToken();

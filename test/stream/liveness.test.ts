@@ -9,8 +9,6 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
-import { streamMetrics } from '../../src/stream/metrics.js';
-import { metricsFor } from '../../src/services/metrics.js';
 import { WsStreamSocket, frameText } from '../../src/http/stream-socket.js';
 
 let t: TestApp;
@@ -25,13 +23,7 @@ afterEach(async () => {
 describe('liveness', () => {
   it('cuts a connection that does not answer pings and keeps one that does', async () => {
     t = makeTestApp();
-    hub = new Hub({
-      source: streamSource(t.app.deps),
-      metrics: streamMetrics(metricsFor(t.store).registry),
-      frame: frameText,
-      pingEveryMs: 50,
-      deadAfterMs: 150,
-    });
+    hub = new Hub({ source: streamSource(t.app.deps), metrics: t.services.metrics.stream, frame: frameText, pingEveryMs: 50, deadAfterMs: 150 });
     wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     wss.on('connection', (ws, req) => {
       const h = hub.connect(new WsStreamSocket(ws, req.socket), { bucket: 'ip:test', keyId: null, charge: () => null });

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
-import { CLI_SLICE } from '../../src/cli.js';
+import { CLI_SLICE } from '../../src/cli-ingest.js';
 import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';

@@ -56,7 +56,16 @@ describe('webhook fairness', () => {
     for (let i = 0; i < 10; i++) t.ingest([aTrade(healthyToken)]);
 
     // An attempt hangs for a minute: far longer than this test runs.
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, intervalMs: 20, timeoutMs: 60_000, concurrency: 8, perTenant: 2 });
+    worker = startWebhookWorker({
+      services: t.services,
+      store: t.store,
+      clock: t.clock,
+      config: t.config,
+      intervalMs: 20,
+      timeoutMs: 60_000,
+      concurrency: 8,
+      perTenant: 2,
+    });
     await until(() => healthy.received.length === 10, 'the healthy tenant got its 10 deliveries');
     // Received by the endpoint is not yet recorded by the worker: that follows the 2xx.
     await until(() => JSON.stringify(status(t!, healthyToken)) === JSON.stringify([{ status: 'delivered', n: 10 }]), 'all 10 recorded as delivered');

@@ -38,7 +38,7 @@ describe('webhook worker and a sliced ingest batch', () => {
     const { secret } = app.makeKey({ plan: 'enterprise', scopes: ['read', 'manage', 'ingest'] });
     const reg = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: tok.address, webhookUrl: receiver.url() });
     expect(reg.status).toBe(201);
-    worker = startWebhookWorker({ store: app.store, clock: app.clock, config: app.config, loop: false });
+    worker = startWebhookWorker({ services: app.services, store: app.store, clock: app.clock, config: app.config, loop: false });
 
     const N = 8 * WRITE_SLICE;
     const body = Array.from({ length: N }, (_, i) => JSON.stringify(aTrade(tok.address, { market: m.address, blockTime: 1_699_990_000 + i }))).join('\n');

@@ -60,7 +60,7 @@ describe('webhook delivery', () => {
     expect(first.status).toBe(201);
     t.ingest([aTrade(sub.token)]);
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(2);
     const page = await t.http.get('/v1/events').set('x-api-key', sub.key);
     const eventIds = page.body.events.map((e: { id: string }) => e.id) as string[];
@@ -78,7 +78,7 @@ describe('webhook delivery', () => {
     receiver = await startReceiver([204]);
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token), aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     const got = receiver.received[0]!;
@@ -104,7 +104,7 @@ describe('webhook delivery', () => {
     receiver = await startReceiver([500, 503, 200]);
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(1);
     expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
     expect(await worker.runOnce()).toBe(0); // not due yet
@@ -137,7 +137,7 @@ describe('webhook delivery', () => {
     receiver = await startReceiver([302]);
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
     expect(receiver.received.map((r) => r.path)).toEqual(['/hook']);
     expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
@@ -148,7 +148,7 @@ describe('webhook delivery', () => {
     receiver = await startReceiver([0, 200]);
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false, timeoutMs: 200 });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false, timeoutMs: 200 });
     expect(await worker.runOnce()).toBe(1);
     expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: 'no answer within 200 ms' });
     t.clock.advance(1000);
@@ -164,7 +164,7 @@ describe('webhook delivery', () => {
     receiver = undefined;
     const sub = await subscribe(t, url);
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
     expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: expect.stringContaining('ECONNREFUSED') });
   });
@@ -175,7 +175,7 @@ describe('webhook delivery', () => {
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
     const start = t.clock.now();
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     const attemptTimes: number[] = [];
     for (let guard = 0; guard < 100; guard++) {
       const made = await worker.runOnce();
@@ -200,7 +200,7 @@ describe('webhook delivery', () => {
     receiver = await startReceiver([500, 200]);
     const sub = await subscribe(t, receiver.url('/old'));
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
     await t.http
       .post('/v1/tokens/register')
@@ -223,7 +223,7 @@ describe('webhook delivery', () => {
       .set('x-api-key', secret)
       .send({ address: other.address, webhookUrl: receiver.url('/b') });
     t.ingest([aTrade(a.token), aTrade(other.address)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(2);
     await t.http.delete(`/v1/tokens/registered/${a.token}`).set('x-api-key', secret);
     await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: other.address, webhookUrl: null });
@@ -251,7 +251,7 @@ describe('webhook delivery', () => {
     const byIp = await subscribe(t, receiver.url('/ip'));
     const byName = await subscribe(t, receiver.url('/name').replace('127.0.0.1', 'localhost'));
     t.ingest([aTrade(byIp.token), aTrade(byName.token)]);
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: { webhookAllowPrivate: false }, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: { webhookAllowPrivate: false }, loop: false });
     expect(await worker.runOnce()).toBe(2);
     expect(receiver.received).toEqual([]);
     const rows = deliveries(t);
@@ -264,7 +264,7 @@ describe('webhook delivery', () => {
     t = makeTestApp();
     receiver = await startReceiver([200]);
     const sub = await subscribe(t, receiver.url());
-    worker = startWebhookWorker({ store: t.store, clock: t.clock, config: t.config, intervalMs: 20 });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, intervalMs: 20 });
     t.ingest([aTrade(sub.token)]);
     for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(receiver.received).toHaveLength(1);
@@ -289,14 +289,14 @@ describe('the outbox across restarts', () => {
     t = makeTestApp({ store: openStore(path), clock });
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
-    worker = startWebhookWorker({ store: t.store, clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock, config: t.config, loop: false });
     await worker.runOnce();
     await worker.stop();
     t.close();
 
     clock.advance(1000);
     t = makeTestApp({ store: openStore(path), clock });
-    worker = startWebhookWorker({ store: t.store, clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
@@ -312,7 +312,7 @@ describe('the outbox across restarts', () => {
     t = makeTestApp({ store: openStore(path), clock });
     const sub = await subscribe(t, receiver.url());
     t.ingest([aTrade(sub.token)]);
-    const crashing = startWebhookWorker({ store: t.store, clock, config: t.config, loop: false, timeoutMs: 300 });
+    const crashing = startWebhookWorker({ services: t.services, store: t.store, clock, config: t.config, loop: false, timeoutMs: 300 });
     const inFlight = crashing.runOnce().catch((err: unknown) => err);
     for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     expect(receiver.received).toHaveLength(1);
@@ -321,7 +321,7 @@ describe('the outbox across restarts', () => {
 
     t = makeTestApp({ store: openStore(path), clock });
     expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 0 });
-    worker = startWebhookWorker({ store: t.store, clock, config: t.config, loop: false });
+    worker = startWebhookWorker({ services: t.services, store: t.store, clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(0); // still claimed by the dead attempt
     clock.advance(70_000);
     expect(await worker.runOnce()).toBe(1);

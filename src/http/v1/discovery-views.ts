@@ -8,9 +8,10 @@ import type { ResponseCache } from '../response-cache.js';
 import type { TokenViews } from './token-views.js';
 import type { TokensRepo } from '../../store/tokens-repo.js';
 import type { Store } from '../../store/db.js';
-import { createDiscoveryRepo, type MatchKind, type TokenSummary } from '../../store/discovery-repo.js';
+import { createDiscoveryRepo, type MatchKind } from '../../store/discovery-repo.js';
 import { createSearchIndexRepo } from '../../store/search-index-repo.js';
-import { DISCOVERY_WINDOWS, product } from '../../domain/windows.js';
+import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
+import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../../domain/discovery.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
 import { searchTokens } from './search-views.js';
@@ -21,35 +22,7 @@ export type DiscoveryKind = BoardKind;
 export const MAX_DISCOVERY = 100;
 const TIMED_TTL = 3;
 
-export type DiscoveryItem = {
-  rank: number;
-  address: string;
-  symbol: string;
-  name: string;
-  priceUsd: number | null;
-  priceChangePct: number | null;
-  volumeUsd: number;
-  trades: number;
-  liquidityUsd: number;
-  marketCapUsd: number | null;
-  createdAt: number;
-};
-
-function item(rank: number, t: TokenSummary, f: Pick<DiscoveryItem, 'priceChangePct' | 'volumeUsd' | 'trades'>): DiscoveryItem {
-  return {
-    rank,
-    address: t.address,
-    symbol: t.symbol,
-    name: t.name,
-    priceUsd: t.priceUsd,
-    priceChangePct: f.priceChangePct,
-    volumeUsd: f.volumeUsd,
-    trades: f.trades,
-    liquidityUsd: t.liquidityUsd,
-    marketCapUsd: product(t.priceUsd, t.circulatingSupply),
-    createdAt: t.createdAt,
-  };
-}
+export type { DiscoveryItem } from '../../domain/discovery.js';
 
 export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: TokenViews, cache: ResponseCache) {
   const repo = createDiscoveryRepo(store.db);
@@ -66,17 +39,17 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
   ): Promise<DiscoveryItem[]> {
     const board = boards[window];
     await board.refresh(clockNow);
-    const out: DiscoveryItem[] = [];
-    for (const e of board.ranking(kind)) {
-      if (out.length >= limit) break;
-      if (e.t.liquidityUsd >= minLiquidityUsd) out.push(item(out.length + 1, e.t, e.f));
-    }
-    return out;
+    return topWithLiquidity(board.ranking(kind), minLiquidityUsd, limit);
   }
 
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
   function newest(limit: number, now: number): DiscoveryItem[] {
-    const all = cache.through('tokens', `new:${now}`, () => repo.newest(MAX_DISCOVERY).map((t, i) => item(i + 1, t, views.figures(t, '24h', now))), TIMED_TTL);
+    const all = cache.through(
+      'tokens',
+      `new:${now}`,
+      () => repo.newest(MAX_DISCOVERY).map((t, i) => discoveryItem(i + 1, t, views.figures(t, '24h', now))),
+      TIMED_TTL,
+    );
     return all.slice(0, limit);
   }
 

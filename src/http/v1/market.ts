@@ -10,14 +10,13 @@ import { nowSeconds } from '../../domain/clock.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
 import { MAX_DISCOVERY, type DiscoveryKind } from './discovery-views.js';
 import { addressListParam } from './params.js';
-import { viewsFor } from './views.js';
 import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
 export function marketRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  const { discovery } = viewsFor(deps);
+  const { discovery } = deps.views;
   const now = () => nowSeconds(deps.clock);
   const limit = intParam(1, MAX_DISCOVERY).prefault('20');
 

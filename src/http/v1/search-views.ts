@@ -14,13 +14,12 @@ import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-rep
 import { foldCase } from '../../store/search-index-repo.js';
 import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
 import type { BoardEntry, WindowBoard } from './window-board.js';
+import { RANKINGS, byAddress, matchKind } from '../../domain/discovery.js';
 
 /** Rows per index page. */
 export const SEARCH_PAGE = 256;
 
 export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
-
-const byAddress = (a: IndexedToken, b: IndexedToken) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0);
 
 /**
  * The first `want` tokens matching `q` in search order; `address` is the query as an address
@@ -30,8 +29,7 @@ const byAddress = (a: IndexedToken, b: IndexedToken) => (a.address < b.address ?
 export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number, page = SEARCH_PAGE): SearchHit[] {
   const PAGE = page;
   const qf = foldCase(q);
-  const kindOf = (x: { address: string; sym: string; name: string }): number =>
-    x.address === address ? 0 : x.sym === qf ? 1 : x.sym.startsWith(qf) ? 2 : x.name.includes(qf) ? 3 : -1;
+  const kindOf = (x: { address: string; sym: string; name: string }): number => matchKind(x, qf, address);
   const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
 
   // Tokens with volume, by kind, in volume order (the trending order is volume, then address).
@@ -53,7 +51,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
       const e = x.address === address ? undefined : board.get(x.id);
       return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
     });
-    traded.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+    traded.sort(RANKINGS.trending.order);
     bySym.push(...traded.slice(0, want).map((e) => hit(e, 1)));
   }
   // When the prefix and name matches fit a page each too, every match is known: their traded
@@ -71,7 +69,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
         return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
       });
       const unique = [...new Map(traded.map((e) => [e.t.id, e])).values()];
-      unique.sort((a, b) => b.f.volumeUsd - a.f.volumeUsd || (a.t.address < b.t.address ? -1 : 1));
+      unique.sort(RANKINGS.trending.order);
       list.push(...unique.slice(0, want).map((e) => hit(e, kind)));
     }
   }

@@ -9,7 +9,6 @@ import { normalizeAddress } from '../../domain/address.js';
 import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { addressPathParam, intParam } from '../validate.js';
-import { createEvents } from '../../services/events.js';
 import type { AppContext, AppDeps } from '../types.js';
 import * as S from './schemas/subscriptions.js';
 
@@ -40,7 +39,7 @@ const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
 export function subscriptionsRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  const events = createEvents(deps);
+  const { events } = deps.services;
   const subscriptions = () => deps.services.subscriptions;
 
   api.add(

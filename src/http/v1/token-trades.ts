@@ -15,12 +15,11 @@ import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/t
 import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
 import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
-import { viewsFor } from './views.js';
 import * as S from './schemas/tokens.js';
 
 export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
   const db = deps.store.db;
-  const { tokens } = viewsFor(deps);
+  const { tokens } = deps.views;
   const trades = createTradesRepo(db);
   const candles = createCandlesRepo(db);
   const marketCandles = createMarketCandlesRepo(db);

@@ -5,30 +5,31 @@
  * Lists are computed once at their largest size and sliced per request, so `limit` does not
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
-import type { AppDeps } from '../types.js';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { Clock } from '../../domain/clock.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenRow } from '../../store/tokens-repo.js';
-import { createWindowRepo, type WindowStats } from '../../store/window-repo.js';
+import { createWindowRepo } from '../../store/window-repo.js';
 import { createRankingRepo } from '../../store/ranking-repo.js';
 import { createTraderBoardRepo } from '../../store/trader-board-repo.js';
 import { figuresOf, type TraderSort } from '../../domain/trader-tally.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';
-import { OVERVIEW_WINDOWS, WINDOW_SECONDS, priceChangePct, product, type WindowKey } from '../../domain/windows.js';
+import { NO_TRADES, OVERVIEW_WINDOWS, WINDOW_SECONDS, product, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
 
 /** The most items a ranked list can hold. */
 export const MAX_LIST = 1000;
 /** Seconds an answer keyed by the current second may stay in memory. */
 const TIMED_TTL = 3;
 
-export type WindowFigures = { priceChangePct: number | null } & Pick<WindowStats, 'volumeUsd' | 'buyVolumeUsd' | 'sellVolumeUsd' | 'trades' | 'buys' | 'sells'>;
+export type { WindowFigures } from '../../domain/windows.js';
 
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
 
-const NO_TRADES = { volumeUsd: 0, buyVolumeUsd: 0, sellVolumeUsd: 0, trades: 0, buys: 0, sells: 0 };
-
-export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
+export function createTokenViews(deps: { config: Config; store: Store; clock: Clock; cache: ResponseCache }) {
+  const { cache } = deps;
   const db = deps.store.db;
   const windows = createWindowRepo(db);
   const ranking = createRankingRepo(db);
@@ -41,17 +42,8 @@ export function createTokenViews(deps: AppDeps, cache: ResponseCache) {
       { token: token.id },
       `win:${window}:${now}`,
       () => {
-        if (token.lastTradeAt === null) return { priceChangePct: null, ...NO_TRADES };
-        const s = windows.window(token.id, now, seconds, token.lastTradeAt);
-        return {
-          priceChangePct: priceChangePct(token.priceUsd, windows.priceAt(token.id, now - seconds)),
-          volumeUsd: s.volumeUsd,
-          buyVolumeUsd: s.buyVolumeUsd,
-          sellVolumeUsd: s.sellVolumeUsd,
-          trades: s.trades,
-          buys: s.buys,
-          sells: s.sells,
-        };
+        if (token.lastTradeAt === null) return { ...NO_TRADES };
+        return windowFigures(windows.window(token.id, now, seconds, token.lastTradeAt), token.priceUsd, windows.priceAt(token.id, now - seconds));
       },
       TIMED_TTL,
     );

@@ -12,12 +12,11 @@ import { TRADER_WINDOWS } from '../../domain/windows.js';
 import { findToken, tokenPath } from './params.js';
 import { addTradeRoutes } from './token-trades.js';
 import { MAX_LIST } from './token-views.js';
-import { viewsFor } from './views.js';
 import * as S from './schemas/tokens.js';
 
 export function tokensRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  const { tokens, token: views } = viewsFor(deps);
+  const { tokens, token: views } = deps.views;
   const now = () => nowSeconds(deps.clock);
 
   api.add(

@@ -1,25 +1,20 @@
 /**
- * One set of read views per app: the tokens and market routers share the response cache, so a
- * token's window figures computed for an overview serve discovery in the same second too.
+ * The read views of one app, made once by createApp: the tokens and market routers share the
+ * response cache, so a token's window figures computed for an overview serve discovery in the
+ * same second too.
  */
-import type { AppDeps } from '../types.js';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { Clock } from '../../domain/clock.js';
+import type { ResponseCache } from '../response-cache.js';
 import { createTokensRepo } from '../../store/tokens-repo.js';
 import { createTokenViews } from './token-views.js';
 import { createDiscoveryViews } from './discovery-views.js';
 
-function createViews(deps: AppDeps) {
-  const cache = deps.cache;
+export function createViews(deps: { config: Config; store: Store; clock: Clock; cache: ResponseCache }) {
   const tokens = createTokensRepo(deps.store.db);
-  const tokenViews = createTokenViews(deps, cache);
-  return { cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, tokens, tokenViews, cache) };
+  const tokenViews = createTokenViews(deps);
+  return { cache: deps.cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, tokens, tokenViews, deps.cache) };
 }
 
 export type Views = ReturnType<typeof createViews>;
-
-const byDeps = new WeakMap<AppDeps, Views>();
-
-export function viewsFor(deps: AppDeps): Views {
-  let v = byDeps.get(deps);
-  if (v === undefined) byDeps.set(deps, (v = createViews(deps)));
-  return v;
-}

@@ -15,14 +15,13 @@ import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-re
 import { createWindowRepo } from '../../store/window-repo.js';
 import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
-import { WINDOW_SECONDS, priceChangePct, type WindowKey } from '../../domain/windows.js';
-import type { WindowFigures } from './token-views.js';
+import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
+import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
+import { boardRefresher } from './board-refresh.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
-export type BoardKind = 'trending' | 'gainers' | 'losers';
+export type BoardKind = RankingKind;
 
-/** Tokens need this many trades in the window to be gainers or losers. */
-export const MIN_MOVER_TRADES = 10;
 /** Tokens recomputed between two yields to the event loop. */
 const SLICE = 64;
 /**
@@ -30,35 +29,7 @@ const SLICE = 64;
  * tokens with trades in a long span are found in one synchronous read, so the span stays short.
  */
 const REBUILD_AFTER = 300;
-/** Refresh rounds one caller waits for while writes keep coming; then it answers. */
-const MAX_ROUNDS = 3;
 
-const byAddress = (a: BoardEntry, b: BoardEntry) => (a.t.address < b.t.address ? -1 : a.t.address > b.t.address ? 1 : 0);
-
-/** Which entries a ranking holds, and its order (best first, ties by address). */
-const RANKINGS: Record<BoardKind, { holds: (e: BoardEntry) => boolean; order: (a: BoardEntry, b: BoardEntry) => number }> = {
-  trending: { holds: (e) => e.f.volumeUsd > 0, order: (a, b) => b.f.volumeUsd - a.f.volumeUsd || byAddress(a, b) },
-  gainers: {
-    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
-    order: (a, b) => b.f.priceChangePct! - a.f.priceChangePct! || byAddress(a, b),
-  },
-  losers: {
-    holds: (e) => e.f.trades >= MIN_MOVER_TRADES && e.f.priceChangePct !== null,
-    order: (a, b) => a.f.priceChangePct! - b.f.priceChangePct! || byAddress(a, b),
-  },
-};
-
-/** Inserts `e` into `list`, which is sorted by `order`, at its place (binary search). */
-function insertSorted(list: BoardEntry[], e: BoardEntry, order: (a: BoardEntry, b: BoardEntry) => number): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order(list[mid]!, e) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, e);
-}
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
@@ -81,7 +52,6 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     if (change.tokens !== 'all') for (const id of change.tokens) dirty.add(id);
   });
   let generation = 0;
-  let running: Promise<void> | null = null;
   let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
@@ -93,16 +63,7 @@ export function createWindowBoard(store: Store, window: WindowKey) {
       into.delete(id);
       return;
     }
-    const s = windows.window(id, now, seconds, t.lastTradeAt);
-    const f: WindowFigures = {
-      priceChangePct: priceChangePct(t.priceUsd, windows.priceAt(id, now - seconds)),
-      volumeUsd: s.volumeUsd,
-      buyVolumeUsd: s.buyVolumeUsd,
-      sellVolumeUsd: s.sellVolumeUsd,
-      trades: s.trades,
-      buys: s.buys,
-      sells: s.sells,
-    };
+    const f = windowFigures(windows.window(id, now, seconds, t.lastTradeAt), t.priceUsd, windows.priceAt(id, now - seconds));
     into.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
   }
 
@@ -169,35 +130,13 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
   return {
     window,
-    /**
-     * Brings the board to the clock's current second and returns that second: the one the
-     * board's figures are exact for. `clockNow` is read again after each wait, so a caller that
-     * waited for another's refresh answers for the time it answers at.
-     */
-    async refresh(clockNow: () => number): Promise<number> {
-      for (let round = 0; ; round++) {
-        if (running !== null) {
-          await running;
-          continue;
-        }
-        const now = clockNow();
-        if (asOf === now && changes.last() === seen && dirty.size === 0) return now;
-        // Writes that keep coming (a CLI ingest beside the server) would keep a caller waiting: after a
-        // few rounds it answers from the last complete board.
-        if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
-        running = step(now).finally(() => (running = null));
-        await running;
-      }
-    },
+    /** Brings the board to the clock's current second and returns the second it is exact for (board-refresh.ts). */
+    refresh: boardRefresher({ asOf: () => asOf, current: (now) => asOf === now && changes.last() === seen && dirty.size === 0, step }),
 
     /** The entry of a token, when it traded in the window. */
     get: (id: number): BoardEntry | undefined => entries.get(id),
 
-    /**
-     * The tokens of a ranking, best first, ties by address: trending by volume (tokens without
-     * volume left out); gainers and losers by price change among tokens with at least
-     * MIN_MOVER_TRADES trades and a change.
-     */
+    /** The tokens of a ranking, best first (RANKINGS in src/domain/discovery.ts). */
     ranking(kind: BoardKind): readonly BoardEntry[] {
       const cached = sorted.get(kind);
       if (cached !== undefined && cached.generation === generation) return cached.list;
