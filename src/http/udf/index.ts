@@ -10,6 +10,7 @@ import { createCandlesRepo } from '../../store/candles-repo.js';
 import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { createWindowRepo } from '../../store/window-repo.js';
 import { withResolveCache } from './resolve-cache.js';
+import { historyCacheFor } from '../history-cache.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
@@ -25,6 +26,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
     marketCandles: createMarketCandlesRepo(db),
     windows: createWindowRepo(db),
     cache: deps.cache,
+    history: historyCacheFor(deps),
   };
   const router = new ApiRouter();
   addSymbolRoutes(router, ctx);
