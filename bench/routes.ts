@@ -20,6 +20,13 @@ export function benchRoutes(hot: string, anchor: number, deepCursor: string | nu
     { id: 'history 1', path: history('1'), cachedTarget: 0.7, uncachedTarget: 0.25 },
     { id: 'history 15', path: history('15'), cachedTarget: 0.7, uncachedTarget: 0.25 },
     { id: 'history 1D', path: history('1D'), cachedTarget: 0.7, uncachedTarget: 0.25 },
+    // The adapter's 10-s poll: a tiny answer, so nearly all of its cost is the per-request path.
+    {
+      id: 'history poll',
+      path: `/udf/history?symbol=${hot}&resolution=1&from=${anchor - 120}&to=${anchor + 7 * 86400}&countback=2&currencyCode=USD`,
+      cachedTarget: 0.5,
+      uncachedTarget: null,
+    },
     { id: 'trades first page', path: `/v1/token/${hot}/trades`, cachedTarget: 0.7, uncachedTarget: null },
   ];
   if (deepCursor !== null) {

@@ -28,6 +28,25 @@ export type ViewersFigure = {
   p99Ms: number;
   /** Server CPU (user + system) per viewer and second of the run, in microseconds. */
   cpuMicrosPerViewerSecond: number | null;
+  /** Per cent of chart opens (countback 300) and of polls answered from the response cache, or null when the server does not count them. */
+  chartHitPercent: number | null;
+  pollHitPercent: number | null;
+};
+
+type Lookups = Record<string, number>;
+
+/** The server's history_cache_lookups counts (docs/operations.md, Metrics), keyed kind/result. */
+async function historyLookups(base: string): Promise<Lookups> {
+  const text = await (await fetch(base + '/metrics')).text();
+  const out: Lookups = {};
+  for (const m of text.matchAll(/^history_cache_lookups\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)) out[`${m[1]}/${m[2]}`] = Number(m[3]);
+  return out;
+}
+
+const hitPercent = (a: Lookups, b: Lookups, kind: string): number | null => {
+  const hit = (b[`${kind}/hit`] ?? 0) - (a[`${kind}/hit`] ?? 0);
+  const miss = (b[`${kind}/miss`] ?? 0) - (a[`${kind}/miss`] ?? 0);
+  return hit + miss === 0 ? null : (100 * hit) / (hit + miss);
 };
 
 /** The token index of each viewer: rank r drawn with weight 1/(r+1), deterministic. */
@@ -69,6 +88,7 @@ export async function driveViewers(o: {
   };
   const picks = viewerTokens(o.viewers, o.tokens.length);
   const end = Date.now() + o.seconds * 1000;
+  const lookups0 = await historyLookups(o.base);
   const cpu0 = processSeconds(o.pid);
   const timers: NodeJS.Timeout[] = [];
   const runs: Promise<void>[] = [];
@@ -97,6 +117,7 @@ export async function driveViewers(o: {
   await Promise.all(runs);
   for (const t of timers) clearTimeout(t);
   const cpu1 = processSeconds(o.pid);
+  const lookups1 = await historyLookups(o.base);
   latencies.sort((a, b) => a - b);
   return {
     viewers: o.viewers,
@@ -106,6 +127,8 @@ export async function driveViewers(o: {
     p50Ms: quantile(latencies, 0.5),
     p99Ms: quantile(latencies, 0.99),
     cpuMicrosPerViewerSecond: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1e6) / (o.viewers * o.seconds),
+    chartHitPercent: hitPercent(lookups0, lookups1, 'chart'),
+    pollHitPercent: hitPercent(lookups0, lookups1, 'poll'),
   };
 }
 
@@ -155,7 +178,8 @@ export async function runViewersPass(o: {
       const f = await driveViewers({ base: server.base, pid: server.pid, tokens, viewers, seconds: o.seconds, serverNow: server.serverNow });
       o.say(
         `viewers ${viewers}: p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, ${f.requests} requests (${f.failed} failed), ` +
-          `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second`,
+          `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second, ` +
+          `cache hits: chart opens ${pct(f.chartHitPercent)}, polls ${pct(f.pollHitPercent)}`,
       );
       out.push(f);
     }
@@ -165,6 +189,8 @@ export async function runViewersPass(o: {
   }
   return out;
 }
+
+const pct = (p: number | null): string => (p === null ? '-' : `${p.toFixed(1)}%`);
 
 /** The largest viewer count served at p99 under 100 ms with no failures, or null. */
 export const viewersServed = (figures: readonly ViewersFigure[]): number | null =>

@@ -41,6 +41,7 @@ import { createStream, streamRouter } from './http/stream.js';
 import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
 import { createViews } from './http/v1/views.js';
+import { createHistoryCache } from './http/history-cache.js';
 import type { RouteSpec } from './http/route.js';
 import type { AppDeps, AppState } from './http/types.js';
 
@@ -62,6 +63,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     limiter: createLimiter({ clock }),
     cache,
     views: createViews({ config: input.config, store: input.store, clock, cache }),
+    history: createHistoryCache({ config: input.config, store: input.store, services, cache }),
   };
   const deps: AppDeps = { ...parts, stream: createStream(parts) };
 

@@ -43,13 +43,17 @@ describe('cached answers', () => {
     const { a, b } = setup();
     const first = await history(a.address);
     // a write behind the store's back: only a cache would hide it
-    t.store.db.prepare('UPDATE candles SET c = 99').run();
+    t.store.db.prepare('UPDATE candles SET h = 99').run();
     t.ingest([aTrade(b.address, { blockTime: T0 + 60 })]);
     const again = await history(a.address);
     expect(again.text).toBe(first.text);
     expect(again.headers.etag).toBe(first.headers.etag);
+    // A trade in a later bucket reads again only its own bar; the older bar stays as kept.
     t.ingest([aTrade(a.address, { blockTime: T0 + 60, priceUsd: 3 })]);
-    expect((await history(a.address)).body.c).toEqual([99, 3]);
+    expect((await history(a.address)).body.h).toEqual([1, 3]);
+    // A backfilled trade reads again from its bucket on.
+    t.ingest([aTrade(a.address, { blockTime: T0 + 1, priceUsd: 2 })]);
+    expect((await history(a.address)).body.h).toEqual([99, 3]);
   });
 
   it('answer If-None-Match with 304', async () => {

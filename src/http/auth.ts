@@ -38,6 +38,21 @@ function bearerKey(authorization: string): string {
   return value.startsWith(KEY_PREFIX) ? value : '';
 }
 
+/** The caller of every request without a key; shared, never changed. */
+export const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
+
+/**
+ * False when a request certainly presents no key: no key header, no Authorization, and no
+ * `key=` in the query string of a route that reads one (a false true only costs the full check).
+ */
+function mayPresentKey(ctx: AppContext): boolean {
+  const h = ctx.req.headers;
+  if (h['x-api-key'] !== undefined || h.authorization !== undefined) return true;
+  const qs = ctx.querystring;
+  // A percent-encoded name (`%6Bey=`) decodes to `key` too.
+  return (qs.includes('key=') || qs.includes('%')) && acceptsQueryKey(ctx.path);
+}
+
 /** The key presented by a request, '' for none, or an error for two different ones. */
 export function presentedKey(ctx: AppContext): string | ApiError {
   const found: string[] = [];
@@ -98,8 +113,10 @@ export function resolveCaller(deps: AppDeps): AppMiddleware {
   };
 
   const resolve = (ctx: AppContext): Caller => {
+    // Most callers (charts polling /udf) present no key at all: nothing to split, match or parse.
+    if (!mayPresentKey(ctx)) return ANONYMOUS;
     const presented = presentedKey(ctx);
-    let caller: Caller = { kind: 'anonymous' };
+    let caller: Caller = ANONYMOUS;
     if (presented instanceof ApiError) {
       caller = { kind: 'invalid', error: presented };
     } else if (presented !== '') {

@@ -44,6 +44,19 @@ export function normalizeClientIp(raw: string): ClientIp | null {
 }
 
 /** The request's client bucket: ctx.ip, else the socket peer, else one shared `unknown` bucket. */
+/** Addresses as Koa gives them, normalised: parsing one costs more than the limiter's whole decision. */
+const seen = new Map<string, ClientIp>();
+/** Entries kept before starting again (a few hundred kilobytes; an attacker's spread of addresses only refills it). */
+const SEEN_MAX = 4096;
+
 export function clientIp(ctx: AppContext): ClientIp {
-  return normalizeClientIp(ctx.ip) ?? normalizeClientIp(ctx.req.socket?.remoteAddress ?? '') ?? { address: 'unknown', key: UNKNOWN_IP_KEY };
+  const raw = ctx.ip;
+  const hit = seen.get(raw);
+  if (hit !== undefined) return hit;
+  const own = normalizeClientIp(raw);
+  // Only an address that normalises by itself is kept: otherwise the answer depends on the socket.
+  if (own === null) return normalizeClientIp(ctx.req.socket?.remoteAddress ?? '') ?? { address: 'unknown', key: UNKNOWN_IP_KEY };
+  if (seen.size >= SEEN_MAX) seen.clear();
+  seen.set(raw, own);
+  return own;
 }

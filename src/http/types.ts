@@ -11,6 +11,7 @@ import type { Limiter } from '../limiter/limiter.js';
 import type { ResponseCache } from './response-cache.js';
 import type { Views } from './v1/views.js';
 import type { Stream } from './stream.js';
+import type { HistoryCache } from './history-cache.js';
 
 export type AppDeps = {
   config: Config;
@@ -24,6 +25,8 @@ export type AppDeps = {
   cache: ResponseCache;
   /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */
   views: Views;
+  /** The app's newest bars of each chart series, for history answers (sharing `cache`). */
+  history: HistoryCache;
   /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
   stream: Stream;
 };

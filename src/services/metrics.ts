@@ -24,6 +24,12 @@ export type Metrics = {
   readonly registry: Registry;
   /** The live stream's counters, in the same registry. */
   readonly stream: StreamMetrics;
+  /**
+   * History answers looked up in the response cache, by kind (poll: countback 10 or less; chart:
+   * any other) and result; plain counts read at scrape time (history_cache_lookups), so a
+   * lookup costs an increment, not a labelled metric call.
+   */
+  readonly historyLookups: Record<'chart' | 'poll', { hit: number; miss: number }>;
   /** One finished HTTP request. `route` is the route's pattern, or 'unmatched'. */
   observeRequest(r: { method: string; route: string; status: number; seconds: number; caller: 'anonymous' | 'tenant' }): void;
   /** One ingest batch that was written. */
@@ -78,6 +84,16 @@ export function createMetrics(store: Store): Metrics {
   );
   const webhookDuration = histogram('webhook_delivery_duration_seconds', 'Time taken by webhook delivery attempts.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]);
   for (const outcome of ['delivered', 'retry', 'failed', 'cancelled'] as const) webhooks.inc({ outcome }, 0);
+  const historyLookups = { chart: { hit: 0, miss: 0 }, poll: { hit: 0, miss: 0 } };
+  new Gauge({
+    name: 'history_cache_lookups',
+    help: 'History answers (/udf/history, /v1/token/:address/candles) looked up in the response cache since start, by kind (poll: countback <= 10; chart: any other) and result.',
+    labelNames: ['kind', 'result'],
+    registers,
+    collect() {
+      for (const kind of ['chart', 'poll'] as const) for (const result of ['hit', 'miss'] as const) this.set({ kind, result }, historyLookups[kind][result]);
+    },
+  });
 
   const stats = createStatsRepo(store.db);
 
@@ -104,6 +120,7 @@ export function createMetrics(store: Store): Metrics {
   return {
     registry,
     stream: streamMetrics(registry),
+    historyLookups,
     contentType: registry.contentType,
     observeRequest({ method, route, status, seconds, caller }) {
       requests.inc({ method, route, status: String(status) });

@@ -7,9 +7,9 @@ import type { Db } from './db.js';
 import { DescendingBarBuilder, type Bar, type RollupDelta } from '../domain/candles.js';
 import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../domain/resolution.js';
 
-export const MAX_BARS = 5000;
+import { MAX_BARS, type BarQuery } from '../domain/history-range.js';
 
-export type BarQuery = { mode: 'range'; from: number; to: number } | { mode: 'countback'; to: number; countback: number };
+export { MAX_BARS, type BarQuery };
 
 export type CandlesRepo = {
   /** Merges deltas into the stored rollups (call inside the ingest transaction). */

@@ -233,11 +233,12 @@ describe('options and routes', () => {
     for (const bad of [['--trades', '1e6'], ['--trades', '-1'], ['--pass', 'warm'], ['--nope']]) expect(() => parseBenchArgs(bad)).toThrow();
   });
 
-  it('drives history at 1, 15 and 1D with countback 300, and the deep page only when a cursor was found', () => {
+  it("drives history at 1, 15 and 1D with countback 300, the adapter's countback-2 poll, and the deep page only when a cursor was found", () => {
     const routes = benchRoutes('HOT', 1_750_000_000, 'CUR');
+    const param = (r: { path: string }, name: string) => new URL(r.path, 'http://x').searchParams.get(name);
     const history = routes.filter((r) => r.id.startsWith('history'));
-    expect(history.map((r) => new URL(r.path, 'http://x').searchParams.get('resolution'))).toEqual(['1', '15', '1D']);
-    for (const r of history) expect(new URL(r.path, 'http://x').searchParams.get('countback')).toBe('300');
+    expect(history.map((r) => param(r, 'resolution'))).toEqual(['1', '15', '1D', '1']);
+    expect(history.map((r) => param(r, 'countback'))).toEqual(['300', '300', '300', '2']);
     expect(routes.find((r) => r.id === 'trades deep page')?.path).toBe('/v1/token/HOT/trades?cursor=CUR');
     expect(benchRoutes('HOT', 1_750_000_000, null).some((r) => r.id === 'trades deep page')).toBe(false);
     // The two trades pages are measured together, interleaved; every other route alone.
@@ -249,6 +250,7 @@ describe('options and routes', () => {
       'history 1',
       'history 15',
       'history 1D',
+      'history poll',
       'trades first page',
       'trades deep page',
       'overview',

@@ -34,7 +34,11 @@ describe('viewers pass', () => {
     // Phases spread over the 10-s period; a run shorter than it ends before anyone's first poll.
     expect(f.requests).toBe(40);
     expect(f.failed).toBe(0);
-  });
+    // One miss per token, then every open of the same token shares its entry; no poll came.
+    expect(f.chartHitPercent).toBe(90);
+    expect(f.pollHitPercent).toBeNull();
+    // Each viewer's run ends at its first poll, 10 s after its open: about 20 s in all.
+  }, 40_000);
 
   it('counts as served only the largest viewer count with p99 under 100 ms and no failures', () => {
     const fig = (viewers: number, p99Ms: number, failed = 0): ViewersFigure => ({
@@ -45,6 +49,8 @@ describe('viewers pass', () => {
       p50Ms: 1,
       p99Ms,
       cpuMicrosPerViewerSecond: 1,
+      chartHitPercent: null,
+      pollHitPercent: null,
     });
     expect(viewersServed([fig(500, 20), fig(2000, 99.9), fig(4000, 150)])).toBe(2000);
     expect(viewersServed([fig(500, 20), fig(2000, 50, 1)])).toBe(500);

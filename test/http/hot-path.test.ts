@@ -66,3 +66,29 @@ describe('compression of small answers', () => {
     expect(res.headers.vary).toMatch(/Accept-Encoding/);
   });
 });
+
+describe('callers without a key skip the key checks', () => {
+  it('still read a key given only in the query, even with its name percent-encoded', async () => {
+    t = makeTestApp();
+    const token = addToken(t, { symbol: 'KEYQ' });
+    const { secret } = t.makeKey({ plan: 'enterprise' });
+    const anon = await t.http.get('/udf/symbols').query({ symbol: token.address });
+    expect(anon.status).toBe(200);
+    const keyed = await t.http.get(`/udf/symbols?symbol=${token.address}&%6Bey=${secret}`);
+    expect(keyed.status).toBe(200);
+    expect(Number(keyed.headers['ratelimit-limit'])).toBeGreaterThan(Number(anon.headers['ratelimit-limit']));
+    const bad = await t.http.get(`/udf/symbols?symbol=${token.address}&%6Bey=svc_live_nope`);
+    expect(bad.status).toBe(401);
+    expect(bad.body.s).toBe('error');
+  });
+
+  it('are one bucket per address however the address is written', async () => {
+    t = makeTestApp({ env: { TRUST_PROXY: '1', RATE_LIMIT_ANON: '3/60' } });
+    const ask = (ip: string) => t.http.get('/udf/time').set('X-Forwarded-For', ip);
+    expect((await ask('203.0.113.9')).status).toBe(200);
+    expect((await ask('::ffff:203.0.113.9')).status).toBe(200);
+    expect((await ask('203.0.113.9')).headers['ratelimit-remaining']).toBe('0');
+    expect((await ask('::ffff:cb00:7109')).status).toBe(429);
+    expect((await ask('203.0.113.10')).status).toBe(200);
+  });
+});

@@ -24,12 +24,14 @@ describe('response cache bound in bytes', () => {
     const cache = t.app.deps.cache;
     const bound = 1024 * 1024;
     expect(cache.usage().maxBytes).toBe(bound);
-    // Each `to` is another key; each answer holds up to 3000 one-minute bars (about 200 KB).
+    // Each `to` (a minute within the bars: a later one selects the same bars) is another key;
+    // each answer holds about 2830 one-minute bars (about 200 KB).
+    const at = (i: number) => NOW - 30_000 - i * 60;
     let first = '';
     for (let i = 0; i < 20; i++) {
-      const res = await t.http.get(`/udf/history?symbol=${tok.address}&resolution=1&countback=5000&to=${NOW - i * 60}`);
+      const res = await t.http.get(`/udf/history?symbol=${tok.address}&resolution=1&countback=5000&to=${at(i)}`);
       expect(res.status).toBe(200);
-      expect(res.body.t.length).toBeGreaterThan(2900);
+      expect(res.body.t.length).toBe(2834 - i);
       if (i === 0) first = res.text;
       expect(cache.usage().bytes).toBeLessThanOrEqual(bound);
     }
@@ -38,7 +40,7 @@ describe('response cache bound in bytes', () => {
     expect(u.bytes).toBeGreaterThan(bound / 2);
     expect(cache.size()).toBeLessThan(20);
     // An evicted answer is computed again, identical.
-    const again = await t.http.get(`/udf/history?symbol=${tok.address}&resolution=1&countback=5000&to=${NOW}`);
+    const again = await t.http.get(`/udf/history?symbol=${tok.address}&resolution=1&countback=5000&to=${at(0)}`);
     expect(again.text).toBe(first);
   });
 

@@ -10,10 +10,10 @@ import { z } from 'zod';
 import { enumParam, intParam } from '../validate.js';
 import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
-import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
-import { MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
+import { SUPPORTED_RESOLUTIONS, parseResolution } from '../../domain/resolution.js';
+import { barQuery, isBarQueryError, type BarAnswer } from '../../domain/history-range.js';
+import type { SeriesSource } from '../history-cache.js';
 import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
-import type { Currency } from '../../store/market-candles-repo.js';
 import { udfHistory, udfHistoryExample } from './schemas.js';
 
 /** 10000-01-01T00:00:00Z: every representable trade time is before it. */
@@ -24,7 +24,7 @@ const RESOLUTIONS = [...SUPPORTED_RESOLUTIONS, 'D', 'W', 'M'] as const;
 export type HistoryBody = { s: 'ok'; t: number[]; o: number[]; h: number[]; l: number[]; c: number[]; v: number[] } | { s: 'no_data'; nextTime?: number };
 
 export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, candles, marketCandles, cache } = deps;
+  const { symbols, candles, marketCandles, cache, history } = deps;
   router.add(
     {
       method: 'get',
@@ -46,44 +46,45 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
     },
     ({ query: q }) => {
       const res = parseResolution(q.resolution)!;
-      let query: BarQuery;
-      if (q.countback !== undefined && q.countback > 0) {
-        query = { mode: 'countback', to: q.to, countback: Math.min(q.countback, MAX_BARS) };
-      } else {
-        if (q.from === undefined) throw invalidParameter('from', 'from is required without countback');
-        if (q.from >= q.to) throw invalidParameter('from', 'from must be less than to');
-        query = { mode: 'range', from: q.from, to: q.to };
-      }
+      const query = barQuery(q);
+      if (isBarQueryError(query))
+        throw invalidParameter('from', query.problem === 'required' ? 'from is required without countback' : 'from must be less than to');
       const chart = resolveChart(symbols, q.symbol, q.currencyCode);
       const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
       const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
-      // Bars depend only on the token's trades and the query: cached until the token changes.
-      const key = `udf-history|${res.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${query.to}|${pair?.market ?? ''}|${pair?.currency ?? ''}`;
-      return cache.json({ token: tokenId }, key, () => historyBody(tokenId, pair, res, query));
+      const source: SeriesSource =
+        pair === null
+          ? { read: (bq) => candles.readBars(tokenId, res, bq), newestBefore: (before) => candles.newestBarBefore(tokenId, res, before) }
+          : {
+              read: (bq) => marketCandles.readBars(tokenId, pair.market, pair.currency, res, bq),
+              newestBefore: (before) => marketCandles.newestBarBefore(tokenId, pair.market, res, before),
+            };
+      // Bars depend only on the token's trades and the bars the query selects: cached until the
+      // token changes, one entry for every viewer asking for the same bars (src/http/history-cache.ts).
+      const answer = history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
+      let miss = false;
+      const body = cache.json({ token: tokenId }, `udf-history|${answer.key}`, () => {
+        miss = true;
+        return historyBody(answer.compute());
+      });
+      history.counted(query, !miss);
+      return body;
     },
   );
+}
 
-  function historyBody(tokenId: number, pair: { market: string; currency: Currency } | null, res: Resolution, query: BarQuery): HistoryBody {
-    const bars = pair === null ? candles.readBars(tokenId, res, query) : marketCandles.readBars(tokenId, pair.market, pair.currency, res, query);
-    if (bars.length === 0) {
-      // A countback read already looked at everything before `to`: nothing older exists.
-      const older =
-        query.mode !== 'range'
-          ? null
-          : pair === null
-            ? candles.newestBarBefore(tokenId, res, query.from)
-            : marketCandles.newestBarBefore(tokenId, pair.market, res, query.from);
-      return older === null ? { s: 'no_data' } : { s: 'no_data', nextTime: older };
-    }
-    const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };
-    for (const b of bars) {
-      body.t.push(b.t);
-      body.o.push(b.o);
-      body.h.push(b.h);
-      body.l.push(b.l);
-      body.c.push(b.c);
-      body.v.push(b.v);
-    }
-    return body;
+/** The UDF form of an answer: columns of bars, or no_data with the newest older bar's time when known. */
+function historyBody(answer: BarAnswer): HistoryBody {
+  const bars = answer.bars;
+  if (bars.length === 0) return answer.nextTime === null ? { s: 'no_data' } : { s: 'no_data', nextTime: answer.nextTime };
+  const body = { s: 'ok' as const, t: [] as number[], o: [] as number[], h: [] as number[], l: [] as number[], c: [] as number[], v: [] as number[] };
+  for (const b of bars) {
+    body.t.push(b.t);
+    body.o.push(b.o);
+    body.h.push(b.h);
+    body.l.push(b.l);
+    body.c.push(b.c);
+    body.v.push(b.v);
   }
+  return body;
 }

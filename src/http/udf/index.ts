@@ -25,6 +25,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
     marketCandles: createMarketCandlesRepo(db),
     windows: createWindowRepo(db),
     cache: deps.cache,
+    history: deps.history,
   };
   const router = new ApiRouter();
   addSymbolRoutes(router, ctx);

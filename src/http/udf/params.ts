@@ -7,6 +7,7 @@ import type { CandlesRepo } from '../../store/candles-repo.js';
 import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
 import type { ResponseCache } from '../response-cache.js';
+import type { HistoryCache } from '../history-cache.js';
 import type { Clock } from '../../domain/clock.js';
 
 /** What the UDF routes are built from. */
@@ -17,6 +18,8 @@ export type UdfDeps = {
   marketCandles: MarketCandlesRepo;
   windows: WindowRepo;
   cache: ResponseCache;
+  /** Bars of chart series kept between requests (src/http/history-cache.ts). */
+  history: HistoryCache;
 };
 
 /** The longest symbol name looked up (an address is at most 44 characters; a symbol 32). */

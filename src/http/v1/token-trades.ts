@@ -12,7 +12,9 @@ import { nowSeconds } from '../../domain/clock.js';
 import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
 import { cursorSecret } from '../../store/meta-repo.js';
 import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/trades-repo.js';
-import { createCandlesRepo, MAX_BARS, type BarQuery } from '../../store/candles-repo.js';
+import { createCandlesRepo, MAX_BARS } from '../../store/candles-repo.js';
+import { barQuery, isBarQueryError } from '../../domain/history-range.js';
+import type { SeriesSource } from '../history-cache.js';
 import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
@@ -24,6 +26,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
   const candles = createCandlesRepo(db);
   const marketCandles = createMarketCandlesRepo(db);
   const secret = cursorSecret(db);
+  const history = deps.history;
 
   api.add(
     {
@@ -106,20 +109,28 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       if (q.market !== undefined && marketCandles.marketToken(q.market) !== token.id) throw marketNotFound(q.market, token.address);
       // `to` defaults to just after the current second, so the bar in progress is included.
       const to = q.to ?? nowSeconds(deps.clock) + 1;
-      let query: BarQuery;
-      if (q.countback !== undefined && q.countback > 0) {
-        query = { mode: 'countback', to, countback: q.countback };
-      } else {
-        if (q.from === undefined) throw invalidParameter('from', 'from is required unless countback is given');
-        if (q.from >= to) throw invalidParameter('from', 'from must be less than to');
-        query = { mode: 'range', from: q.from, to };
-      }
-      const key = `candles|${q.resolution.key}|${query.mode === 'range' ? query.from : 'cb' + query.countback}|${to}|${q.market ?? ''}|${currency}`;
-      return deps.cache.json({ token: token.id }, key, () => {
-        const bars =
-          q.market === undefined ? candles.readBars(token.id, q.resolution, query) : marketCandles.readBars(token.id, q.market, currency, q.resolution, query);
-        return { resolution: q.resolution.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
+      const query = barQuery({ from: q.from, to, countback: q.countback });
+      if (isBarQueryError(query))
+        throw invalidParameter('from', query.problem === 'required' ? 'from is required unless countback is given' : 'from must be less than to');
+      const res = q.resolution;
+      const market = q.market;
+      const source: SeriesSource =
+        market === undefined
+          ? { read: (bq) => candles.readBars(token.id, res, bq), newestBefore: (before) => candles.newestBarBefore(token.id, res, before) }
+          : {
+              read: (bq) => marketCandles.readBars(token.id, market, currency, res, bq),
+              newestBefore: (before) => marketCandles.newestBarBefore(token.id, market, res, before),
+            };
+      // One entry for every request selecting the same bars, kept until the token changes (src/http/history-cache.ts).
+      const answer = history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);
+      let miss = false;
+      const body = deps.cache.json({ token: token.id }, `candles|${answer.key}`, () => {
+        miss = true;
+        const bars = answer.compute().bars;
+        return { resolution: res.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
       });
+      history.counted(query, !miss);
+      return body;
     },
   );
 }

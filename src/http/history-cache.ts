@@ -1,0 +1,174 @@
+/**
+ * Bars of a chart series kept in memory between requests (docs/architecture.md, History series),
+ * so answers stay cached under live ingest: a series (token or pair, currency, resolution) keeps
+ * its newest bars; a trade marks it stale from the trade's bucket on (ingest hook, in the write
+ * transaction), so a new trade re-reads only the forming bar, and a backfilled one re-reads from
+ * its own bucket: never a bar that could have changed, never more than that. A change made by
+ * another process (not told which tokens) drops every series. The answers themselves stay in the
+ * response cache, keyed by what they select (src/domain/history-range.ts barQueryKey), so every
+ * viewer of a token asking "up to now" shares one entry until the token's next trade.
+ */
+import type { AppDeps } from './types.js';
+import type { Bar } from '../domain/candles.js';
+import { bucketStart, type Resolution } from '../domain/resolution.js';
+import { barQueryKey, pickBars, MAX_BARS, type BarAnswer, type BarQuery } from '../domain/history-range.js';
+
+/** Every trade time is before this (10000-01-01). */
+const END_OF_TIME = 253402300800;
+/** Bars read when a series is first asked for: a chart open asks for 300. */
+const FIRST_READ = 500;
+/** The most bars one series keeps; a request reaching further back reads the store directly. */
+const SERIES_CAP = 2 * MAX_BARS;
+/** Heap bytes of one kept bar (an object of six doubles, and its slot in the array). */
+const BAR_BYTES = 120;
+
+/** How one series reads the store (candles-repo or market-candles-repo, same rules). */
+export type SeriesSource = {
+  read(q: BarQuery): Bar[];
+  newestBefore(before: number): number | null;
+};
+
+type Series = {
+  key: string;
+  tokenId: number;
+  res: Resolution;
+  source: SeriesSource;
+  /** Ascending; every bar of the series with t >= lo (all of them when lo is -Infinity). */
+  known: Bar[];
+  lo: number;
+  /** The oldest trade time added since `known` was read (Infinity: none). */
+  staleFrom: number;
+};
+
+export type HistoryAnswer = {
+  /** Equal for two requests of one series exactly when their answers are (while the data stays the same). */
+  key: string;
+  /** Computes the answer (call at most once, right away). */
+  compute(): BarAnswer;
+};
+
+export type HistoryCache = {
+  /**
+   * The answer of `q` for the series `seriesKey` (market, currency and resolution) of token
+   * `tokenId`. With caching off (CACHE=off) every answer is read from the store.
+   */
+  answer(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource, q: BarQuery): HistoryAnswer;
+  /** Counts one lookup of a history answer in the response cache (history_cache_lookups). */
+  counted(q: BarQuery, hit: boolean): void;
+  /** Series kept, and the bars they hold (for tests). */
+  stats(): { series: number; bars: number };
+};
+
+const direct = (source: SeriesSource, q: BarQuery): BarAnswer => {
+  const bars = source.read(q);
+  return { bars, nextTime: bars.length === 0 && q.mode === 'range' ? source.newestBefore(q.from) : null };
+};
+
+/** The app's history cache (createApp makes one, beside the response cache it shares). */
+export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'store' | 'services'>): HistoryCache {
+  const enabled = deps.cache.enabled;
+  // A quarter of CACHE_MAX_MB, on top of it (docs/operations.md, Memory).
+  const maxBars = Math.max(MAX_BARS, Math.floor(deps.config.cacheMaxBytes / 4 / BAR_BYTES));
+  // Least recently used first (a Map iterates in insertion order; a hit re-inserts).
+  const series = new Map<string, Series>();
+  const byToken = new Map<number, Set<Series>>();
+  let bars = 0;
+  const lookups = enabled ? deps.services.metrics.historyLookups : { chart: { hit: 0, miss: 0 }, poll: { hit: 0, miss: 0 } };
+
+  const drop = (s: Series) => {
+    series.delete(s.key);
+    byToken.get(s.tokenId)?.delete(s);
+    bars -= s.known.length;
+  };
+  const setKnown = (s: Series, known: Bar[], lo: number) => {
+    bars += known.length - s.known.length;
+    s.known = known;
+    s.lo = lo;
+    for (const old of series.values()) {
+      if (bars <= maxBars || old === s) break;
+      drop(old);
+    }
+  };
+
+  if (enabled) {
+    deps.services.ingest.addHook(({ trades }) => {
+      for (const tr of trades) {
+        const kept = byToken.get(tr.tokenId);
+        if (kept !== undefined) for (const s of kept) if (tr.blockTime < s.staleFrom) s.staleFrom = tr.blockTime;
+      }
+    });
+    deps.store.onChange((change) => {
+      if (change.tokens !== 'all') return;
+      series.clear();
+      byToken.clear();
+      bars = 0;
+    });
+  }
+
+  /** The series, its stale bars read again (at most the bars from the oldest new trade's bucket on). */
+  function fresh(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource): Series {
+    const key = `${tokenId}|${seriesKey}`;
+    let s = series.get(key);
+    if (s === undefined) {
+      s = { key, tokenId, res, source, known: [], lo: Infinity, staleFrom: -Infinity };
+      let set = byToken.get(tokenId);
+      if (set === undefined) byToken.set(tokenId, (set = new Set()));
+      set.add(s);
+    } else {
+      series.delete(key);
+    }
+    series.set(key, s);
+    s.source = source;
+    if (s.staleFrom === Infinity) return s;
+    const cut = s.staleFrom === -Infinity ? -Infinity : bucketStart(res, s.staleFrom);
+    s.staleFrom = Infinity;
+    if (cut <= s.lo) {
+      // Nothing kept is still known to be right: start again from the newest bars.
+      const first = source.read({ mode: 'countback', to: END_OF_TIME, countback: FIRST_READ });
+      setKnown(s, first, first.length < FIRST_READ ? -Infinity : first[0]!.t);
+      return s;
+    }
+    let keep = s.known.length;
+    while (keep > 0 && s.known[keep - 1]!.t >= cut) keep--;
+    const tail = source.read({ mode: 'range', from: cut, to: END_OF_TIME });
+    // A read of MAX_BARS keeps the newest: older bars between `cut` and it are not known.
+    if (tail.length === MAX_BARS) setKnown(s, tail, tail[0]!.t);
+    else setKnown(s, keep === s.known.length && tail.length === 0 ? s.known : [...s.known.slice(0, keep), ...tail], s.lo);
+    return s;
+  }
+
+  /** The answer from the kept bars, reading older bars once when they are not kept yet. */
+  function compute(s: Series, q: BarQuery): BarAnswer {
+    let picked = pickBars(s.known, s.lo, q);
+    if (picked === null && q.to > s.lo) {
+      const have = s.known.filter((b) => b.t < q.to).length;
+      const older =
+        q.mode === 'countback'
+          ? s.source.read({ mode: 'countback', to: s.lo, countback: Math.max(q.countback - have, FIRST_READ) })
+          : s.source.read({ mode: 'range', from: q.from, to: s.lo });
+      const asked = q.mode === 'countback' ? Math.max(q.countback - have, FIRST_READ) : MAX_BARS;
+      // Fewer than asked: nothing older (countback), or every bar from `from` on (range).
+      const lo = older.length < asked ? (q.mode === 'countback' ? -Infinity : q.from) : older[0]!.t;
+      const known = [...older, ...s.known];
+      picked = pickBars(known, lo, q);
+      if (known.length <= SERIES_CAP) setKnown(s, known, lo);
+    }
+    if (picked === null) return direct(s.source, q);
+    return { bars: picked.bars, nextTime: picked.nextTime === undefined ? s.source.newestBefore((q as { from: number }).from) : picked.nextTime };
+  }
+
+  return {
+    answer(tokenId, seriesKey, res, source, q) {
+      if (!enabled) return { key: '', compute: () => direct(source, q) };
+      const s = fresh(tokenId, seriesKey, res, source);
+      const key = `${seriesKey}|${barQueryKey(res, q, s.known.at(-1)?.t ?? null)}`;
+      return { key, compute: () => compute(s, q) };
+    },
+    counted(q, hit) {
+      const kind = q.mode === 'countback' && q.countback <= 10 ? lookups.poll : lookups.chart;
+      if (hit) kind.hit++;
+      else kind.miss++;
+    },
+    stats: () => ({ series: series.size, bars }),
+  };
+}
