@@ -3,11 +3,12 @@
  * (their ids), pages by tenant, id and time, pruning (the same rows, ties on time in id order)
  * and counts.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createEventsRepo, type EventsRepo } from '../../src/store/events-repo.js';
 import { asyncRepo, type Async } from '../../src/store/async.js';
 import { createPgEventsRepo } from '../../src/store/pg/events-repo.js';
+import { inWriteOrder } from '../../src/store/pg/write-order.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';
 
 type Repo = Async<EventsRepo>;
@@ -66,5 +67,29 @@ describe('events repo on PostgreSQL', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('writes inside the transaction of the client it is built on: all of it or nothing', async () => {
+    await e.truncate(['events', 'tenants']);
+    await e.pool.query(`INSERT INTO tenants (id, name, plan, created_at) VALUES ('t1', 'T', 'free', 0)`);
+    const ids = await inWriteOrder(e.pool, async (client) => {
+      const tx = createPgEventsRepo(client);
+      return [await tx.insert('t1', 'A1', 1, 'a'), await tx.insert('t1', 'A1', 2, 'b')];
+    });
+    expect(ids).toEqual([1, 2]);
+    await expect(
+      inWriteOrder(e.pool, async (client) => {
+        const tx = createPgEventsRepo(client);
+        await tx.insert('t1', 'A1', 3, 'c');
+        // Seen inside the transaction, not outside it.
+        expect(await tx.count('t1')).toBe(3);
+        expect(await createPgEventsRepo(e.pool).count('t1')).toBe(2);
+        throw new Error('ingest refused');
+      }),
+    ).rejects.toThrow('ingest refused');
+    const repo = createPgEventsRepo(e.pool);
+    expect((await repo.page('t1', 0, 0, 10)).map((r) => r.data)).toEqual(['a', 'b']);
+    // The rolled-back insert used up its number (docs/operations.md, Many instances: gaps).
+    expect(await repo.insert('t1', 'A1', 4, 'd')).toBe(4);
   });
 });
