@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSearchIndexRepo, foldCase, type SearchIndexRepo } from '../../src/store/search-index-repo.js';
+import { createSearchIndexRepo, foldCase, searchIndexHook, type SearchIndexRepo } from '../../src/store/search-index-repo.js';
 import { asyncRepo, type Async } from '../../src/store/async.js';
-import { createPgSearchIndexRepo } from '../../src/store/pg/search-index-repo.js';
+import { createPgSearchIndexRepo, pgSearchIndexWriter } from '../../src/store/pg/search-index-repo.js';
+import { inWriteOrder } from '../../src/store/pg/write-order.js';
 import { marketFixture, NAMES, SYMBOLS, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, show, type Call } from './twins.js';
 
@@ -67,5 +68,53 @@ describe('search index reads on PostgreSQL', () => {
     );
     // The calls found rows, not only empty answers.
     expect(read).toBeGreaterThan(500);
+  });
+
+  /** Both index tables of both engines, row for row. */
+  const tables = async () => {
+    const q = {
+      search: 'SELECT token_id, address, sym, name FROM token_search ORDER BY token_id',
+      grams: 'SELECT gram, token_id FROM token_search_grams ORDER BY token_id, gram',
+    };
+    const lite = { search: f.store.db.prepare(q.search).raw().all(), grams: f.store.db.prepare(q.grams).raw().all() };
+    const pg = {
+      search: (await f.engines.pool.query({ text: q.search, rowMode: 'array' })).rows,
+      grams: (await f.engines.pool.query({ text: q.grams, rowMode: 'array' })).rows,
+    };
+    return { lite, pg };
+  };
+
+  it('writes the index as the SQLite hook does: rebuilt from scratch, and after random renames', async () => {
+    const ids = f.tokens.map((t) => t.id);
+    await f.engines.truncate(['token_search', 'token_search_grams']);
+    await inWriteOrder(f.engines.pool, async (client) => {
+      const write = pgSearchIndexWriter(client);
+      for (const id of ids) await write(id);
+    });
+    const rebuilt = await tables();
+    expect(rebuilt.lite.search).toHaveLength(ids.length);
+    expect(rebuilt.pg).toEqual(rebuilt.lite);
+
+    const hook = searchIndexHook(f.store.db);
+    const rename = fc.tuple(fc.constantFrom(...ids), fc.option(fc.constantFrom(...SYMBOLS)), fc.option(fc.constantFrom(...NAMES, 'Ünïcödé Dog', 'ab')));
+    await fc.assert(
+      fc.asyncProperty(fc.array(rename, { minLength: 1, maxLength: 8 }), async (renames) => {
+        const touched = new Set<number>();
+        await inWriteOrder(f.engines.pool, async (client) => {
+          for (const [id, symbol, name] of renames) {
+            const set = `symbol = coalesce(?, symbol), name = coalesce(?, name)`;
+            f.store.db.prepare(`UPDATE tokens SET ${set} WHERE id = ?`).run(symbol, name, id);
+            await client.query(`UPDATE tokens SET ${set.replace('?', '$1').replace('?', '$2')} WHERE id = $3`, [symbol, name, id]);
+            touched.add(id);
+          }
+          const write = pgSearchIndexWriter(client);
+          for (const id of touched) await write(id);
+        });
+        hook({ trades: [], touchedTokens: touched, now: 0 });
+        const after = await tables();
+        expect(after.pg).toEqual(after.lite);
+      }),
+      { numRuns: 30 },
+    );
   });
 });

@@ -8,9 +8,9 @@
  * (byte order, as SQLite's BINARY).
  */
 import type { Async } from '../async.js';
-import type { IndexedToken, SearchIndexRepo } from '../search-index-repo.js';
+import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../search-index-repo.js';
 import { escapeLike } from '../symbols-repo.js';
-import { rows, type Queryable } from './pg-repo.js';
+import { row, rows, type Queryable } from './pg-repo.js';
 
 /** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
 const TOP = '\u{10FFFF}';
@@ -52,5 +52,33 @@ export function createPgSearchIndexRepo(db: Queryable): PgSearchIndexRepo {
          WHERE g.gram = $1 AND g.token_id > $2 ORDER BY g.token_id LIMIT $3`,
         [gram, after, n],
       ),
+  };
+}
+
+/**
+ * Writes one token's index row and its grams when they are missing or changed, as the SQLite
+ * search index hook does in the ingest transaction: build it on that transaction's client. The
+ * name's trigram index follows token_search.name by itself (SQLite keeps an FTS5 table). A fresh
+ * PostgreSQL database never held names folded by lower(), so SQLite's one-time refold has no twin.
+ */
+export function pgSearchIndexWriter(db: Queryable): (id: number) => Promise<void> {
+  return async (id) => {
+    const src = await row<{ address: string; symbol: string; name: string }>(db, 'SELECT address, symbol, name FROM tokens WHERE id = $1', [id]);
+    if (src === undefined) return;
+    const sym = foldCase(src.symbol);
+    const folded = foldCase(src.name);
+    const cur = await row<{ sym: string; name: string }>(db, 'SELECT sym, name FROM token_search WHERE token_id = $1', [id]);
+    if (cur !== undefined && cur.sym === sym && cur.name === folded) return;
+    await db.query(
+      `INSERT INTO token_search (token_id, address, sym, name) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (token_id) DO UPDATE SET address = excluded.address, sym = excluded.sym, name = excluded.name`,
+      [id, src.address, sym, folded],
+    );
+    if (cur !== undefined && cur.name === folded) return;
+    if (cur !== undefined) await db.query('DELETE FROM token_search_grams WHERE token_id = $1 AND gram = ANY($2::text[])', [id, [...shortGrams(cur.name)]]);
+    await db.query('INSERT INTO token_search_grams (gram, token_id) SELECT g, $1 FROM unnest($2::text[]) AS g ON CONFLICT DO NOTHING', [
+      id,
+      [...shortGrams(folded)],
+    ]);
   };
 }
