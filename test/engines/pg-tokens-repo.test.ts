@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTokensRepo, type TokensRepo } from '../../src/store/tokens-repo.js';
-import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
+import { createTokenChangesRepo, discoveryHook } from '../../src/store/token-changes-repo.js';
 import { asyncRepo, type Async } from '../../src/store/async.js';
 import { createPgTokensRepo } from '../../src/store/pg/tokens-repo.js';
-import { createPgTokenChangesRepo, type PgTokenChangesRepo } from '../../src/store/pg/token-changes-repo.js';
+import { createPgTokenChangesRepo, pgTokenChangesWriter, type PgTokenChangesRepo } from '../../src/store/pg/token-changes-repo.js';
+import { inWriteOrder } from '../../src/store/pg/write-order.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, type Call } from './twins.js';
 
@@ -54,6 +55,30 @@ describe('token reads on PostgreSQL', () => {
       { numRuns: 50 },
     );
     expect(await pg.since(0, last)).toHaveLength(f.tokens.length);
+  });
+
+  it('appends to the change log as the SQLite discovery hook does, entry for entry', async () => {
+    const hook = discoveryHook(f.store.db);
+    const write = pgTokenChangesWriter();
+    const log = async () => ({
+      lite: f.store.db.prepare('SELECT seq, token_id FROM token_changes ORDER BY seq').raw().all(),
+      pg: (await f.engines.pool.query({ text: 'SELECT seq, token_id FROM token_changes ORDER BY seq', rowMode: 'array' })).rows,
+    });
+    const batch = fc.uniqueArray(fc.constantFrom(...f.tokens.map((t) => t.id)), { maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 5 }), async (batches) => {
+        for (const ids of batches) {
+          const touched = new Set(ids);
+          hook({ trades: [], touchedTokens: touched, now: 0 });
+          await inWriteOrder(f.engines.pool, (client) => write(client, touched));
+        }
+        const { lite, pg } = await log();
+        expect(pg).toEqual(lite);
+      }),
+      { numRuns: 30 },
+    );
+    const { lite } = await log();
+    expect(lite.length).toBeGreaterThan(f.tokens.length + 30);
   });
 
   it('answers 0 and empty on an empty log, as SQLite does', async () => {

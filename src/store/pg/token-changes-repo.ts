@@ -27,3 +27,28 @@ export function createPgTokenChangesRepo(db: Queryable): PgTokenChangesRepo {
       ).map((r) => r.id),
   };
 }
+
+/** Entries kept, and how often pruning runs: as src/store/token-changes-repo.ts. */
+const KEEP = 200_000;
+const PRUNE_EVERY = 100;
+
+/**
+ * The change log's half of the discovery hook: appends the tokens an ingest transaction touched,
+ * in their order, and prunes to the newest KEEP entries every PRUNE_EVERY batches. Call the
+ * function it returns with the client of the ingest's inWriteOrder() transaction, so entries
+ * are numbered in commit order; the batch count is this instance's, as on SQLite it is the
+ * process's.
+ */
+export function pgTokenChangesWriter(): (client: Queryable, touchedTokens: ReadonlySet<number>) => Promise<void> {
+  let batches = 0;
+  return async (client, touchedTokens) => {
+    if (touchedTokens.size > 0) {
+      await client.query('INSERT INTO token_changes (token_id) SELECT id FROM unnest($1::bigint[]) WITH ORDINALITY AS u (id, n) ORDER BY n', [
+        [...touchedTokens],
+      ]);
+    }
+    if (++batches % PRUNE_EVERY === 0) {
+      await client.query(`DELETE FROM token_changes WHERE seq <= (SELECT max(seq) FROM token_changes) - ${KEEP}`);
+    }
+  };
+}
