@@ -1,0 +1,130 @@
+/**
+ * The instance-to-instance notices of the many-instance mode (docs/operations.md, Many
+ * instances): after a commit, an instance publishes what changed (the tokens touched and whether
+ * accounts changed, for caches), which keys were revoked (to close their streams) and which
+ * tokens' streams have new data; every other instance hears it on one Redis channel.
+ *
+ * Redis pub/sub keeps nothing for a subscriber that is away, so a lost subscription can have
+ * missed notices: the bus reports 'down' at once (the caller then serves no cached answer) and,
+ * when the subscription is back, 'up' with `flush: true` (the caller drops every cached answer
+ * before serving from its caches again). node-redis subscribes again before it reports ready, so
+ * nothing published after the flush is missed. Publishing never waits for a reconnection: while
+ * Redis is away publish() answers false at once (the offline queue is off).
+ */
+import { createClient } from 'redis';
+import { z } from 'zod';
+
+const noticeSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('change'), tokens: z.union([z.array(z.number().int()), z.literal('all')]), accounts: z.boolean() }),
+  z.object({ type: z.literal('revoke'), keyIds: z.array(z.string()) }),
+  z.object({ type: z.literal('stream'), tokens: z.array(z.number().int()) }),
+]);
+
+/** What one instance tells the others. */
+export type Notice = z.infer<typeof noticeSchema>;
+
+/** A notice nobody can read (another version's, or garbled) stands for "anything may have changed". */
+const EVERYTHING: Notice = { type: 'change', tokens: 'all', accounts: true };
+
+const envelopeSchema = z.object({ from: z.string(), notice: z.unknown() });
+
+export type BusState = 'up' | 'down';
+
+export type RedisBusOptions = {
+  url: string;
+  /** This instance's name: its own notices are not handed back to it. */
+  instanceId: string;
+  /** Prefix of the channel name (instances of one deployment share it). */
+  prefix?: string;
+  /** A notice from another instance. */
+  onNotice: (notice: Notice, from: string) => void;
+  /**
+   * The subscription was lost ('down') or is back ('up'); `flush` is true when notices may have
+   * been missed, so every cached answer must go. The first 'up' after start flushes too.
+   */
+  onState?: (state: BusState, info: { flush: boolean; error?: unknown }) => void;
+  /** Wait between reconnection attempts, in ms (default 500). */
+  reconnectMs?: number;
+};
+
+export type RedisBus = {
+  /** Sends a notice to every other instance: false when Redis cannot take it now. */
+  publish(notice: Notice): Promise<boolean>;
+  /** 'up' while the subscription is live. */
+  state(): BusState;
+  close(): Promise<void>;
+};
+
+/** Connects in the background: a bus made while Redis is away reports 'up' when it arrives. */
+export function createRedisBus(opts: RedisBusOptions): RedisBus {
+  const channel = `${opts.prefix ?? ''}notices`;
+  const reconnectMs = opts.reconnectMs ?? 500;
+  const socket = { reconnectStrategy: () => reconnectMs, connectTimeout: 2000 };
+  const pub = createClient({ url: opts.url, socket, disableOfflineQueue: true });
+  const sub = createClient({ url: opts.url, socket });
+  let state: BusState = 'down';
+  let closed = false;
+  // The first ready comes before the first SUBSCRIBE: 'up' waits for that one.
+  let subscribed = false;
+
+  const set = (next: BusState, error?: unknown) => {
+    if (next === state || closed) return;
+    state = next;
+    opts.onState?.(next, next === 'up' ? { flush: true } : { flush: false, error });
+  };
+  pub.on('error', () => undefined);
+  sub.on('error', (err: unknown) => {
+    if (!sub.isReady) set('down', err);
+  });
+  sub.on('reconnecting', () => set('down'));
+  sub.on('end', () => set('down'));
+  sub.on('ready', () => {
+    if (subscribed) set('up');
+  });
+
+  const onMessage = (message: string) => {
+    let from: string;
+    let notice: Notice;
+    try {
+      const env = envelopeSchema.parse(JSON.parse(message));
+      from = env.from;
+      const parsed = noticeSchema.safeParse(env.notice);
+      notice = parsed.success ? parsed.data : EVERYTHING;
+    } catch {
+      from = '';
+      notice = EVERYTHING;
+    }
+    if (from !== opts.instanceId) opts.onNotice(notice, from);
+  };
+
+  // Subscribing before connecting: node-redis sends it as part of every (re)connection.
+  const started = (async () => {
+    await Promise.all([pub.connect(), sub.connect()]);
+    await sub.subscribe(channel, onMessage);
+    subscribed = true;
+    if (sub.isReady) set('up');
+  })();
+  // A bus started while Redis is away keeps trying through the clients' reconnection.
+  started.catch(() => undefined);
+
+  return {
+    async publish(notice) {
+      if (!pub.isReady) return false;
+      try {
+        await pub.publish(channel, JSON.stringify({ from: opts.instanceId, notice }));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    state: () => state,
+    async close() {
+      closed = true;
+      await started.catch(() => undefined);
+      for (const c of [sub, pub]) {
+        if (c.isOpen) await c.close().catch(() => c.destroy());
+        else c.destroy();
+      }
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * What every PostgreSQL repo shares (docs/operations.md, Many instances: the pg repos and their
+ * client). A repo is built on a `Queryable`: the instance's pool, for calls that stand alone, or
+ * the client of a transaction, for calls that must be part of the caller's transaction (an
+ * ingest's hooks, a count and the insert it allows). The SQLite repos get the same effect from
+ * the one connection; here the caller builds the repo on its transaction's client, as the
+ * webhook outbox twin is built.
+ */
+import pg from 'pg';
+
+/** A pool (each call takes any connection) or one client (inside its transaction). */
+export type Queryable = pg.Pool | pg.ClientBase;
+
+/** The rows of one statement. */
+export async function rows<R extends object>(db: Queryable, sql: string, params: unknown[] = []): Promise<R[]> {
+  return (await db.query<R>(sql, params)).rows;
+}
+
+/** The first row of one statement, or undefined. */
+export async function row<R extends object>(db: Queryable, sql: string, params: unknown[] = []): Promise<R | undefined> {
+  return (await db.query<R>(sql, params)).rows[0];
+}
+
+/** How many rows one statement changed. */
+export async function changes(db: Queryable, sql: string, params: unknown[] = []): Promise<number> {
+  return (await db.query(sql, params)).rowCount ?? 0;
+}
+
+let savepoints = 0;
+
+/**
+ * Runs `fn` in one transaction: on a pool, a transaction of its own on one connection (holding
+ * the transaction-level advisory lock `lockKey` first when given, so such transactions run one at
+ * a time on every instance, as SQLite's BEGIN IMMEDIATE makes writers do); on a client already in
+ * a transaction, a savepoint inside it (as SQLite nests a transaction). Committed when `fn`
+ * resolves, rolled back when it throws.
+ */
+export async function pgTransaction<T>(db: Queryable, lockKey: string | null, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  if (!(db instanceof pg.Pool)) {
+    const name = `sp_${++savepoints}`;
+    await db.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(db);
+      await db.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      await db.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw err;
+    }
+  }
+  const client = await db.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    try {
+      if (lockKey !== null) await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey]);
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    }
+  } finally {
+    // A connection whose rollback failed is in an unknown state: the pool must not hand it out.
+    client.release(broken);
+  }
+}

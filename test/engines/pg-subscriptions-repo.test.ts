@@ -1,0 +1,78 @@
+/**
+ * The subscriptions repo on PostgreSQL answers as the SQLite one for the same random calls:
+ * subscriptions of existing and missing tenants, duplicates refused, webhooks set and cleared,
+ * removals, a token's subscribers, plan caps and webhook secrets.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import fc from 'fast-check';
+import type { Db } from '../../src/store/db.js';
+import { createSubscriptionsRepo, type SubscriptionsRepo } from '../../src/store/subscriptions-repo.js';
+import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createPgSubscriptionsRepo } from '../../src/store/pg/subscriptions-repo.js';
+import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';
+
+type Repo = Async<SubscriptionsRepo>;
+
+const TENANTS = ['t1', 't2', 't3']; // t3 is never created
+const ADDRESSES = ['A1', 'A2', 'a1'];
+const tenantId = fc.constantFrom(...TENANTS);
+const subId = fc.constantFrom('s1', 's2', 's3', 's4');
+const address = fc.constantFrom(...ADDRESSES);
+const url = fc.option(fc.constantFrom('https://hooks.example/a', 'https://hooks.example/b'));
+const time = fc.integer({ min: 0, max: 20 });
+
+const call = <A extends unknown[]>(name: string, args: fc.Arbitrary<A>, run: (r: Repo, ...a: A) => Promise<unknown>): fc.Arbitrary<Call<Repo>> =>
+  args.map((a) => ({ label: `${name}${show(a)}`, run: (r: Repo) => run(r, ...a) }));
+
+const calls = fc.oneof(
+  call('find', fc.tuple(tenantId, address), (r, t, a) => r.find(t, a)),
+  call('list', fc.tuple(tenantId), (r, t) => r.list(t)),
+  call('count', fc.tuple(tenantId), (r, t) => r.count(t)),
+  call('insert', fc.tuple(subId, tenantId, address, url, time), (r, id, t, a, w, at) =>
+    r.insert({ id, tenantId: t, address: a, webhookUrl: w, createdAt: at }),
+  ),
+  call('setWebhook', fc.tuple(subId, url), (r, id, w) => r.setWebhook(id, w)),
+  call('remove', fc.tuple(subId), (r, id) => r.remove(id)),
+  call('subscribers', fc.tuple(address), (r, a) => r.subscribers(a)),
+  call('maxSubscriptions', fc.tuple(tenantId), (r, t) => r.maxSubscriptions(t)),
+  call('webhookSecret', fc.tuple(tenantId), (r, t) => r.webhookSecret(t)),
+  call('insertWebhookSecret', fc.tuple(tenantId, fc.constantFrom('sec1', 'sec2'), time), (r, t, s, at) => r.insertWebhookSecret(t, s, at)),
+);
+
+const finalReads: Call<Repo>[] = [
+  ...TENANTS.map((t): Call<Repo> => ({ label: `list(${t})`, run: (r) => r.list(t) })),
+  ...ADDRESSES.map((a): Call<Repo> => ({ label: `subscribers(${a})`, run: (r) => r.subscribers(a) })),
+];
+
+const SEED = [
+  ["INSERT INTO tenants (id, name, plan, created_at) VALUES ('t1', 'One', 'free', 0)"],
+  ["INSERT INTO tenants (id, name, plan, created_at) VALUES ('t2', 'Two', 'pro', 0)"],
+];
+const seedLite = (db: Db) => SEED.forEach(([sql]) => db.exec(sql!));
+
+describe('subscriptions repo on PostgreSQL', () => {
+  let e: Engines;
+  beforeAll(async () => {
+    e = await engines('subscriptions');
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  it('answers as the SQLite repo does for the same random calls', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(calls, { minLength: 10, maxLength: 60 }), async (cs) => {
+        await e.truncate(['webhook_secrets', 'subscriptions', 'tenants']);
+        for (const [sql] of SEED) await e.pool.query(sql!);
+        const store = e.sqlite();
+        try {
+          seedLite(store.db);
+          await sameAnswers(asyncRepo(createSubscriptionsRepo(store.db)), createPgSubscriptionsRepo(e.pool), [...cs, ...finalReads]);
+        } finally {
+          store.close();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
