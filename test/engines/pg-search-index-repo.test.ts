@@ -110,7 +110,7 @@ describe('search index reads on PostgreSQL', () => {
           const write = pgSearchIndexWriter(client);
           for (const id of touched) await write(id);
         });
-        hook({ trades: [], touchedTokens: touched, now: 0 });
+        hook({ trades: [], touchedTokens: touched, now: 0, first: true });
         const after = await tables();
         expect(after.pg).toEqual(after.lite);
       }),

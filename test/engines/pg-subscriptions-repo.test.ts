@@ -28,6 +28,7 @@ const calls = fc.oneof(
   call('find', fc.tuple(tenantId, address), (r, t, a) => r.find(t, a)),
   call('list', fc.tuple(tenantId), (r, t) => r.list(t)),
   call('count', fc.tuple(tenantId), (r, t) => r.count(t)),
+  call('any', fc.tuple(), (r) => r.any()),
   call('insert', fc.tuple(subId, tenantId, address, url, time), (r, id, t, a, w, at) =>
     r.insert({ id, tenantId: t, address: a, webhookUrl: w, createdAt: at }),
   ),

@@ -69,7 +69,7 @@ describe('token reads on PostgreSQL', () => {
       fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 5 }), async (batches) => {
         for (const ids of batches) {
           const touched = new Set(ids);
-          hook({ trades: [], touchedTokens: touched, now: 0 });
+          hook({ trades: [], touchedTokens: touched, now: 0, first: true });
           await inWriteOrder(f.engines.pool, (client) => write(client, touched));
         }
         const { lite, pg } = await log();

@@ -16,6 +16,7 @@ export function createPgSubscriptionsRepo(db: Queryable): PgSubscriptionsRepo {
   return {
     find: (tenantId, address) => row<Subscription>(db, `SELECT ${COLUMNS} FROM subscriptions WHERE tenant_id = $1 AND address = $2`, [tenantId, address]),
     list: (tenantId) => rows<Subscription>(db, `SELECT ${COLUMNS} FROM subscriptions WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]),
+    any: async () => (await row<{ one: number }>(db, 'SELECT 1 AS one FROM subscriptions LIMIT 1')) !== undefined,
     count: async (tenantId) => (await row<{ n: number }>(db, 'SELECT count(*) AS n FROM subscriptions WHERE tenant_id = $1', [tenantId]))!.n,
     async insert(r) {
       await db.query('INSERT INTO subscriptions (id, tenant_id, address, webhook_url, created_at) VALUES ($1, $2, $3, $4, $5)', [
