@@ -17,6 +17,8 @@ import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
 import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
 import { loadMigrations, migrate } from '../../src/store/db.js';
 import { normalizeAddress } from '../../src/domain/address.js';
+import { SORT_SLICE } from '../../src/domain/sliced-sort.js';
+import { RANKINGS } from '../../src/domain/discovery.js';
 
 const NOW = 1_700_000_000;
 const TOKENS = 20_000;
@@ -145,6 +147,30 @@ describe('search and discovery on 20,000 tokens', () => {
     await board.refresh(() => t.clock.seconds());
     expect(board.recomputed() - mid).toBe(1);
     expect(board.ranking('trending')[0]!.t.address).toBe(tok);
+  });
+  it('sorts a rebuilt board in slices of bounded comparisons, and an update does not sort again', async () => {
+    // Small slices, so about 2,000 traded tokens need many (src/domain/sliced-sort.ts pins the
+    // comparisons a slice may make; the board uses SORT_SLICE).
+    const limits = { run: 64, budget: 256 };
+    const board = createWindowBoard(t.store, '24h', { sort: limits });
+    await board.refresh(() => t.clock.seconds());
+    const traded = board.ranking('trending').length;
+    expect(traded).toBeGreaterThan(1_900);
+    // Gainers and losers are empty here (no token has the 10 trades they need): the pauses are the
+    // trending sort's, at least one per `budget` comparisons of its merges.
+    const pauses = board.sortPauses();
+    expect(pauses).toBeGreaterThanOrEqual(traded / limits.budget);
+    expect(SORT_SLICE.run).toBeLessThan(SORT_SLICE.budget);
+    const { order, holds } = RANKINGS.trending;
+    const all = t.store.db.prepare('SELECT id FROM tokens').pluck().all() as number[];
+    const expected = all
+      .flatMap((id) => board.get(id) ?? [])
+      .filter(holds)
+      .sort(order);
+    expect(board.ranking('trending').map((e) => e.t.id)).toEqual(expected.map((e) => e.t.id));
+    t.clock.advance(1_000);
+    await board.refresh(() => t.clock.seconds());
+    expect(board.sortPauses()).toBe(pauses);
   });
 });
 

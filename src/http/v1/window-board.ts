@@ -17,6 +17,7 @@ import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
+import { slicedSort, type SliceLimits } from '../../domain/sliced-sort.js';
 import { boardRefresher } from './board-refresh.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
@@ -34,7 +35,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
 
-export function createWindowBoard(store: Store, window: WindowKey) {
+/** `sort` bounds the work of one slice of a rankings' sort (smaller in tests, to slice few tokens). */
+export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
   const seconds = WINDOW_SECONDS[window];
   const repo = createDiscoveryRepo(store.db);
   const windows = createWindowRepo(store.db);
@@ -55,6 +57,12 @@ export function createWindowBoard(store: Store, window: WindowKey) {
   let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
+  /** Pauses of the rankings' sorts so far (for tests that pin that a rebuild's sort is sliced). */
+  let sortPauses = 0;
+  const pauseSort = (): Promise<void> => {
+    sortPauses++;
+    return yieldToLoop();
+  };
 
   function recompute(into: Map<number, BoardEntry>, id: number, now: number): void {
     recomputed++;
@@ -99,17 +107,22 @@ export function createWindowBoard(store: Store, window: WindowKey) {
       for (const id of announced) dirty.add(id);
       throw err;
     }
-    // A rebuild sorts each ranking here, one per turn of the event loop, rather than in the
-    // first request that reads it; an update re-places only the tokens it recomputed (a linear
-    // pass and a binary search each) instead of sorting every traded token again every second.
+    // A rebuild sorts each ranking here rather than in the first request that reads it, in
+    // slices of bounded comparisons (src/domain/sliced-sort.ts): one sort of every traded token
+    // grows with the store. An update re-places only the tokens it recomputed (a linear pass and a
+    // binary search each), one ranking a turn, instead of sorting every traded token again.
     const lists = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
     if (rebuild) {
       for (const [kind, { holds, order }] of Object.entries(RANKINGS) as [BoardKind, (typeof RANKINGS)[BoardKind]][]) {
         await yieldToLoop();
-        lists.set(kind, { generation: generation + 1, list: [...into.values()].filter(holds).sort(order) });
+        lists.set(kind, { generation: generation + 1, list: await slicedSort([...into.values()].filter(holds), order, pauseSort, opts.sort) });
       }
     } else {
-      for (const [kind, cached] of sorted) lists.set(kind, { generation: generation + 1, list: replace(into, kind, cached.list, new Set(ids)) });
+      const changed = new Set(ids);
+      for (const [kind, cached] of sorted) {
+        if (changed.size > 0) await yieldToLoop();
+        lists.set(kind, { generation: generation + 1, list: changed.size === 0 ? cached.list : replace(into, kind, cached.list, changed) });
+      }
     }
     entries = into;
     seen = log.last;
@@ -148,5 +161,8 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
     /** Tokens recomputed since the board was made. */
     recomputed: (): number => recomputed,
+
+    /** Pauses the rankings' sorts made since the board was made (src/domain/sliced-sort.ts). */
+    sortPauses: (): number => sortPauses,
   };
 }
