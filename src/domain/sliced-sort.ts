@@ -4,7 +4,7 @@
  * 20,000 board entries holds the event loop for tens of milliseconds on a loaded machine, and
  * longer as the store grows; this sorts runs of `run` items, then merges them pairwise, and calls
  * `pause` whenever the comparisons since the last pause reach `budget` (docs/architecture.md,
- * Window boards). The result is exactly `items.slice().sort(order)`: runs are sorted stably and a
+ * Caches). The result is exactly `items.slice().sort(order)`: runs are sorted stably and a
  * merge takes the left item on ties.
  */
 
