@@ -10,13 +10,15 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Db } from '../../src/store/db.js';
-import { createWindowBoard } from '../../src/http/v1/window-board.js';
+import { createWindowBoard, RECOMPUTE_SLICE } from '../../src/http/v1/window-board.js';
 import { searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
 import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
 import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
 import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
 import { loadMigrations, migrate } from '../../src/store/db.js';
 import { normalizeAddress } from '../../src/domain/address.js';
+import { SORT_SLICE } from '../../src/domain/sliced-sort.js';
+import { RANKINGS } from '../../src/domain/discovery.js';
 
 const NOW = 1_700_000_000;
 const TOKENS = 20_000;
@@ -145,6 +147,65 @@ describe('search and discovery on 20,000 tokens', () => {
     await board.refresh(() => t.clock.seconds());
     expect(board.recomputed() - mid).toBe(1);
     expect(board.ranking('trending')[0]!.t.address).toBe(tok);
+  });
+  it('sorts a rebuilt board in slices of bounded comparisons, and an update does not sort again', async () => {
+    // Small slices, so about 2,000 traded tokens need many (src/domain/sliced-sort.ts pins the
+    // comparisons a slice may make; the board uses SORT_SLICE).
+    const limits = { run: 64, budget: 256 };
+    const board = createWindowBoard(t.store, '24h', { sort: limits });
+    await board.refresh(() => t.clock.seconds());
+    const traded = board.ranking('trending').length;
+    expect(traded).toBeGreaterThan(1_900);
+    // Gainers and losers are empty here (no token has the 10 trades they need): the pauses are the
+    // trending sort's, at least one per `budget` comparisons of its merges.
+    const pauses = board.sortPauses();
+    expect(pauses).toBeGreaterThanOrEqual(traded / limits.budget);
+    expect(SORT_SLICE.run).toBeLessThan(SORT_SLICE.budget);
+    const { order, holds } = RANKINGS.trending;
+    const all = t.store.db.prepare('SELECT id FROM tokens').pluck().all() as number[];
+    const expected = all
+      .flatMap((id) => board.get(id) ?? [])
+      .filter(holds)
+      .sort(order);
+    expect(board.ranking('trending').map((e) => e.t.id)).toEqual(expected.map((e) => e.t.id));
+    t.clock.advance(1_000);
+    await board.refresh(() => t.clock.seconds());
+    expect(board.sortPauses()).toBe(pauses);
+  });
+  it('recomputes at most RECOMPUTE_SLICE tokens per turn of the event loop while it rebuilds', async () => {
+    const board24 = createWindowBoard(t.store, '24h');
+    const seen: number[] = [board24.recomputed()];
+    let ticking = true;
+    const tick = () => {
+      seen.push(board24.recomputed());
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await board24.refresh(() => t.clock.seconds());
+    ticking = false;
+    seen.push(board24.recomputed());
+    const steps = seen.slice(1).map((n, i) => n - seen[i]!);
+    expect(board24.recomputed()).toBeGreaterThan(1_900);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(RECOMPUTE_SLICE);
+    expect(steps.filter((d) => d > 0).length).toBeGreaterThanOrEqual(Math.floor(board24.recomputed() / RECOMPUTE_SLICE));
+  });
+
+  it('sorts a ranking again in slices when an update changes more tokens than it re-places one by one', async () => {
+    const board = createWindowBoard(t.store, '24h', { sort: { run: 64, budget: 256 } });
+    await board.refresh(() => t.clock.seconds());
+    const before = board.sortPauses();
+    const ids = t.store.db.prepare('SELECT address FROM tokens WHERE id > 5000 ORDER BY id LIMIT 400').pluck().all() as string[];
+    t.ingest(ids.map((a, i) => aTrade(a, { blockTime: t.clock.seconds() - 10, volumeUsd: 50 + i })));
+    await board.refresh(() => t.clock.seconds());
+    expect(board.sortPauses()).toBeGreaterThan(before);
+    const { order, holds } = RANKINGS.trending;
+    const all = t.store.db.prepare('SELECT id FROM tokens').pluck().all() as number[];
+    const expected = all
+      .flatMap((id) => board.get(id) ?? [])
+      .filter(holds)
+      .sort(order);
+    expect(board.ranking('trending').map((e) => e.t.id)).toEqual(expected.map((e) => e.t.id));
+    expect(expected.length).toBeGreaterThan(2_300);
   });
 });
 

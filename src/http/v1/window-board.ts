@@ -17,13 +17,22 @@ import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
+import { slicedSort, type SliceLimits } from '../../domain/sliced-sort.js';
 import { boardRefresher } from './board-refresh.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };
 export type BoardKind = RankingKind;
 
-/** Tokens recomputed between two yields to the event loop. */
-const SLICE = 64;
+/**
+ * Tokens recomputed between two yields to the event loop: each costs three index reads (about
+ * 0.2 ms on the 200,000-token store), so a slice holds the loop for a few milliseconds.
+ */
+export const RECOMPUTE_SLICE = 32;
+/**
+ * Changed tokens an update re-places one by one (a binary search and a splice of the list each);
+ * beyond this the ranking is sorted again in slices, so the cost per turn stays bounded.
+ */
+const REPLACE_MAX = 256;
 /**
  * Seconds the clock may move before the board is rebuilt rather than brought forward: the
  * tokens with trades in a long span are found in one synchronous read, so the span stays short.
@@ -34,7 +43,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
 
-export function createWindowBoard(store: Store, window: WindowKey) {
+/** `sort` bounds the work of one slice of a rankings' sort (smaller in tests, to slice few tokens). */
+export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
   const seconds = WINDOW_SECONDS[window];
   const repo = createDiscoveryRepo(store.db);
   const windows = createWindowRepo(store.db);
@@ -55,6 +65,12 @@ export function createWindowBoard(store: Store, window: WindowKey) {
   let sorted = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
   /** Tokens recomputed so far (for tests that pin the cost of moving the clock). */
   let recomputed = 0;
+  /** Pauses of the rankings' sorts so far (for tests that pin that a rebuild's sort is sliced). */
+  let sortPauses = 0;
+  const pauseSort = (): Promise<void> => {
+    sortPauses++;
+    return yieldToLoop();
+  };
 
   function recompute(into: Map<number, BoardEntry>, id: number, now: number): void {
     recomputed++;
@@ -93,23 +109,31 @@ export function createWindowBoard(store: Store, window: WindowKey) {
     try {
       for (const id of ids) {
         recompute(into, id, now);
-        if (++n % SLICE === 0) await yieldToLoop();
+        if (++n % RECOMPUTE_SLICE === 0) await yieldToLoop();
       }
     } catch (err) {
       for (const id of announced) dirty.add(id);
       throw err;
     }
-    // A rebuild sorts each ranking here, one per turn of the event loop, rather than in the
-    // first request that reads it; an update re-places only the tokens it recomputed (a linear
-    // pass and a binary search each) instead of sorting every traded token again every second.
+    // A rebuild sorts each ranking here rather than in the first request that reads it, in
+    // slices of bounded comparisons (src/domain/sliced-sort.ts): one sort of every traded token
+    // grows with the store. An update re-places only the tokens it recomputed (a linear pass and a
+    // binary search each), one ranking a turn, instead of sorting every traded token again.
     const lists = new Map<BoardKind, { generation: number; list: BoardEntry[] }>();
     if (rebuild) {
       for (const [kind, { holds, order }] of Object.entries(RANKINGS) as [BoardKind, (typeof RANKINGS)[BoardKind]][]) {
         await yieldToLoop();
-        lists.set(kind, { generation: generation + 1, list: [...into.values()].filter(holds).sort(order) });
+        lists.set(kind, { generation: generation + 1, list: await slicedSort([...into.values()].filter(holds), order, pauseSort, opts.sort) });
       }
     } else {
-      for (const [kind, cached] of sorted) lists.set(kind, { generation: generation + 1, list: replace(into, kind, cached.list, new Set(ids)) });
+      const changed = new Set(ids);
+      for (const [kind, cached] of sorted) {
+        if (changed.size > 0) await yieldToLoop();
+        let list = cached.list;
+        if (changed.size > REPLACE_MAX) list = await slicedSort([...into.values()].filter(RANKINGS[kind].holds), RANKINGS[kind].order, pauseSort, opts.sort);
+        else if (changed.size > 0) list = replace(into, kind, cached.list, changed);
+        lists.set(kind, { generation: generation + 1, list });
+      }
     }
     entries = into;
     seen = log.last;
@@ -148,5 +172,8 @@ export function createWindowBoard(store: Store, window: WindowKey) {
 
     /** Tokens recomputed since the board was made. */
     recomputed: (): number => recomputed,
+
+    /** Pauses the rankings' sorts made since the board was made (src/domain/sliced-sort.ts). */
+    sortPauses: (): number => sortPauses,
   };
 }
