@@ -17,7 +17,10 @@ export type RollupTrade = { id: number; blockTime: number; priceUsd: number; vol
 /** One kind of rollup series: which series a trade belongs to, and the fields it keeps beyond RollupBar. */
 export type RollupKind<T extends RollupTrade, D extends RollupBar> = {
   series(tr: T): number | string;
-  /** A bucket made by its first trade: `bar` holds the common fields. */
+  /**
+   * A bucket made by its first trade: `bar`, fresh and the kind's own, holds the common fields;
+   * extend it in place. A spread copy ({ ...bar, ... }) made the fold about ten times slower.
+   */
   open(bar: RollupBar, tr: T): D;
   /** Another trade of the bucket, after the common fields took it; whether it became the open and the close. */
   add(d: D, tr: T, opened: boolean, closed: boolean): void;
@@ -77,7 +80,13 @@ export type TradeForRollup = RollupTrade & { tokenId: number; isBuy: boolean };
 
 const tokenRollup: RollupKind<TradeForRollup, RollupDelta> = {
   series: (tr) => tr.tokenId,
-  open: (bar, tr) => ({ ...bar, tokenId: tr.tokenId, vb: tr.isBuy ? tr.volumeUsd : 0, nb: tr.isBuy ? 1 : 0 }),
+  open(bar, tr) {
+    const d = bar as RollupDelta;
+    d.tokenId = tr.tokenId;
+    d.vb = tr.isBuy ? tr.volumeUsd : 0;
+    d.nb = tr.isBuy ? 1 : 0;
+    return d;
+  },
   add(d, tr) {
     if (!tr.isBuy) return;
     d.vb += tr.volumeUsd;

@@ -21,7 +21,12 @@ const marketRollup: RollupKind<TradeForMarketRollup, MarketRollupDelta> = {
   series: (tr) => `${tr.tokenId}|${tr.market}`,
   open(bar, tr) {
     const q = nativePrice(tr.amount, tr.quoteAmount);
-    return { ...bar, tokenId: tr.tokenId, market: tr.market, qo: q, qh: q, ql: q, qc: q, qv: tr.quoteAmount };
+    const d = bar as MarketRollupDelta;
+    d.tokenId = tr.tokenId;
+    d.market = tr.market;
+    d.qo = d.qh = d.ql = d.qc = q;
+    d.qv = tr.quoteAmount;
+    return d;
   },
   // The quote bar opens and closes with the USD bar: the same trade, by the same trade order.
   add(d, tr, opened, closed) {
