@@ -19,7 +19,7 @@ import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
 import { createKeyBody, keyPath, rotateKeyBody } from './v1/account.js';
-import { registerBody, registeredPath } from './v1/subscriptions.js';
+import { registerBody, registeredAnswer, registeredPath } from './v1/subscriptions.js';
 import type { AppContext, AppDeps } from './types.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -177,7 +177,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       // The signed-in owner manages the whole tenant: it may grant read and manage, not ingest.
       const made = accounts.issueKey(caller.tenant.id, { name: body.name, scopes: body.scopes, callerScopes: GRANTABLE_SCOPES });
       ctx.status = 201;
-      return { key: made.key, secret: made.secret };
+      return made;
     },
   );
 
@@ -220,9 +220,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       body: registerBody,
     },
     async ({ body, caller }, ctx) => {
-      const r = await subscriptions.register(caller.tenant.id, body.address, body.webhookUrl);
-      ctx.status = r.created ? 201 : 200;
-      return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
+      return registeredAnswer(await subscriptions.register(caller.tenant.id, body.address, body.webhookUrl), ctx);
     },
   );
 

@@ -8,8 +8,8 @@
  * when their leases end (60 s by default), while a live instance's never lapse. Time is Redis's
  * own clock (TIME), one clock for every instance.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import type { ScriptClient } from './redis-gcra.js';
+import { randomUUID } from 'node:crypto';
+import { evalScript, luaScript, type ScriptClient } from './redis-script.js';
 
 /** KEYS[1]: the group. ARGV: member, cap, lease ms. 1 when admitted, 0 when the group is full. */
 export const ACQUIRE_SCRIPT = `
@@ -33,8 +33,7 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `;
 
-const sha = (s: string) => createHash('sha1').update(s).digest('hex');
-const SCRIPTS = { acquire: { src: ACQUIRE_SCRIPT, sha: sha(ACQUIRE_SCRIPT) }, renew: { src: RENEW_SCRIPT, sha: sha(RENEW_SCRIPT) } };
+const SCRIPTS = { acquire: luaScript(ACQUIRE_SCRIPT), renew: luaScript(RENEW_SCRIPT) };
 
 /** What the counter needs of a node-redis client (v5+). */
 export type ConnectionClient = ScriptClient & { zRem(key: string, member: string): Promise<unknown> };
@@ -68,17 +67,7 @@ export function createRedisConnectionCounter(opts: ConnectionCounterOptions): Co
   const mine = new Map<string, Set<string>>();
   const byTicket = new Map<string, { key: string; member: string }>();
 
-  const run = async (script: keyof typeof SCRIPTS, key: string, args: string[]): Promise<unknown> => {
-    const { src, sha: id } = SCRIPTS[script];
-    const options = { keys: [key], arguments: args };
-    try {
-      return await client.evalSha(id, options);
-    } catch (err) {
-      if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
-      await client.scriptLoad(src);
-      return client.evalSha(id, options);
-    }
-  };
+  const run = (script: keyof typeof SCRIPTS, key: string, args: string[]): Promise<unknown> => evalScript(client, SCRIPTS[script], key, args);
 
   const renewAll = async () => {
     for (const [key, members] of mine) {

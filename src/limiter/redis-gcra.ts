@@ -13,11 +13,13 @@
  * Time: by default the script reads Redis's own clock (TIME), one clock for every instance, so
  * their clocks' skew cannot hand out extra requests; a test passes its own clock instead.
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import type { IpKey } from './ip-key.js';
 import type { Limiter } from './limiter.js';
 import { rateParams, toMicros, type Decision, type Rate } from './gcra.js';
+import { evalScript, luaScript, type ScriptClient } from './redis-script.js';
+
+export type { ScriptClient } from './redis-script.js';
 
 /**
  * KEYS[1]: the bucket. ARGV: now in µs ('' = Redis's clock), interval µs, burst µs, consume (1/0).
@@ -55,13 +57,8 @@ if retry < 1 then retry = 1 end
 return answer(0, tat, retry)
 `;
 
-export const GCRA_SHA = createHash('sha1').update(GCRA_SCRIPT).digest('hex');
-
-/** What the limiter needs of a node-redis client (v5+; a RedisClientType fits). */
-export type ScriptClient = {
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  scriptLoad(script: string): Promise<string>;
-};
+const GCRA = luaScript(GCRA_SCRIPT);
+export const GCRA_SHA = GCRA.sha;
 
 /**
  * The in-memory limiter's interface (limiter.ts), each answer a promise: the bucket is in Redis.
@@ -82,18 +79,6 @@ export type RedisLimiterOptions = {
 export const ipBucketKey = (prefix: string, key: IpKey): string => `${prefix}ip:${key.hi.toString(16)}:${key.lo.toString(16)}`;
 export const tenantBucketKey = (prefix: string, id: string): string => `${prefix}t:${id}`;
 
-/** Runs the script by its SHA, loading it first when this Redis does not know it yet (NOSCRIPT). */
-async function evalGcra(client: ScriptClient, key: string, args: string[]): Promise<unknown> {
-  const options = { keys: [key], arguments: args };
-  try {
-    return await client.evalSha(GCRA_SHA, options);
-  } catch (err) {
-    if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
-    await client.scriptLoad(GCRA_SCRIPT);
-    return client.evalSha(GCRA_SHA, options);
-  }
-}
-
 function toDecision(reply: unknown, rate: Rate, limit: number): Decision {
   if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === 'number')) {
     throw new Error(`unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);
@@ -111,7 +96,7 @@ export function createRedisLimiter(opts: RedisLimiterOptions): AsyncLimiter {
   const decide = async (key: string, rate: Rate, consume: boolean): Promise<Decision> => {
     const { limit, intervalUs, burstUs } = rateParams(rate);
     const now = clock ? String(toMicros(clock.now())) : '';
-    const reply = await evalGcra(client, key, [now, String(intervalUs), String(burstUs), consume ? '1' : '0']);
+    const reply = await evalScript(client, GCRA, key, [now, String(intervalUs), String(burstUs), consume ? '1' : '0']);
     return toDecision(reply, rate, limit);
   };
   return {

@@ -41,6 +41,13 @@ export function createDatafeed(options) {
   const barSubs = new Map();
   /** listenerGuid -> quotes subscription */
   const quoteSubs = new Map();
+  /** Ends the subscription of a listener in `subs`; nothing when it has none (already ended, or never made). */
+  const closeSub = (subs, listenerGuid) => {
+    const sub = subs.get(listenerGuid);
+    if (!sub) return;
+    subs.delete(listenerGuid);
+    sub.handle.close();
+  };
 
   return {
     onReady(callback) {
@@ -112,10 +119,7 @@ export function createDatafeed(options) {
     },
 
     unsubscribeBars(listenerGuid) {
-      const sub = barSubs.get(listenerGuid);
-      if (!sub) return;
-      barSubs.delete(listenerGuid);
-      sub.handle.close();
+      closeSub(barSubs, listenerGuid);
     },
 
     getServerTime(callback) {
@@ -160,10 +164,7 @@ export function createDatafeed(options) {
     },
 
     unsubscribeQuotes(listenerGuid) {
-      const sub = quoteSubs.get(listenerGuid);
-      if (!sub) return;
-      quoteSubs.delete(listenerGuid);
-      sub.handle.close();
+      closeSub(quoteSubs, listenerGuid);
     },
   };
 }

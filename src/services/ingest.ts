@@ -15,7 +15,6 @@ import { createCandlesRepo } from '../store/candles-repo.js';
 import { marketRollupDeltas } from '../domain/market-candles.js';
 import { createIngestRepo } from '../store/ingest-repo.js';
 import { createMarketCandlesRepo } from '../store/market-candles-repo.js';
-import type { TradeJson } from '../store/trades-repo.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
@@ -29,8 +28,11 @@ export class IngestRejected extends Error {
   }
 }
 
-/** A trade as stored, handed to derived views and hooks. */
-export type InsertedTrade = Omit<TradeJson, 'dex'> & { tokenId: number; token: string; isBuy: boolean };
+/**
+ * A trade as stored, handed to derived views and hooks: its record with the row's id, its token's
+ * id and its side as a flag. toTradeJson (store/trades-repo.ts) turns it, with its market's dex, into the API's form.
+ */
+export type InsertedTrade = Omit<TradeRecord, 'type'> & { id: number; tokenId: number; isBuy: boolean };
 
 /**
  * Runs inside the ingest transaction after a chunk's records are written. Must not await.
@@ -221,22 +223,8 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       r.market,
     );
     if (info.changes === 0) return null;
-    return {
-      id: Number(info.lastInsertRowid),
-      tokenId,
-      token: r.token,
-      isBuy,
-      signature: r.signature,
-      index: r.index,
-      blockTime: r.blockTime,
-      side: r.side,
-      priceUsd: r.priceUsd,
-      amount: r.amount,
-      quoteAmount: r.quoteAmount,
-      volumeUsd: r.volumeUsd,
-      wallet: r.wallet,
-      market: r.market,
-    };
+    // The new fields first: a spread followed by more fields made ingest about 8% slower (V8).
+    return { id: Number(info.lastInsertRowid), tokenId, isBuy, ...r };
   }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {

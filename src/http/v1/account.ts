@@ -98,7 +98,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       privateAnswer(ctx);
       const made = accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes });
       ctx.status = 201;
-      return { key: made.key, secret: made.secret };
+      return made;
     },
   );
 

@@ -9,6 +9,7 @@ import { normalizeAddress } from '../../domain/address.js';
 import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { addressPathParam, intParam } from '../validate.js';
+import type { RegisterResult, Subscription } from '../../services/subscriptions.js';
 import type { AppContext, AppDeps } from '../types.js';
 import * as S from './schemas/subscriptions.js';
 
@@ -37,6 +38,15 @@ const eventsQuery = z.object({
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
+/**
+ * The answer to a registration, here and on the dashboard: 201 for a new one, 200 for one that
+ * was already there; the webhook secret only when this call made it (it is never shown again).
+ */
+export function registeredAnswer(r: RegisterResult, ctx: AppContext): { subscription: Subscription; webhookSecret?: string } {
+  ctx.status = r.created ? 201 : 200;
+  return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
+}
+
 export function subscriptionsRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
   const { events } = deps.services;
@@ -57,9 +67,7 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
     },
     async ({ body, caller }, ctx) => {
       privateAnswer(ctx);
-      const r = await subscriptions().register(caller.tenant.id, body.address, body.webhookUrl);
-      ctx.status = r.created ? 201 : 200;
-      return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
+      return registeredAnswer(await subscriptions().register(caller.tenant.id, body.address, body.webhookUrl), ctx);
     },
   );
 
