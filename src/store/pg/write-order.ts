@@ -10,6 +10,7 @@
  * Writes that number nothing (sessions, keys, subscriptions) do not need it.
  */
 import type pg from 'pg';
+import { pgTransaction } from './pg-repo.js';
 
 /** The advisory lock key of numbered writes (the migration lock is ...0001). */
 export const WRITE_ORDER_LOCK_KEY = '7301746852145370002';
@@ -18,24 +19,6 @@ export const WRITE_ORDER_LOCK_KEY = '7301746852145370002';
  * Runs `fn` in one transaction on a connection of `pool`, holding the write-order lock for the
  * whole transaction: committed when `fn` resolves, rolled back when it throws.
  */
-export async function inWriteOrder<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [WRITE_ORDER_LOCK_KEY]);
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw err;
-    }
-  } finally {
-    // A connection whose rollback failed is in an unknown state: the pool must not hand it out.
-    client.release(broken);
-  }
+export function inWriteOrder<T>(pool: pg.Pool, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  return pgTransaction(pool, WRITE_ORDER_LOCK_KEY, fn);
 }
