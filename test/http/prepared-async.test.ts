@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ASYNC_COMPRESS_BYTES, PreparedJson } from '../../src/http/prepared-json.js';
+import { turnsDuring } from '../helpers/loop-turns.js';
 
 describe('PreparedJson.encodedAsync', () => {
   it('makes a large form off the loop, once for concurrent callers, counted once', async () => {
@@ -14,16 +15,10 @@ describe('PreparedJson.encodedAsync', () => {
     expect(answer.size).toBeGreaterThan(ASYNC_COMPRESS_BYTES);
     const grown: number[] = [];
     answer.onGrow = (n) => grown.push(n);
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const [a, b] = await Promise.all([answer.encodedAsync('br'), answer.encodedAsync('br')]);
-    done = true;
+    const {
+      result: [a, b],
+      turns,
+    } = await turnsDuring(() => Promise.all([answer.encodedAsync('br'), answer.encodedAsync('br')]));
     expect(a).not.toBeNull();
     expect(b).toBe(a);
     expect(turns).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { turnsDuring } from '../helpers/loop-turns.js';
 import { openStore } from '../../src/store/db.js';
 import { MAX_RECORD_CHARS, NotJsonArray, PARSE_CHARS, PARSE_CHUNK, parseJsonArrayChunked, parseNdjsonChunked } from '../../src/services/ingest-parse.js';
 import { WRITE_SLICE, writeInSlices } from '../../src/services/ingest-batch.js';
@@ -23,21 +24,6 @@ afterEach(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-/** Runs `work` while a task re-queues itself on every turn of the loop; the turns it got. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let done = false;
-  const tick = () => {
-    if (done) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const result = await work();
-  done = true;
-  return { result, turns };
-}
 
 describe('ingest body parsing yields', () => {
   it('every PARSE_CHUNK lines of NDJSON, blank lines included', async () => {
