@@ -12,9 +12,15 @@ import { createSubscriptions } from './subscriptions.js';
 import { createEvents } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
 import { createMetrics } from './metrics.js';
+import { createSqliteRepos, type Repos } from '../store/repos.js';
 
-/** `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused). */
-export function createServices(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean } }) {
+/**
+ * `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused);
+ * `config.chain` names the store's chain (default `solana`). `repos` is the storage boundary
+ * (src/store/repos.ts), made here from the SQLite store unless given.
+ */
+export function createServices(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos }) {
+  const repos = deps.repos ?? createSqliteRepos(deps.store, deps.config?.chain ?? 'solana');
   const metrics = createMetrics(deps.store);
   const ingest = createIngest({
     ...deps,
@@ -26,7 +32,7 @@ export function createServices(deps: { store: Store; clock: Clock; config?: { we
   const events = createEvents(deps);
   const sessions = createSessions(deps);
   const signInThrottle = createSignInThrottle(deps);
-  return { ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics };
+  return { repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics };
 }
 
 export type Services = ReturnType<typeof createServices>;
