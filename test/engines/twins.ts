@@ -4,6 +4,7 @@
  * and compares every answer exactly (a call that throws on one must throw on the other).
  */
 import { expect } from 'vitest';
+import fc from 'fast-check';
 import type pg from 'pg';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
@@ -71,3 +72,32 @@ export async function engines(label: string): Promise<Engines> {
 /** A short label for a call's arguments (Buffers as hex). */
 export const show = (args: unknown[]): string =>
   JSON.stringify(args, (_k, v: unknown) => (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' ? 'buf' : v));
+
+/** The random-call builder for a repo type: `callsOf<Repo>()('name', fc.tuple(...), (r, ...a) => r.name(...a))`. */
+export const callsOf =
+  <R>() =>
+  <A extends unknown[]>(name: string, args: fc.Arbitrary<A>, run: (r: R, ...a: A) => Promise<unknown>): fc.Arbitrary<Call<R>> =>
+    args.map((a) => ({ label: `${name}${show(a)}`, run: (r: R) => run(r, ...a) }));
+
+/** Runs random call sequences on both repos, comparing every answer; returns how many answers were non-empty. */
+export async function compareRandom<R>(
+  lite: R,
+  pgRepo: R,
+  calls: fc.Arbitrary<Call<R>>,
+  numRuns: number,
+  isEmpty: (v: unknown) => boolean = (v) =>
+    v === undefined || v === null || v === 0 || (Array.isArray(v) && v.length === 0) || (v instanceof Map && v.size === 0),
+): Promise<{ total: number; nonEmpty: number }> {
+  let total = 0;
+  let nonEmpty = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(calls, { minLength: 1, maxLength: 20 }), async (cs) => {
+      for (const a of await sameAnswers(lite, pgRepo, cs)) {
+        total++;
+        if (!isEmpty('value' in a ? a.value : undefined)) nonEmpty++;
+      }
+    }),
+    { numRuns },
+  );
+  return { total, nonEmpty };
+}

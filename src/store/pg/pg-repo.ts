@@ -26,6 +26,9 @@ export async function changes(db: Queryable, sql: string, params: unknown[] = []
   return (await db.query(sql, params)).rowCount ?? 0;
 }
 
+/** A LIMIT parameter as SQLite reads it: a negative limit means none (PostgreSQL refuses one). */
+export const limitParam = (limit: number): number | null => (limit < 0 ? null : limit);
+
 let savepoints = 0;
 
 /**

@@ -1,0 +1,40 @@
+/**
+ * Discovery's token sets on PostgreSQL: the twin of src/store/discovery-repo.ts (same answers for
+ * the same calls, each a promise). Orders SQLite gives by the index it walks are written out
+ * (docs/operations.md, Many instances: case and order): tokens traded since a time come in
+ * (last_trade_at, id) order (tokens_last_trade), and the tokens with trades in a span in the order
+ * of their first minute rollup (market_rollups is keyed (res, t, token_id, market)). The exact
+ * per-token check SQLite makes one statement at a time is an EXISTS in the same statement here,
+ * so the set is one round trip.
+ */
+import type { Async } from '../async.js';
+import type { DiscoveryRepo, TokenSummary } from '../discovery-repo.js';
+import { limitParam, row, rows, type Queryable } from './pg-repo.js';
+
+const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.circulating_supply AS "circulatingSupply",
+  t.created_at AS "createdAt", t.last_trade_at AS "lastTradeAt",
+  (SELECT coalesce(sum(m.liquidity_usd), 0) FROM markets m WHERE m.token_id = t.id) AS "liquidityUsd"`;
+
+export type PgDiscoveryRepo = Async<DiscoveryRepo>;
+
+export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
+  const ids = async (sql: string, params: unknown[]): Promise<number[]> => (await rows<{ id: number }>(db, sql, params)).map((r) => r.id);
+  return {
+    tradedSince: (since) => ids('SELECT id FROM tokens WHERE last_trade_at >= $1 ORDER BY last_trade_at, id', [since]),
+
+    async tradedBetween(from, to) {
+      if (from >= to) return [];
+      return ids(
+        `SELECT r.token_id AS id FROM market_rollups r
+         WHERE r.res = 60 AND r.t >= $1 AND r.t < $2
+           AND EXISTS (SELECT 1 FROM trades x WHERE x.token_id = r.token_id AND x.block_time >= $3 AND x.block_time < $2)
+         GROUP BY r.token_id ORDER BY min(r.t), r.token_id`,
+        [Math.floor(from / 60) * 60, to, from],
+      );
+    },
+
+    summary: (id) => row<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t WHERE t.id = $1`, [id]),
+
+    newest: (limit) => rows<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT $1`, [limitParam(limit)]),
+  };
+}
