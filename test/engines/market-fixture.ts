@@ -13,7 +13,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { copySqliteToPg } from '../../src/store/pg/copy-store.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { engines, type Engines } from './twins.js';
 
 export const SYMBOLS = ['SOL', 'sol', 'BONK', 'Bonk', 'WIF', 'ÉTÉ', 'été', 'A%B', 'A_B', 'SUPER', 'SU'];
@@ -45,8 +45,15 @@ export type MarketFixture = {
   close(): Promise<void>;
 };
 
-/** Builds the store on both engines. */
-export async function marketFixture(label: string, seed = 17): Promise<MarketFixture> {
+/** Holder owners: few, so amounts tie and owners settle the order. */
+export const OWNERS = [anAddress('ownA'), anAddress('ownB'), anAddress('ownC'), anAddress('ownD'), anAddress('ownE')];
+
+/**
+ * Builds the store on both engines; `holders` adds up to five holders per token (equal amounts,
+ * and some removed again by a zero amount), drawn from a generator of their own so the rest of
+ * the store is the same with or without them.
+ */
+export async function marketFixture(label: string, seed = 17, opts: { holders?: boolean } = {}): Promise<MarketFixture> {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const dir = mkdtempSync(join(tmpdir(), `twin-${label}-`));
@@ -77,6 +84,16 @@ export async function marketFixture(label: string, seed = 17): Promise<MarketFix
           index: Math.floor(rnd() * 3),
         }),
       );
+    }
+  }
+  if (opts.holders) {
+    const more = prng(seed + 1);
+    for (const token of tokens) {
+      for (const owner of OWNERS) {
+        if (more() < 0.3) continue;
+        records.push(aHolder(token, { owner, amount: [100, 100, 250, 5000.5][Math.floor(more() * 4)]! }));
+        if (more() < 0.1) records.push(aHolder(token, { owner, amount: 0 }));
+      }
     }
   }
   // In a few batches, so the change log has several entries per token.

@@ -1,0 +1,95 @@
+/**
+ * Ranked lists of one token on PostgreSQL: the twin of src/store/ranking-repo.ts (same answers for
+ * the same calls, each a promise). A window's market figures are one statement over its covering,
+ * each rollup level's bucket starts passed as one array (`t = ANY(...)`, index seeks on the
+ * (res, t, token_id, market) key) and the raw edges as ranges, as on SQLite. Maps come in market
+ * order, as SQLite's GROUP BY and the market_last key give them; ties in the lists are settled by
+ * the columns SQLite's indexes end with, written out.
+ */
+import type { Async } from '../async.js';
+import type { HolderRow, MarketRow, MarketStats, RankingRepo } from '../ranking-repo.js';
+import { MARKET_ROLLUP_SECONDS } from '../read-views-repo.js';
+import { windowSegments } from '../../domain/window-cover.js';
+import { limitParam, row, rows, type Queryable } from './pg-repo.js';
+
+/** The covering of a window as statement parameters: per level its bucket starts, then the raw ranges. */
+function cover(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): { sql: string; params: unknown[] } {
+  const params: unknown[] = [tokenId];
+  const buckets = MARKET_ROLLUP_SECONDS.map((): number[] => []);
+  const parts: string[] = [];
+  for (const seg of windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS)) {
+    if (seg.level === null) {
+      params.push(seg.from, seg.to);
+      parts.push(
+        `SELECT market, volume_usd AS v, 1 AS n FROM trades WHERE token_id = $1 AND block_time >= $${params.length - 1} AND block_time < $${params.length}`,
+      );
+      continue;
+    }
+    const list = buckets[MARKET_ROLLUP_SECONDS.indexOf(seg.level as (typeof MARKET_ROLLUP_SECONDS)[number])];
+    if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
+    for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
+  }
+  MARKET_ROLLUP_SECONDS.forEach((res, i) => {
+    if (buckets[i]!.length === 0) return;
+    params.push(buckets[i]);
+    parts.push(`SELECT market, v, n FROM market_rollups WHERE res = ${res} AND t = ANY($${params.length}::bigint[]) AND token_id = $1`);
+  });
+  return { sql: parts.join('\nUNION ALL\n'), params };
+}
+
+export type PgRankingRepo = Async<RankingRepo>;
+
+export function createPgRankingRepo(db: Queryable): PgRankingRepo {
+  const count = async (sql: string, params: unknown[]): Promise<number> => (await row<{ n: number }>(db, sql, params))!.n;
+  return {
+    async uniqueWallets(tokenId, now, seconds, lastTradeAt) {
+      if (lastTradeAt === null) return 0;
+      const sql =
+        lastTradeAt > now
+          ? 'SELECT count(DISTINCT wallet) AS n FROM trades WHERE token_id = $1 AND block_time >= $2 AND block_time <= $3'
+          : 'SELECT count(*) AS n FROM wallet_last WHERE token_id = $1 AND last_time >= $2 AND last_time <= $3';
+      return count(sql, [tokenId, now - seconds + 1, now]);
+    },
+
+    async marketStats(tokenId, now, seconds, lastTradeAt) {
+      const out = new Map<string, MarketStats>();
+      const { sql, params } = cover(tokenId, now, seconds, lastTradeAt);
+      if (sql === '') return out;
+      const found = await rows<{ market: string; v: number; n: number }>(
+        db,
+        `SELECT market, sum(v) AS v, sum(n) AS n FROM (${sql}) c GROUP BY market ORDER BY market`,
+        params,
+      );
+      for (const { market, v, n } of found) out.set(market, { volumeUsd: v, trades: n });
+      return out;
+    },
+
+    async marketPrices(tokenId) {
+      const found = await rows<{ market: string; p: number }>(db, 'SELECT market, price_usd AS p FROM market_last WHERE token_id = $1 ORDER BY market', [
+        tokenId,
+      ]);
+      return new Map(found.map((r) => [r.market, r.p]));
+    },
+
+    markets: (tokenId, limit) =>
+      rows<MarketRow>(
+        db,
+        `SELECT address, dex, quote_address AS "quoteAddress", quote_symbol AS "quoteSymbol", liquidity_usd AS "liquidityUsd", created_at AS "createdAt"
+         FROM markets WHERE token_id = $1 ORDER BY liquidity_usd DESC, address LIMIT $2`,
+        [tokenId, limitParam(limit)],
+      ),
+
+    async marketSummary(tokenId) {
+      const r = (await row<{ count: number; liquidityUsd: number }>(
+        db,
+        'SELECT count(*) AS count, coalesce(sum(liquidity_usd), 0) AS "liquidityUsd" FROM markets WHERE token_id = $1',
+        [tokenId],
+      ))!;
+      return { count: r.count, liquidityUsd: r.liquidityUsd };
+    },
+
+    holders: (tokenId, limit) =>
+      rows<HolderRow>(db, 'SELECT owner, amount FROM holders WHERE token_id = $1 ORDER BY amount DESC, owner LIMIT $2', [tokenId, limitParam(limit)]),
+    holderCount: (tokenId) => count('SELECT count(*) AS n FROM holders WHERE token_id = $1', [tokenId]),
+  };
+}
