@@ -13,6 +13,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { copySqliteToPg } from '../../src/store/pg/copy-store.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
+import { loadDemo } from '../../src/services/demo.js';
 import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { engines, type Engines } from './twins.js';
 
@@ -51,11 +52,19 @@ export const OWNERS = [anAddress('ownA'), anAddress('ownB'), anAddress('ownC'), 
 /**
  * Builds the store on both engines; `holders` adds up to five holders per token (equal amounts,
  * and some removed again by a zero amount), drawn from a generator of their own so the rest of
- * the store is the same with or without them.
+ * the store is the same with or without them; `demo` then loads a small demo set (demo tokens
+ * with markets, holders and a day of trades) through the demo loader; `varied` gives trades
+ * volumes and markets liquidity whose sums round (as real figures do), so sums are compared to the
+ * last bit.
  */
-export async function marketFixture(label: string, seed = 17, opts: { holders?: boolean } = {}): Promise<MarketFixture> {
+export async function marketFixture(label: string, seed = 17, opts: { holders?: boolean; demo?: boolean; varied?: boolean } = {}): Promise<MarketFixture> {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  // Volumes and liquidity whose sums round (figures differ in the last bits when added in another
+  // way or order), from a generator of their own, so the rest of the store is the same.
+  const odd = prng(seed + 2);
+  const LIQUIDITY = opts.varied ? [0, 500.3, 1000.7, 1000.7, 25_000.11] : [0, 500, 1000, 1000, 25_000];
+  const volume = (): { volumeUsd?: number } => (opts.varied ? { volumeUsd: Math.round(odd() * 1e7) / 1e3 + 0.1 } : {});
   const dir = mkdtempSync(join(tmpdir(), `twin-${label}-`));
   const path = join(dir, 'tokens.db');
   const t = makeTestApp({ store: openStore(path, { backgroundCheckpoint: false }) });
@@ -68,7 +77,7 @@ export async function marketFixture(label: string, seed = 17, opts: { holders?: 
     records.push(token);
     const own: string[] = [];
     for (let m = Math.floor(rnd() * 4); m > 0; m--) {
-      const market = aMarket(token.address, { dex: pick(DEXES), liquidityUsd: pick([0, 500, 1000, 1000, 25_000]) });
+      const market = aMarket(token.address, { dex: pick(DEXES), liquidityUsd: pick(LIQUIDITY) });
       own.push(market.address);
       records.push(market);
     }
@@ -82,6 +91,7 @@ export async function marketFixture(label: string, seed = 17, opts: { holders?: 
           wallet: pick(WALLETS),
           priceUsd: 0.5 + Math.floor(rnd() * 100) / 8,
           index: Math.floor(rnd() * 3),
+          ...volume(),
         }),
       );
     }
@@ -98,6 +108,9 @@ export async function marketFixture(label: string, seed = 17, opts: { holders?: 
   }
   // In a few batches, so the change log has several entries per token.
   for (let i = 0; i < records.length; i += 97) t.ingest(records.slice(i, i + 97));
+  if (opts.demo) {
+    loadDemo({ store: t.store, ingest: t.services.ingest }, { tokens: 3, days: 1, seed, until: T0 + 200, tradesPerTokenPerDay: 40, holdersPerToken: 6 });
+  }
   const byAddress = t.store.db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
   const ids = tokens.map((address) => ({ address, id: byAddress.get(address)! }));
   const maxTradeId = (t.store.db.prepare('SELECT max(id) FROM trades').pluck().get() as number | null) ?? 0;

@@ -18,7 +18,7 @@ const call = callsOf<Repo>();
 describe('discovery repo on PostgreSQL', () => {
   let f: MarketFixture;
   beforeAll(async () => {
-    f = await marketFixture('discovery');
+    f = await marketFixture('discovery', 17, { varied: true });
   });
   afterAll(async () => {
     await f?.close();

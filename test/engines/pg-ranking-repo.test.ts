@@ -19,7 +19,7 @@ const call = callsOf<Repo>();
 describe('ranking repo on PostgreSQL', () => {
   let f: MarketFixture;
   beforeAll(async () => {
-    f = await marketFixture('ranking', 17, { holders: true });
+    f = await marketFixture('ranking', 17, { holders: true, varied: true });
   });
   afterAll(async () => {
     await f?.close();

@@ -18,7 +18,7 @@ const call = callsOf<Repo>();
 describe('window repo on PostgreSQL', () => {
   let f: MarketFixture;
   beforeAll(async () => {
-    f = await marketFixture('window');
+    f = await marketFixture('window', 17, { varied: true });
   });
   afterAll(async () => {
     await f?.close();

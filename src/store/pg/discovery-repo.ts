@@ -13,7 +13,7 @@ import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
 const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.circulating_supply AS "circulatingSupply",
   t.created_at AS "createdAt", t.last_trade_at AS "lastTradeAt",
-  (SELECT coalesce(sum(m.liquidity_usd), 0) FROM markets m WHERE m.token_id = t.id) AS "liquidityUsd"`;
+  (SELECT coalesce(sqlite_sum(m.liquidity_usd ORDER BY m.liquidity_usd DESC, m.address), 0) FROM markets m WHERE m.token_id = t.id) AS "liquidityUsd"`;
 
 export type PgDiscoveryRepo = Async<DiscoveryRepo>;
 

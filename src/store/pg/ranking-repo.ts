@@ -12,27 +12,39 @@ import { MARKET_ROLLUP_SECONDS } from '../read-views-repo.js';
 import { windowSegments } from '../../domain/window-cover.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
-/** The covering of a window as statement parameters: per level its bucket starts, then the raw ranges. */
+/**
+ * The covering of a window as one statement's rows (market, v, n) and its parameters: per rollup
+ * level its bucket starts as one array, then the raw ranges. Each row carries its place in
+ * SQLite's reading order (branch `b`: the levels, then the raw slots; within one, bucket start or
+ * trade order), the order in which SQLite adds the volumes up.
+ */
 function cover(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): { sql: string; params: unknown[] } {
   const params: unknown[] = [tokenId];
   const buckets = MARKET_ROLLUP_SECONDS.map((): number[] => []);
-  const parts: string[] = [];
+  const raw: [number, number][] = [];
   for (const seg of windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS)) {
     if (seg.level === null) {
-      params.push(seg.from, seg.to);
-      parts.push(
-        `SELECT market, volume_usd AS v, 1 AS n FROM trades WHERE token_id = $1 AND block_time >= $${params.length - 1} AND block_time < $${params.length}`,
-      );
+      raw.push([seg.from, seg.to]);
       continue;
     }
     const list = buckets[MARKET_ROLLUP_SECONDS.indexOf(seg.level as (typeof MARKET_ROLLUP_SECONDS)[number])];
     if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
     for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
   }
+  const parts: string[] = [];
   MARKET_ROLLUP_SECONDS.forEach((res, i) => {
     if (buckets[i]!.length === 0) return;
     params.push(buckets[i]);
-    parts.push(`SELECT market, v, n FROM market_rollups WHERE res = ${res} AND t = ANY($${params.length}::bigint[]) AND token_id = $1`);
+    parts.push(
+      `SELECT market, v, n, ${i} AS b, t AS o1, 0 AS o2 FROM market_rollups WHERE res = ${res} AND t = ANY($${params.length}::bigint[]) AND token_id = $1`,
+    );
+  });
+  raw.forEach(([from, to], j) => {
+    params.push(from, to);
+    parts.push(
+      `SELECT market, volume_usd AS v, 1 AS n, ${MARKET_ROLLUP_SECONDS.length + j} AS b, block_time AS o1, id AS o2 FROM trades
+       WHERE token_id = $1 AND block_time >= $${params.length - 1} AND block_time < $${params.length}`,
+    );
   });
   return { sql: parts.join('\nUNION ALL\n'), params };
 }
@@ -57,7 +69,7 @@ export function createPgRankingRepo(db: Queryable): PgRankingRepo {
       if (sql === '') return out;
       const found = await rows<{ market: string; v: number; n: number }>(
         db,
-        `SELECT market, sum(v) AS v, sum(n) AS n FROM (${sql}) c GROUP BY market ORDER BY market`,
+        `SELECT market, sqlite_sum(v ORDER BY b, o1, o2) AS v, sum(n) AS n FROM (${sql}) c GROUP BY market ORDER BY market`,
         params,
       );
       for (const { market, v, n } of found) out.set(market, { volumeUsd: v, trades: n });
@@ -82,7 +94,7 @@ export function createPgRankingRepo(db: Queryable): PgRankingRepo {
     async marketSummary(tokenId) {
       const r = (await row<{ count: number; liquidityUsd: number }>(
         db,
-        'SELECT count(*) AS count, coalesce(sum(liquidity_usd), 0) AS "liquidityUsd" FROM markets WHERE token_id = $1',
+        'SELECT count(*) AS count, coalesce(sqlite_sum(liquidity_usd ORDER BY liquidity_usd DESC, address), 0) AS "liquidityUsd" FROM markets WHERE token_id = $1',
         [tokenId],
       ))!;
       return { count: r.count, liquidityUsd: r.liquidityUsd };

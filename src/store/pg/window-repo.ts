@@ -13,7 +13,7 @@ import { row, rows, type Queryable } from './pg-repo.js';
 /** One rollup segment: $1 is the token; `p` the number of its first parameter (res, from, to). */
 const rollupBranch = (i: number, p: number): string => {
   const where = `token_id = $1 AND res = $${p} AND t >= $${p + 1} AND t < $${p + 2}`;
-  return `SELECT ${i} AS seg, sum(v) AS v, sum(vb) AS vb, coalesce(sum(n), 0) AS n, sum(nb) AS nb, max(h) AS h, min(l) AS l,
+  return `SELECT ${i} AS seg, sqlite_sum(v ORDER BY t) AS v, sqlite_sum(vb ORDER BY t) AS vb, coalesce(sum(n), 0) AS n, sum(nb) AS nb, max(h) AS h, min(l) AS l,
     (SELECT o FROM candles WHERE ${where} ORDER BY t LIMIT 1) AS o,
     (SELECT c FROM candles WHERE ${where} ORDER BY t DESC LIMIT 1) AS c
     FROM candles WHERE ${where}`;
@@ -22,7 +22,8 @@ const rollupBranch = (i: number, p: number): string => {
 /** One raw-trade segment: $1 is the token; `p` the number of its first parameter (from, to). */
 const rawBranch = (i: number, p: number): string => {
   const where = `token_id = $1 AND block_time >= $${p} AND block_time < $${p + 1}`;
-  return `SELECT ${i} AS seg, sum(volume_usd) AS v, sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END) AS vb, count(*) AS n,
+  return `SELECT ${i} AS seg, sqlite_sum(volume_usd ORDER BY block_time, id) AS v,
+    sqlite_sum(CASE WHEN is_buy = 1 THEN volume_usd ELSE 0 END ORDER BY block_time, id) AS vb, count(*) AS n,
     sum(is_buy) AS nb, max(price_usd) AS h, min(price_usd) AS l,
     (SELECT price_usd FROM trades WHERE ${where} ORDER BY block_time, id LIMIT 1) AS o,
     (SELECT price_usd FROM trades WHERE ${where} ORDER BY block_time DESC, id DESC LIMIT 1) AS c
