@@ -24,7 +24,7 @@ export function createPgWebhookOutboxRepo(db: pg.Pool | pg.ClientBase) {
   const changed = async (sql: string, params: unknown[]): Promise<number> => (await db.query(sql, params)).rowCount ?? 0;
 
   return {
-    async enqueue(eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number): Promise<void> {
+    async enqueue(eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number): Promise<undefined> {
       await db.query(`INSERT INTO webhook_deliveries (event_id, subscription_id, status, due_at, deadline_at) VALUES ($1, $2, 'pending', $3, $4)`, [
         eventId,
         subscriptionId,
@@ -65,14 +65,14 @@ export function createPgWebhookOutboxRepo(db: pg.Pool | pg.ClientBase) {
          ORDER BY d.due_at, d.id`,
         [now, skipTenants, limit, leaseUntil],
       ),
-    async delivered(o: Outcome & { now: number }): Promise<void> {
+    async delivered(o: Outcome & { now: number }): Promise<undefined> {
       await db.query(
         `UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, last_status = $3, last_error = NULL, done_at = $4
          WHERE id = $1 AND status = 'pending'`,
         [o.id, o.attempts, o.lastStatus, o.now],
       );
     },
-    async retry(o: Outcome & { dueAt: number }): Promise<void> {
+    async retry(o: Outcome & { dueAt: number }): Promise<undefined> {
       await db.query(`UPDATE webhook_deliveries SET attempts = $2, due_at = $3, last_status = $4, last_error = $5 WHERE id = $1 AND status = 'pending'`, [
         o.id,
         o.attempts,
@@ -81,7 +81,7 @@ export function createPgWebhookOutboxRepo(db: pg.Pool | pg.ClientBase) {
         o.lastError,
       ]);
     },
-    async finish(o: Outcome & { status: 'failed' | 'cancelled'; now: number }): Promise<void> {
+    async finish(o: Outcome & { status: 'failed' | 'cancelled'; now: number }): Promise<undefined> {
       await db.query(
         `UPDATE webhook_deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5, done_at = $6
          WHERE id = $1 AND status = 'pending'`,

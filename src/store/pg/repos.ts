@@ -1,0 +1,59 @@
+/**
+ * The storage boundary on PostgreSQL (docs/operations.md, Many instances: the async storage
+ * boundary): the same `Repos` object createSqliteRepos() of src/store/repos.ts makes, built from
+ * the PostgreSQL twins on the instance's pool, so nothing above src/store/ knows which engine
+ * answers. Each repo here takes any pool connection per call; writes that must share one
+ * transaction build their repos on the transaction's client instead (src/store/pg/pg-repo.ts).
+ *
+ * The candle, market-candle and stream twins are written with the ingest path; until they are
+ * here, the caller passes them in `rest`.
+ */
+import type pg from 'pg';
+import type { Repos } from '../repos.js';
+import { createPgAccountsRepo } from './accounts-repo.js';
+import { createPgDemoRepo } from './demo-repo.js';
+import { createPgDiscoveryRepo } from './discovery-repo.js';
+import { createPgEventsRepo } from './events-repo.js';
+import { createPgMetaRepo } from './meta-repo.js';
+import { createPgRankingRepo } from './ranking-repo.js';
+import { createPgSearchIndexRepo } from './search-index-repo.js';
+import { createPgSessionsRepo, createPgSignInCountsRepo } from './sessions-repo.js';
+import { createPgStatsRepo } from './stats-repo.js';
+import { createPgSubscriptionsRepo } from './subscriptions-repo.js';
+import { createPgSymbolsRepo } from './symbols-repo.js';
+import { createPgTokenChangesRepo } from './token-changes-repo.js';
+import { createPgTokensRepo } from './tokens-repo.js';
+import { createPgTraderBoardRepo } from './trader-board-repo.js';
+import { createPgTradesRepo } from './trades-repo.js';
+import { createPgWebhookOutboxRepo } from './webhook-outbox-repo.js';
+import { createPgWindowRepo } from './window-repo.js';
+
+/** The repos whose PostgreSQL twins are not in this file yet. */
+export type PgReposRest = Pick<Repos, 'candles' | 'marketCandles' | 'stream'>;
+
+/** The repos of a PostgreSQL store on `pool`; `chain` names the store's chain for the symbols repo. */
+export function createPgRepos(pool: pg.Pool, chain: string, rest: PgReposRest): Repos {
+  return {
+    accounts: createPgAccountsRepo(pool),
+    candles: rest.candles,
+    demo: createPgDemoRepo(pool),
+    discovery: createPgDiscoveryRepo(pool),
+    events: createPgEventsRepo(pool),
+    marketCandles: rest.marketCandles,
+    meta: createPgMetaRepo(pool),
+    ranking: createPgRankingRepo(pool),
+    searchIndex: createPgSearchIndexRepo(pool),
+    sessions: createPgSessionsRepo(pool),
+    signInCounts: createPgSignInCountsRepo(pool),
+    stats: createPgStatsRepo(pool),
+    stream: rest.stream,
+    subscriptions: createPgSubscriptionsRepo(pool),
+    symbols: createPgSymbolsRepo(pool, chain),
+    tokenChanges: createPgTokenChangesRepo(pool),
+    tokens: createPgTokensRepo(pool),
+    traderBoard: createPgTraderBoardRepo(pool),
+    trades: createPgTradesRepo(pool),
+    outbox: createPgWebhookOutboxRepo(pool),
+    window: createPgWindowRepo(pool),
+  };
+}
