@@ -5,12 +5,21 @@
 -- state is {running sum, compensation, count}; each step is SQLite's kahanBabuskaNeumaierStep,
 -- operation for operation (IEEE doubles on both), and the end adds the compensation unless it
 -- overflowed. NULL inputs are skipped (the step is STRICT), as SQLite skips them. SQLite adds in
--- the order it reads the rows, so callers give that order: sqlite_sum(v ORDER BY ...).
+-- the order it reads the rows, so callers give that order: sqlite_sum(v ORDER BY ...). The step is
+-- PL/pgSQL (about 3 us a row, against 0.2 us for sum(): an SQL-language step was 15 us), so it is
+-- for the few dozen rows of a window's covering, not for scans of a whole table.
 
 CREATE FUNCTION sqlite_kbn_step(state double precision[], r double precision) RETURNS double precision[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT ARRAY[x.t, state[2] + CASE WHEN abs(state[1]) > abs(r) THEN (state[1] - x.t) + r ELSE (r - x.t) + state[1] END, state[3] + 1]
-  FROM (SELECT state[1] + r AS t) x
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  s double precision := state[1];
+  t double precision := s + r;
+BEGIN
+  IF abs(s) > abs(r) THEN
+    RETURN ARRAY[t, state[2] + ((s - t) + r), state[3] + 1];
+  END IF;
+  RETURN ARRAY[t, state[2] + ((r - t) + s), state[3] + 1];
+END
 $$;
 
 CREATE FUNCTION sqlite_kbn_total(state double precision[]) RETURNS double precision
