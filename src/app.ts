@@ -62,7 +62,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     services,
     limiter: createLimiter({ clock }),
     cache,
-    views: createViews({ config: input.config, store: input.store, clock, cache }),
+    views: createViews({ config: input.config, store: input.store, clock, cache, repos: services.repos }),
     history: createHistoryCache({ config: input.config, store: input.store, services, cache }),
   };
   const deps: AppDeps = { ...parts, stream: createStream(parts) };

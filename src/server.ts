@@ -15,6 +15,7 @@ import { attachStream } from './http/stream.js';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services/index.js';
+import type { Repos } from './store/repos.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -23,7 +24,7 @@ import { startBanner } from './start-banner.js';
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-export type Running = { server: Server; store: Store; config: Config; stop(): Promise<void> };
+export type Running = { server: Server; store: Store; config: Config; repos: Repos; stop(): Promise<void> };
 
 /** The store at DATABASE_PATH; a path that cannot be opened is a configuration error naming it. */
 function openConfiguredStore(path: string): Store {
@@ -92,7 +93,7 @@ export async function start(
       store.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
-  return { server, store, config, stop };
+  return { server, store, config, repos: services.repos, stop };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
@@ -111,7 +112,7 @@ if (isMain) {
   start().then(
     (r) => {
       running = r;
-      process.stderr.write(startBanner(r.store, r.server.address() as AddressInfo));
+      void startBanner(r.repos, r.server.address() as AddressInfo).then((banner) => process.stderr.write(banner));
       if (stopRequested) stopAndExit(r);
     },
     (err: unknown) => {

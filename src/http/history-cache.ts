@@ -7,6 +7,9 @@
  * another process (not told which tokens) drops every series. The answers themselves stay in the
  * response cache, keyed by what they select (src/domain/history-range.ts barQueryKey), so every
  * viewer of a token asking "up to now" shares one entry until the token's next trade.
+ *
+ * Reads await the store (either engine), so a series is brought up to date by one refresh at a
+ * time (others wait for it), and a series dropped while its read was in flight is not written to.
  */
 import type { AppDeps } from './types.js';
 import type { Bar } from '../domain/candles.js';
@@ -24,8 +27,8 @@ const BAR_BYTES = 120;
 
 /** How one series reads the store (candles-repo or market-candles-repo, same rules). */
 export type SeriesSource = {
-  read(q: BarQuery): Bar[];
-  newestBefore(before: number): number | null;
+  read(q: BarQuery): Promise<Bar[]>;
+  newestBefore(before: number): Promise<number | null>;
 };
 
 type Series = {
@@ -38,13 +41,15 @@ type Series = {
   lo: number;
   /** The oldest trade time added since `known` was read (Infinity: none). */
   staleFrom: number;
+  /** The refresh in flight, which later callers wait for. */
+  refreshing: Promise<void> | null;
 };
 
 export type HistoryAnswer = {
   /** Equal for two requests of one series exactly when their answers are (while the data stays the same). */
   key: string;
   /** Computes the answer (call at most once, right away). */
-  compute(): BarAnswer;
+  compute(): Promise<BarAnswer>;
 };
 
 export type HistoryCache = {
@@ -52,16 +57,16 @@ export type HistoryCache = {
    * The answer of `q` for the series `seriesKey` (market, currency and resolution) of token
    * `tokenId`. With caching off (CACHE=off) every answer is read from the store.
    */
-  answer(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource, q: BarQuery): HistoryAnswer;
+  answer(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource, q: BarQuery): Promise<HistoryAnswer>;
   /** Counts one lookup of a history answer in the response cache (history_cache_lookups). */
   counted(q: BarQuery, hit: boolean): void;
   /** Series kept, and the bars they hold (for tests). */
   stats(): { series: number; bars: number };
 };
 
-const direct = (source: SeriesSource, q: BarQuery): BarAnswer => {
-  const bars = source.read(q);
-  return { bars, nextTime: bars.length === 0 && q.mode === 'range' ? source.newestBefore(q.from) : null };
+const direct = async (source: SeriesSource, q: BarQuery): Promise<BarAnswer> => {
+  const bars = await source.read(q);
+  return { bars, nextTime: bars.length === 0 && q.mode === 'range' ? await source.newestBefore(q.from) : null };
 };
 
 /** The app's history cache (createApp makes one, beside the response cache it shares). */
@@ -81,6 +86,8 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
     bars -= s.known.length;
   };
   const setKnown = (s: Series, known: Bar[], lo: number) => {
+    // A series dropped while its read awaited (evicted, or every series dropped) stays out.
+    if (series.get(s.key) !== s) return;
     bars += known.length - s.known.length;
     s.known = known;
     s.lo = lo;
@@ -106,11 +113,11 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
   }
 
   /** The series, its stale bars read again (at most the bars from the oldest new trade's bucket on). */
-  function fresh(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource): Series {
+  async function fresh(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource): Promise<Series> {
     const key = `${tokenId}|${seriesKey}`;
     let s = series.get(key);
     if (s === undefined) {
-      s = { key, tokenId, res, source, known: [], lo: Infinity, staleFrom: -Infinity };
+      s = { key, tokenId, res, source, known: [], lo: Infinity, staleFrom: -Infinity, refreshing: null };
       let set = byToken.get(tokenId);
       if (set === undefined) byToken.set(tokenId, (set = new Set()));
       set.add(s);
@@ -119,50 +126,75 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
     }
     series.set(key, s);
     s.source = source;
-    if (s.staleFrom === Infinity) return s;
-    const cut = s.staleFrom === -Infinity ? -Infinity : bucketStart(res, s.staleFrom);
-    s.staleFrom = Infinity;
-    if (cut <= s.lo) {
-      // Nothing kept is still known to be right: start again from the newest bars.
-      const first = source.read({ mode: 'countback', to: END_OF_TIME, countback: FIRST_READ });
-      setKnown(s, first, first.length < FIRST_READ ? -Infinity : first[0]!.t);
-      return s;
+    // A trade that lands while a refresh reads marks the series stale again: go round once more.
+    while (s.refreshing !== null || s.staleFrom !== Infinity) {
+      if (s.refreshing === null) {
+        const p = refresh(s, res, source).finally(() => (s.refreshing = null));
+        s.refreshing = p;
+      }
+      await s.refreshing;
+      // Dropped meanwhile: the caller reads this series's bars directly, as for a new one.
+      if (series.get(key) !== s) break;
     }
-    let keep = s.known.length;
-    while (keep > 0 && s.known[keep - 1]!.t >= cut) keep--;
-    const tail = source.read({ mode: 'range', from: cut, to: END_OF_TIME });
-    // A read of MAX_BARS keeps the newest: older bars between `cut` and it are not known.
-    if (tail.length === MAX_BARS) setKnown(s, tail, tail[0]!.t);
-    else setKnown(s, keep === s.known.length && tail.length === 0 ? s.known : [...s.known.slice(0, keep), ...tail], s.lo);
     return s;
   }
 
+  /** Reads the stale bars of `s` again; a failed read leaves it stale from where it was. */
+  async function refresh(s: Series, res: Resolution, source: SeriesSource): Promise<void> {
+    const staleFrom = s.staleFrom;
+    const cut = staleFrom === -Infinity ? -Infinity : bucketStart(res, staleFrom);
+    s.staleFrom = Infinity;
+    try {
+      if (cut <= s.lo) {
+        // Nothing kept is still known to be right: start again from the newest bars.
+        const first = await source.read({ mode: 'countback', to: END_OF_TIME, countback: FIRST_READ });
+        setKnown(s, first, first.length < FIRST_READ ? -Infinity : first[0]!.t);
+        return;
+      }
+      const tail = await source.read({ mode: 'range', from: cut, to: END_OF_TIME });
+      let keep = s.known.length;
+      while (keep > 0 && s.known[keep - 1]!.t >= cut) keep--;
+      // A read of MAX_BARS keeps the newest: older bars between `cut` and it are not known.
+      if (tail.length === MAX_BARS) setKnown(s, tail, tail[0]!.t);
+      else setKnown(s, keep === s.known.length && tail.length === 0 ? s.known : [...s.known.slice(0, keep), ...tail], s.lo);
+    } catch (err) {
+      s.staleFrom = Math.min(s.staleFrom, staleFrom);
+      throw err;
+    }
+  }
+
   /** The answer from the kept bars, reading older bars once when they are not kept yet. */
-  function compute(s: Series, q: BarQuery): BarAnswer {
-    let picked = pickBars(s.known, s.lo, q);
-    if (picked === null && q.to > s.lo) {
-      const have = s.known.filter((b) => b.t < q.to).length;
+  async function compute(s: Series, mine: Bar[], myLo: number, q: BarQuery): Promise<BarAnswer> {
+    let picked = pickBars(mine, myLo, q);
+    if (picked === null && q.to > myLo) {
+      const have = mine.filter((b) => b.t < q.to).length;
       const older =
         q.mode === 'countback'
-          ? s.source.read({ mode: 'countback', to: s.lo, countback: Math.max(q.countback - have, FIRST_READ) })
-          : s.source.read({ mode: 'range', from: q.from, to: s.lo });
+          ? await s.source.read({ mode: 'countback', to: myLo, countback: Math.max(q.countback - have, FIRST_READ) })
+          : await s.source.read({ mode: 'range', from: q.from, to: myLo });
       const asked = q.mode === 'countback' ? Math.max(q.countback - have, FIRST_READ) : MAX_BARS;
       // Fewer than asked: nothing older (countback), or every bar from `from` on (range).
       const lo = older.length < asked ? (q.mode === 'countback' ? -Infinity : q.from) : older[0]!.t;
-      const known = [...older, ...s.known];
+      const known = [...older, ...mine];
       picked = pickBars(known, lo, q);
-      if (known.length <= SERIES_CAP) setKnown(s, known, lo);
+      // Kept only when the series did not move on while the older bars were read.
+      if (known.length <= SERIES_CAP && s.known === mine && s.refreshing === null && s.staleFrom === Infinity) setKnown(s, known, lo);
     }
     if (picked === null) return direct(s.source, q);
-    return { bars: picked.bars, nextTime: picked.nextTime === undefined ? s.source.newestBefore((q as { from: number }).from) : picked.nextTime };
+    return { bars: picked.bars, nextTime: picked.nextTime === undefined ? await s.source.newestBefore((q as { from: number }).from) : picked.nextTime };
   }
 
   return {
-    answer(tokenId, seriesKey, res, source, q) {
+    async answer(tokenId, seriesKey, res, source, q) {
       if (!enabled) return { key: '', compute: () => direct(source, q) };
-      const s = fresh(tokenId, seriesKey, res, source);
-      const key = `${seriesKey}|${barQueryKey(res, q, s.known.at(-1)?.t ?? null)}`;
-      return { key, compute: () => compute(s, q) };
+      const s = await fresh(tokenId, seriesKey, res, source);
+      // Dropped while it was read: answered from the store, keyed by the query exactly as asked.
+      if (series.get(s.key) !== s) return { key: `${seriesKey}|direct|${JSON.stringify(q)}`, compute: () => direct(source, q) };
+      // The kept bars the key describes: a refresh before compute() replaces, never edits, them.
+      const known = s.known;
+      const lo = s.lo;
+      const key = `${seriesKey}|${barQueryKey(res, q, known.at(-1)?.t ?? null)}`;
+      return { key, compute: () => compute(s, known, lo, q) };
     },
     counted(q, hit) {
       const kind = q.mode === 'countback' && q.countback <= 10 ? lookups.poll : lookups.chart;

@@ -2,55 +2,67 @@
  * A subscription joining and leaving the fan-out (docs/api.md, Live stream): it is added to the
  * state of each token it follows, then sent what it starts with (the newest bar or a `since`
  * replay; a `sinceId` replay of trades; the current price or overview). Leaving removes it, and
- * a token nobody follows any more is forgotten.
+ * a token nobody follows any more is forgotten. The hub runs `follow` in turn with the fan-out of
+ * changes (never during one), so what it sends meets the live messages exactly.
  */
 import { TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type Fanout, type TokenState } from './fanout.js';
 import type { BarSub, Sub, TradeSub } from './connection.js';
 import type { Command } from './protocol.js';
-import type { StreamSource } from './types.js';
+import type { StreamReads } from './types.js';
+import type { ChangeReads } from './change-reads.js';
 
 /** Trades a `sinceId` replay may hold; more gives `reset` overflow. */
 export const MAX_REPLAY_TRADES = 10_000;
 
 type Subscribe = Extract<Command, { op: 'subscribe' }>;
 
-/** Adds `sub` (just answered `subscribed`) to the fan-out and sends what it starts with. */
-export function follow(fanout: Fanout, src: StreamSource, sub: Sub, cmd: Subscribe): void {
+/**
+ * Adds `sub` (just answered `subscribed`) to the fan-out and sends what it starts with. `view` is
+ * what the fan-out reads (src/stream/change-reads.ts): its newest trade id is read here first,
+ * for the state of a token nobody followed yet.
+ */
+export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads, sub: Sub, cmd: Subscribe): Promise<void> {
   const conn = sub.conn;
   const id = sub.id;
+  await view.forSubscribe();
   const state = (t: { id: number; address: string }): TokenState => fanout.state(t.id, t.address);
+  // Added before the reads, as the fan-out would: no change is fanned out until this returns.
   if (sub.channel === 'bars') {
     const s = state(sub.token);
     const key = sub.res.key;
     let group = s.bars.get(key);
     if (group === undefined) s.bars.set(key, (group = new Set()));
     group.add(sub);
-    const bars = cmd.channel === 'bars' && cmd.since !== null ? src.barsFrom(s.id, sub.res, cmd.since) : [src.newestBar(s.id, sub.res)].flatMap((b) => b ?? []);
+    const bars =
+      cmd.channel === 'bars' && cmd.since !== null
+        ? await src.barsFrom(s.id, sub.res, cmd.since)
+        : [await src.newestBar(s.id, sub.res)].flatMap((b) => b ?? []);
     bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
     const last = bars[bars.length - 1];
     if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];
   } else if (sub.channel === 'trades') {
     const s = state(sub.token);
     s.trades.add(sub);
-    if (cmd.channel === 'trades' && cmd.sinceId !== null) replayTrades(src, sub, s, cmd.sinceId);
+    if (cmd.channel === 'trades' && cmd.sinceId !== null) replayTrades(await src.tradesAfter(s.id, cmd.sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1), sub);
   } else if (sub.channel === 'prices') {
-    for (const t of sub.tokens) {
-      const s = state(t);
-      s.prices.add(sub);
-      const body = priceBody(src, s);
-      if (body !== null) conn.sendState(sub, 'price', String(t.id), `{"op":"price","sub":"${id}",${body}`);
+    const states = sub.tokens.map((t) => state(t));
+    for (const s of states) s.prices.add(sub);
+    await Promise.all(states.map((s) => view.readPrice(s.id)));
+    for (const s of states) {
+      const body = priceBody(view, s);
+      if (body !== null) conn.sendState(sub, 'price', String(s.id), `{"op":"price","sub":"${id}",${body}`);
     }
   } else {
     const s = state(sub.token);
     s.overview.add(sub);
-    const body = overviewBody(src, s);
+    await view.readOverview(s.id);
+    const body = overviewBody(view, s);
     if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
   }
 }
 
-/** Every stored trade of the token after `sinceId` that the live messages will not carry. */
-function replayTrades(src: StreamSource, sub: TradeSub, s: TokenState, sinceId: number): void {
-  const trades = src.tradesAfter(s.id, sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1);
+/** Every stored trade of the token after `sinceId` that the live messages will not carry (`trades`, read up to the token's last fanned-out id). */
+function replayTrades(trades: readonly unknown[], sub: TradeSub): void {
   if (trades.length > MAX_REPLAY_TRADES) {
     sub.conn.stopTrades(sub, 'overflow');
     return;

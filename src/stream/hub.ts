@@ -1,13 +1,17 @@
 /**
  * The live hub (docs/api.md, Live stream): connections, their messages, subscribe and unsubscribe with
  * their replays (`since`, `sinceId`), liveness pings, revocation checks and shutdown. Framework
- * free: it is handed sockets and a StreamSource; src/http/stream.ts does the upgrade.
+ * free: it is handed sockets and the store's reads (StreamReads); src/http/stream.ts does the upgrade.
+ * Reads answer promises, so what touches the fan-out runs in turns, in the order it came: a change
+ * (src/stream/change-reads.ts) or a subscription's start. A connection's messages run in order.
  */
 import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
 import { Connection, Output, type Sub, type TokenLink } from './connection.js';
 import { Fanout } from './fanout.js';
 import { follow, unfollow } from './follow.js';
-import type { ConnectionInfo, Framer, StreamSocket, StreamSource } from './types.js';
+import { ChangeReads } from './change-reads.js';
+import { checkKeys } from './key-check.js';
+import type { ConnectionInfo, Framer, StreamReads, StreamSocket } from './types.js';
 import type { StreamMetrics } from './metrics.js';
 
 /** Bad messages a connection may send; the next one closes it with 1008. */
@@ -18,7 +22,7 @@ const DEAD_AFTER_MS = 60_000;
 const CHECK_EVERY_MS = 250;
 
 export type HubOptions = {
-  source: StreamSource;
+  source: StreamReads;
   metrics: StreamMetrics;
   /** Frames the messages (src/http/stream-socket.ts). */
   frame: Framer;
@@ -36,6 +40,10 @@ export class Hub {
   private readonly conns = new Set<Connection>();
   private readonly perBucket = new Map<string, number>();
   private readonly fanout: Fanout;
+  /** What the fan-out reads (answers read ahead, in turns), and each connection's last message handled. */
+  private readonly view: ChangeReads;
+  private readonly handling = new WeakMap<Connection, Promise<void>>();
+  private checking = false;
   private readonly out: Output;
   private readonly nowMs: () => number;
   private timers: NodeJS.Timeout[] = [];
@@ -44,21 +52,29 @@ export class Hub {
   constructor(private readonly opts: HubOptions) {
     this.nowMs = opts.nowMs ?? (() => performance.now());
     this.out = new Output(opts.frame);
-    this.fanout = new Fanout(opts.source, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
+    this.view = new ChangeReads(opts.source);
+    this.fanout = new Fanout(this.view, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
       if (this.conns.size === 0) return;
-      // Runs inside the ingest's notification, after its commit: a fault here is logged, and
-      // the ingest still answers with what it committed.
+      // Heard after the commit (a fault is logged; the ingest still answers). The newest trade is
+      // asked for at once: on SQLite it is read now, so this change's fan-out sends its trades only.
       const seen = this.nowMs();
-      try {
-        this.out.batch(() => this.fanout.changed(tokens));
-      } catch (err) {
-        this.opts.onError?.(err);
-      }
-      // Observed once the messages are written: the writes are most of the delay.
-      const delay = (this.nowMs() - seen) / 1000;
-      for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
+      const upTo = this.opts.source.maxTradeId();
+      upTo.catch(() => {});
+      void this.view
+        .inTurn(async () => {
+          await this.view.fanOut(this.fanout, tokens, upTo, (run) => this.out.batch(run));
+          // Observed once the messages are written: the writes are most of the delay.
+          const delay = (this.nowMs() - seen) / 1000;
+          for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
+        })
+        .catch((err: unknown) => this.opts.onError?.(err));
     });
+  }
+
+  /** Resolves once every turn queued so far has run (changes fanned out, subscriptions started). */
+  idle(): Promise<void> {
+    return this.view.idle();
   }
 
   /** Open connections in the caller's bucket (for the connection cap). */
@@ -129,22 +145,14 @@ export class Hub {
     } catch {
       return; // the store is closing
     }
-    const verdicts = new Map<string, boolean>();
-    for (const c of [...this.conns]) {
-      const keyId = c.info.keyId;
-      if (keyId !== null) {
-        // Expiry is a matter of the clock and revocation may come from any process: every
-        // connected key is looked at on every check (one indexed read per distinct key).
-        let ok = verdicts.get(keyId);
-        if (ok === undefined) verdicts.set(keyId, (ok = this.opts.source.keyValid(keyId)));
-        if (!ok) {
-          c.closed = true;
-          c.socket.close(4401, 'the API key is no longer valid');
-          continue;
-        }
-      }
-      if (c.holding) c.flush();
-    }
+    // One check at a time: a slow store delays the next one instead of piling them up.
+    if (this.checking) return;
+    this.checking = true;
+    void checkKeys(
+      [...this.conns],
+      (c) => this.conns.has(c),
+      (k) => this.opts.source.keyValid(k),
+    ).finally(() => (this.checking = false));
   }
 
   private liveness(): void {
@@ -184,12 +192,18 @@ export class Hub {
     if (!conn.closed) conn.socket.resume();
   }
 
+  /** Handles `text` once the connection's earlier messages are answered. */
   private handle(conn: Connection, text: string): void {
+    const next = (this.handling.get(conn) ?? Promise.resolve()).then(() => this.handleNow(conn, text));
+    this.handling.set(conn, next);
+  }
+
+  private async handleNow(conn: Connection, text: string): Promise<void> {
     if (conn.closed) return;
     const cmd = parseMessage(text);
     let err: ProtoError | null;
     try {
-      err = 'code' in cmd ? cmd : this.run(conn, cmd);
+      err = 'code' in cmd ? cmd : await this.run(conn, cmd);
     } catch (e) {
       // A store fault: logged, answered like a 500 (never with its details), the connection kept.
       this.opts.onError?.(e);
@@ -209,7 +223,7 @@ export class Hub {
   }
 
   /** Runs a well-formed command; the error to answer with, or null when it was answered. */
-  private run(conn: Connection, cmd: Command): ProtoError | null {
+  private async run(conn: Connection, cmd: Command): Promise<ProtoError | null> {
     if (cmd.op === 'ping') {
       conn.send('pong', JSON.stringify({ op: 'pong', id: cmd.id }));
       return null;
@@ -229,20 +243,23 @@ export class Hub {
     // Catch up with other processes first, so a replay and the live messages after it meet exactly.
     this.opts.source.checkExternalChanges();
     const names = cmd.channel === 'prices' ? cmd.tokens : [cmd.token];
+    const found = await Promise.all(names.map((name) => this.opts.source.resolve(name)));
     const asked: TokenLink[] = [];
-    for (const name of names) {
-      const t = this.opts.source.resolve(name);
+    for (const [i, name] of names.entries()) {
+      const t = found[i] ?? null;
       if (t === null) return { id: cmd.id, code: 'token_not_found', message: `unknown token ${name}`, param: cmd.channel === 'prices' ? 'tokens' : 'token' };
       asked.push(t);
     }
     const wait = conn.info.charge();
     if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
-    this.subscribe(conn, cmd, asked);
+    await this.view.inTurn(() => this.subscribe(conn, cmd, asked));
     return null;
   }
 
   /** `asked`: the token of each name, in the order asked (a prices subscription may name one twice). */
-  private subscribe(conn: Connection, cmd: Extract<Command, { op: 'subscribe' }>, asked: TokenLink[]): void {
+  private async subscribe(conn: Connection, cmd: Extract<Command, { op: 'subscribe' }>, asked: TokenLink[]): Promise<void> {
+    // Closed while its turn waited: nothing to follow (drop() has already unsubscribed the rest).
+    if (conn.closed) return;
     const id = conn.newSubId();
     const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
     const held = null;
@@ -270,7 +287,7 @@ export class Hub {
     conn.subs.set(id, sub);
     this.opts.metrics.subscriptions(sub.channel, 1);
     conn.send('subscribed', JSON.stringify(answer));
-    follow(this.fanout, this.opts.source, sub, cmd);
+    await follow(this.fanout, this.opts.source, this.view, sub, cmd);
   }
 
   private unsubscribe(conn: Connection, sub: Sub): void {

@@ -11,17 +11,40 @@ export type TokenRef = { id: number; address: string };
 
 export type PriceState = { priceUsd: number | null; priceChangePct24h: number | null; lastTradeAt: number | null };
 
-export type StreamSource = {
+/**
+ * The hub's reads of the store, each a promise (either engine: src/http/stream-source.ts). The
+ * hub makes the reads a change or a new subscription needs before it touches the fan-out, and
+ * hands the fan-out those answers as a `StreamSource` (src/stream/change-reads.ts), so a change
+ * is fanned out in one synchronous step, in the order changes came.
+ */
+export type StreamReads = {
   /** The token a name designates, as /udf/symbols reads it; null when none. */
-  resolve(name: string): TokenRef | null;
+  resolve(name: string): Promise<TokenRef | null>;
+  maxTradeId(): Promise<number>;
+  tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): Promise<TradeJson[]>;
+  commitEnds(from: number, to: number): Promise<number[]>;
+  barsFrom(tokenId: number, res: Resolution, from: number): Promise<Bar[]>;
+  barAt(tokenId: number, res: Resolution, t: number): Promise<Bar | null>;
+  newestBar(tokenId: number, res: Resolution): Promise<Bar | null>;
+  price(tokenId: number): Promise<PriceState | null>;
+  overview(tokenId: number): Promise<unknown>;
+  settled(): Promise<void> | null;
+  checkExternalChanges(): void;
+  onChange(listener: (tokens: ReadonlySet<number> | 'all', accounts: boolean) => void): () => void;
+  keyValid(keyId: string): Promise<boolean>;
+};
+
+/**
+ * What the fan-out reads, synchronously: the answers the hub read for the change being fanned
+ * out (src/stream/change-reads.ts), with the meaning of the same methods of `StreamReads`.
+ */
+export type StreamSource = {
   /** The highest trade id in the store: every trade at or below it is committed. */
   maxTradeId(): number;
   /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
   /** The ends (highest trade id) of the ingest transactions that end in [from, to): trades split after each. */
   commitEnds(from: number, to: number): number[];
-  /** Bars as /udf/history gives them: `t >= from` (from rounded down to its bar), newest 5000, ascending. */
-  barsFrom(tokenId: number, res: Resolution, from: number): Bar[];
   /** The bar of the token that starts at `t`, or null when it has none. */
   barAt(tokenId: number, res: Resolution, t: number): Bar | null;
   /** The newest bar of the token at this resolution, or null. */
@@ -31,12 +54,6 @@ export type StreamSource = {
   overview(tokenId: number): unknown;
   /** While a write transaction of this process is open across turns, a promise of its end; else null. */
   settled(): Promise<void> | null;
-  /** Lets the store report commits made by other processes (calls the onChange listener). */
-  checkExternalChanges(): void;
-  /** Calls `listener` after every commit: the tokens it touched ('all' when unknown), and whether accounts changed. */
-  onChange(listener: (tokens: ReadonlySet<number> | 'all', accounts: boolean) => void): () => void;
-  /** Whether the key may still be used now (not revoked, not past its expiry). */
-  keyValid(keyId: string): boolean;
 };
 
 /**

@@ -33,6 +33,8 @@ describe('a client that stops reading', () => {
       const rows = Array.from({ length: 1000 }, (_, i) => aTrade(token, { blockTime: T0 + b, priceUsd: 1 + b + i / 1000, volumeUsd: 1 }));
       biggestMessage = Math.max(biggestMessage, JSON.stringify(rows).length * 2);
       live.ingest(rows);
+      // The fan-out of a change runs once its reads are answered (src/stream/change-reads.ts).
+      await hub.idle();
       most = Math.max(most, ...hub.buffered());
     }
     // The bound: trades stop once 4 MB wait; one message may be on its way past the check.
@@ -66,6 +68,7 @@ describe('a client that stops reading', () => {
     const rows = Array.from({ length: 30_000 }, (_, i) => aTrade(token, { blockTime: T0 + i, priceUsd: 1 + i / 1000, volumeUsd: 1 }));
     const biggestMessage = JSON.stringify(rows.slice(0, 1000)).length * 2;
     live.ingest(rows); // one transaction, one change: 30 messages of 1000 trades, about 10 MB
+    await hubOf(live.app).idle();
     // What the kernel's socket buffers take is not waiting in the server; the rest is bounded.
     expect(Math.max(...hubOf(live.app).buffered())).toBeLessThanOrEqual(TRADES_OVERFLOW + biggestMessage);
     c.ws.resume();

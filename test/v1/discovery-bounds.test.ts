@@ -12,6 +12,7 @@ import type { IngestRecord } from '../../src/domain/records.js';
 import type { Db } from '../../src/store/db.js';
 import { createWindowBoard, RECOMPUTE_SLICE } from '../../src/http/v1/window-board.js';
 import { searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
+import { asyncRepo } from '../../src/store/async.js';
 import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
 import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
 import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
@@ -89,10 +90,10 @@ describe('search and discovery on 20,000 tokens', () => {
     [word(5, 3, 1), 'a whole symbol'],
     [`${word(7, 5, 2)} ${word(7, 4, 3)}`, 'a whole name'],
   ])('answers q=%s (%s) reading rows bounded by its matches, not by the store', async (q) => {
-    const board = createWindowBoard(t.store, '24h');
+    const board = createWindowBoard(t.store, t.services.repos, '24h');
     await board.refresh(() => t.clock.seconds());
     const index = createSearchIndexRepo(t.store.db);
-    const hits = searchTokens(index, board, q, normalizeAddress(q), 100);
+    const hits = await searchTokens(asyncRepo(index), board, q, normalizeAddress(q), 100);
     // Per match kind: a symbol range, and for prefix and name the walk and the enumeration in
     // turns, each stopping within a page of the cheaper one. Here none needs more than a few pages.
     expect(index.rowsRead()).toBeLessThanOrEqual(12 * SEARCH_PAGE);
@@ -101,10 +102,10 @@ describe('search and discovery on 20,000 tokens', () => {
   });
 
   it('stops the walk and the enumeration within a page of the cheaper one (symbol prefix)', async () => {
-    const board = createWindowBoard(t.store, '24h');
+    const board = createWindowBoard(t.store, t.services.repos, '24h');
     await board.refresh(() => t.clock.seconds());
     const index = createSearchIndexRepo(t.store.db);
-    const hits = searchTokens(index, board, 'e', null, 100);
+    const hits = await searchTokens(asyncRepo(index), board, 'e', null, 100);
     expect(hits).toHaveLength(100);
     expect(hits.every((h) => h.matchedBy === 'symbolPrefix')).toBe(true);
     // The enumeration must read every prefix match; the walk, every token up to the 100th
@@ -124,7 +125,7 @@ describe('search and discovery on 20,000 tokens', () => {
   });
 
   it('recomputes only the tokens whose window changed when the clock moves or a trade arrives', async () => {
-    const board = createWindowBoard(t.store, '24h');
+    const board = createWindowBoard(t.store, t.services.repos, '24h');
     await board.refresh(() => t.clock.seconds());
     expect(board.recomputed()).toBe(ACTIVE);
     expect(board.ranking('trending')).toHaveLength(ACTIVE);
@@ -152,7 +153,7 @@ describe('search and discovery on 20,000 tokens', () => {
     // Small slices, so about 2,000 traded tokens need many (src/domain/sliced-sort.ts pins the
     // comparisons a slice may make; the board uses SORT_SLICE).
     const limits = { run: 64, budget: 256 };
-    const board = createWindowBoard(t.store, '24h', { sort: limits });
+    const board = createWindowBoard(t.store, t.services.repos, '24h', { sort: limits });
     await board.refresh(() => t.clock.seconds());
     const traded = board.ranking('trending').length;
     expect(traded).toBeGreaterThan(1_900);
@@ -173,7 +174,7 @@ describe('search and discovery on 20,000 tokens', () => {
     expect(board.sortPauses()).toBe(pauses);
   });
   it('recomputes at most RECOMPUTE_SLICE tokens per turn of the event loop while it rebuilds', async () => {
-    const board24 = createWindowBoard(t.store, '24h');
+    const board24 = createWindowBoard(t.store, t.services.repos, '24h');
     const seen: number[] = [board24.recomputed()];
     let ticking = true;
     const tick = () => {
@@ -191,7 +192,7 @@ describe('search and discovery on 20,000 tokens', () => {
   });
 
   it('sorts a ranking again in slices when an update changes more tokens than it re-places one by one', async () => {
-    const board = createWindowBoard(t.store, '24h', { sort: { run: 64, budget: 256 } });
+    const board = createWindowBoard(t.store, t.services.repos, '24h', { sort: { run: 64, budget: 256 } });
     await board.refresh(() => t.clock.seconds());
     const before = board.sortPauses();
     const ids = t.store.db.prepare('SELECT address FROM tokens WHERE id > 5000 ORDER BY id LIMIT 400').pluck().all() as string[];

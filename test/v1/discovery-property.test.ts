@@ -16,6 +16,7 @@ import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { rawTrades, inWindow, lastAtOrBefore, sum, cmpStr, type RawTrade } from './naive.js';
 import { createWindowBoard } from '../../src/http/v1/window-board.js';
 import { searchTokens } from '../../src/http/v1/search-views.js';
+import { asyncRepo } from '../../src/store/async.js';
 import { createSearchIndexRepo } from '../../src/store/search-index-repo.js';
 import { normalizeAddress } from '../../src/domain/address.js';
 import { WINDOW_SECONDS, priceChangePct } from '../../src/domain/windows.js';
@@ -107,7 +108,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
           t.clock.set(NOW * 1000);
           const toks = names.map(([symbol, name]) => aToken({ symbol, name }));
           t.ingest(toks);
-          const boards = { '1h': createWindowBoard(t.store, '1h'), '24h': createWindowBoard(t.store, '24h') };
+          const boards = { '1h': createWindowBoard(t.store, t.services.repos, '1h'), '24h': createWindowBoard(t.store, t.services.repos, '24h') };
           const index = createSearchIndexRepo(t.store.db);
           for (const o of ops) {
             const now = t.clock.seconds();
@@ -133,7 +134,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
             for (const q of [...queries, toks[0]!.address]) {
               // Answers of 2 stop early; answers of 6 often need every kind.
               for (const want of [2, 6]) {
-                const hits = searchTokens(index, boards['24h'], q, normalizeAddress(q), want, 2).map((h) => {
+                const hits = (await searchTokens(asyncRepo(index), boards['24h'], q, normalizeAddress(q), want, 2)).map((h) => {
                   const address = t.store.db.prepare('SELECT address FROM tokens WHERE id = ?').pluck().get(h.id) as string;
                   return [address, h.matchedBy, h.volume24hUsd];
                 });
@@ -205,7 +206,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
       t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 10, volumeUsd: 5 })]);
       const trending = async () => (await t.http.get('/v1/market/trending')).body.tokens.map((x: { symbol: string }) => x.symbol);
       expect(await trending()).toEqual(['AAA']);
-      const board = createWindowBoard(t.store, '24h');
+      const board = createWindowBoard(t.store, t.services.repos, '24h');
       await board.refresh(() => t.clock.seconds());
       const before = board.recomputed();
       const cli = openStore(path);

@@ -4,6 +4,7 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { inWindow, naiveTraders, rawTrades, tokenIdOf } from './naive.js';
 import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
+import { asyncRepo } from '../../src/store/async.js';
 import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
 
 let t: TestApp;
@@ -82,7 +83,7 @@ describe('top traders board', () => {
         const names = Array.from({ length: wallets }, () => anAddress('w'));
         app.ingest(Array.from({ length: wallets * 2 }, (_, i) => aTrade(tok.address, { blockTime: now - 100 - (i % 3000), wallet: names[i >> 1]! })));
         app.ingest(Array.from({ length: 3 }, () => aTrade(tok.address, { blockTime: now - 3599 })));
-        const board = createTraderBoard(app.store, createTraderBoardRepo(app.store.db), tokenIdOf(app.store, tok.address), 3600);
+        const board = createTraderBoard(app.store, asyncRepo(createTraderBoardRepo(app.store.db)), tokenIdOf(app.store, tok.address), 3600);
         await board.refresh(() => app.clock.seconds());
         expect(board.size()).toBe(wallets + 3);
         const built = board.stats();
@@ -118,7 +119,7 @@ describe('top traders board', () => {
 
   it('keeps one board per token and window, drops the least recently read beyond MAX_BOARDS, and replaces a board whose token id names another address', () => {
     t = makeTestApp();
-    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
     const first = boards.get(1, 'A', 3600);
     expect(boards.get(1, 'A', 3600)).toBe(first);
     expect(boards.get(1, 'A', 86400)).not.toBe(first);
@@ -144,7 +145,7 @@ describe('top traders board', () => {
   it('holds a wallet in at most 130 bytes a board, its name once per token however many windows are read', async () => {
     t = makeTestApp();
     const [tok] = manyWallets(t, 1, 3000);
-    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
     const hour = boards.get(tok!.id, tok!.address, 3600);
     await hour.refresh(() => t.clock.seconds());
     const day = boards.get(tok!.id, tok!.address, 86400);
@@ -160,12 +161,12 @@ describe('top traders board', () => {
   it('drops the least recently read boards beyond its byte budget, and never the board just read', async () => {
     t = makeTestApp();
     const [a, b] = manyWallets(t, 2, 1000);
-    const probe = createTraderBoards(t.store, createTraderBoardRepo(t.store.db));
+    const probe = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
     const one = probe.get(a!.id, a!.address, 3600);
     await one.refresh(() => t.clock.seconds());
     const budgetBytes = Math.ceil(probe.stats().bytes * 1.5);
 
-    const boards = createTraderBoards(t.store, createTraderBoardRepo(t.store.db), { budgetBytes });
+    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), { budgetBytes });
     const first = boards.get(a!.id, a!.address, 3600);
     await first.refresh(() => t.clock.seconds());
     expect(boards.stats()).toMatchObject({ boards: 1, evicted: 0 });
@@ -182,7 +183,7 @@ describe('top traders board', () => {
     expect(boards.stats()).toMatchObject({ boards: 1, evicted: 2 });
 
     // a budget smaller than any board still keeps the board being read
-    const tiny = createTraderBoards(t.store, createTraderBoardRepo(t.store.db), { budgetBytes: 1 });
+    const tiny = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), { budgetBytes: 1 });
     const kept = tiny.get(a!.id, a!.address, 3600);
     await kept.refresh(() => t.clock.seconds());
     expect(tiny.stats()).toMatchObject({ boards: 1, evicted: 0 });
@@ -194,7 +195,7 @@ describe('top traders board', () => {
     const tok = aToken();
     const now = t.clock.seconds();
     t.ingest([tok, ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
-    const board = createTraderBoard(t.store, createTraderBoardRepo(t.store.db), tokenIdOf(t.store, tok.address), 3600);
+    const board = createTraderBoard(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), tokenIdOf(t.store, tok.address), 3600);
     await board.refresh(() => t.clock.seconds());
     expect(board.stats()).toEqual({ rowsRead: 2 * PAGE + 10, builds: 1, updates: 0, pages: 3 });
     t.ingest(Array.from({ length: MAX_MOVED + 1 }, () => aTrade(tok.address, { blockTime: now })));

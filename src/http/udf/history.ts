@@ -44,12 +44,12 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
       response: udfHistory,
       example: udfHistoryExample,
     },
-    ({ query: q }) => {
+    async ({ query: q }) => {
       const res = parseResolution(q.resolution)!;
       const query = barQuery(q);
       if (isBarQueryError(query))
         throw invalidParameter('from', query.problem === 'required' ? 'from is required without countback' : 'from must be less than to');
-      const chart = resolveChart(symbols, q.symbol, q.currencyCode);
+      const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
       const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
       const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
       const source: SeriesSource =
@@ -61,11 +61,13 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
             };
       // Bars depend only on the token's trades and the bars the query selects: cached until the
       // token changes, one entry for every viewer asking for the same bars (src/http/history-cache.ts).
-      const answer = history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
+      // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
+      const stamp = cache.stamp({ token: tokenId });
+      const answer = await history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
       let miss = false;
-      const body = cache.json({ token: tokenId }, `udf-history|${answer.key}`, () => {
+      const body = await cache.json(stamp, `udf-history|${answer.key}`, async () => {
         miss = true;
-        return historyBody(answer.compute());
+        return historyBody(await answer.compute());
       });
       history.counted(query, !miss);
       return body;

@@ -5,10 +5,6 @@
  */
 import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
-import { createSymbolsRepo } from '../../store/symbols-repo.js';
-import { createCandlesRepo } from '../../store/candles-repo.js';
-import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
-import { createWindowRepo } from '../../store/window-repo.js';
 import { withResolveCache } from './resolve-cache.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
@@ -16,14 +12,14 @@ import { addQuotesRoute } from './quotes.js';
 import type { UdfDeps } from './params.js';
 
 export function udfRouter(deps: AppDeps): ApiRouter {
-  const db = deps.store.db;
+  const repos = deps.services.repos;
   const ctx: UdfDeps = {
     clock: deps.clock,
     // Resolved names live in memory with the answers (CACHE=off measures without either).
-    symbols: deps.cache.enabled ? withResolveCache(createSymbolsRepo(db, deps.config.chain), deps.store) : createSymbolsRepo(db, deps.config.chain),
-    candles: createCandlesRepo(db),
-    marketCandles: createMarketCandlesRepo(db),
-    windows: createWindowRepo(db),
+    symbols: deps.cache.enabled ? withResolveCache(repos.symbols, deps.store) : repos.symbols,
+    candles: repos.candles,
+    marketCandles: repos.marketCandles,
+    windows: repos.window,
     cache: deps.cache,
     history: deps.history,
   };

@@ -9,14 +9,15 @@ import type { WindowRepo } from '../../store/window-repo.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { HistoryCache } from '../history-cache.js';
 import type { Clock } from '../../domain/clock.js';
+import type { Async } from '../../store/async.js';
 
-/** What the UDF routes are built from. */
+/** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
 export type UdfDeps = {
   clock: Clock;
-  symbols: SymbolsRepo;
-  candles: CandlesRepo;
-  marketCandles: MarketCandlesRepo;
-  windows: WindowRepo;
+  symbols: Async<SymbolsRepo>;
+  candles: Async<CandlesRepo>;
+  marketCandles: Async<MarketCandlesRepo>;
+  windows: Async<WindowRepo>;
   cache: ResponseCache;
   /** Bars of chart series kept between requests (src/http/history-cache.ts). */
   history: HistoryCache;
@@ -45,13 +46,13 @@ export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair
  * did), else a market address; 404 token_not_found ("unknown symbol") when neither. A token is
  * in USD only; a pair in USD or its quote symbol (case-insensitive), else 400 on currencyCode.
  */
-export function resolveChart(symbols: SymbolsRepo, name: string, code: string): Chart {
-  const resolved = symbols.resolve(name);
+export async function resolveChart(symbols: Async<SymbolsRepo>, name: string, code: string): Promise<Chart> {
+  const resolved = await symbols.resolve(name);
   if (resolved !== null) {
     if (code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
     return { kind: 'token', resolved };
   }
-  const pair = symbols.pair(name);
+  const pair = await symbols.pair(name);
   // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
   if (pair === null && code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
   if (pair === null) throw errors.unknownSymbol();
@@ -61,8 +62,8 @@ export function resolveChart(symbols: SymbolsRepo, name: string, code: string): 
 }
 
 /** The token a chart names, or 404 token_not_found ("unknown symbol" in the UDF form). */
-export function resolveOr404(symbols: SymbolsRepo, name: string): Resolved {
-  const found = symbols.resolve(name);
+export async function resolveOr404(symbols: Async<SymbolsRepo>, name: string): Promise<Resolved> {
+  const found = await symbols.resolve(name);
   if (found === null) throw errors.unknownSymbol();
   return found;
 }

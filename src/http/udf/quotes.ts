@@ -33,23 +33,30 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
       response: udfQuotes,
       example: udfQuotesExample,
     },
-    ({ query: q }) => {
+    async ({ query: q }) => {
       const now = nowSeconds(clock);
-      const d = q.symbols.map((n): QuoteItem => {
-        const found = symbols.resolve(n);
-        if (found === null) return { s: 'error', n, errmsg: 'unknown symbol', v: {} };
-        const { token, exchange } = found;
-        const w = windows.window(token.id, now, DAY, token.lastTradeAt);
-        const values = quoteValues(token, exchange, {
-          last: windows.priceAt(token.id, now),
-          base: windows.priceAt(token.id, now - DAY),
-          volume: w.volumeUsd,
-          open: w.open,
-          high: w.high,
-          low: w.low,
-        });
-        return { s: 'ok', n, v: values };
-      });
+      // The names are read together (one wait on PostgreSQL, not one per name), answered in order.
+      const d = await Promise.all(
+        q.symbols.map(async (n): Promise<QuoteItem> => {
+          const found = await symbols.resolve(n);
+          if (found === null) return { s: 'error', n, errmsg: 'unknown symbol', v: {} };
+          const { token, exchange } = found;
+          const [w, last, base] = await Promise.all([
+            windows.window(token.id, now, DAY, token.lastTradeAt),
+            windows.priceAt(token.id, now),
+            windows.priceAt(token.id, now - DAY),
+          ]);
+          const values = quoteValues(token, exchange, {
+            last,
+            base,
+            volume: w.volumeUsd,
+            open: w.open,
+            high: w.high,
+            low: w.low,
+          });
+          return { s: 'ok', n, v: values };
+        }),
+      );
       return { s: 'ok' as const, d };
     },
   );

@@ -9,8 +9,11 @@
  *   ambiguous), so it is dropped on every token change;
  * - everything goes on a change of unknown extent (another process wrote).
  * Unknown names are not kept, so random guesses cannot push real names out.
+ * The repo answers a promise (either engine): a name resolved across a change is answered but not
+ * kept, since it may have been read before the change.
  */
 import type { Store } from '../../store/db.js';
+import type { Async } from '../../store/async.js';
 import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
 import { normalizeAddress } from '../../domain/address.js';
 
@@ -18,26 +21,31 @@ import { normalizeAddress } from '../../domain/address.js';
 const MAX_NAMES = 10_000;
 
 /** `repo` with `resolve` answered from memory; the other methods are the repo's own. */
-export function withResolveCache<R extends Pick<SymbolsRepo, 'resolve'>>(repo: R, store: Store): R {
+export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(repo: R, store: Pick<Store, 'onChange'>): R {
   const byAddress = new Map<string, Resolved>();
   const other = new Map<string, Resolved>();
+  /** Changes seen so far: a resolve that saw one begin and end is not kept. */
+  let changes = 0;
 
   store.onChange((change) => {
     if (change.tokens === 'all') {
+      changes++;
       byAddress.clear();
       other.clear();
       return;
     }
     if (change.tokens.size === 0) return;
+    changes++;
     other.clear();
     for (const [name, found] of byAddress) if (change.tokens.has(found.token.id)) byAddress.delete(name);
   });
 
-  const resolve = (name: string): Resolved | null => {
+  const resolve = async (name: string): Promise<Resolved | null> => {
     const hit = byAddress.get(name) ?? other.get(name);
     if (hit !== undefined) return hit;
-    const found = repo.resolve(name);
-    if (found === null) return null;
+    const before = changes;
+    const found = await repo.resolve(name);
+    if (found === null || changes !== before) return found;
     const map = normalizeAddress(name) === found.token.address ? byAddress : other;
     if (map.size >= MAX_NAMES) map.clear();
     map.set(name, found);

@@ -24,7 +24,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       example: S.udfConfigExample,
     },
     // Every chart load asks for it: kept until any token changes (the exchange list is read by index anyway).
-    () => cache.json('tokens', 'udf-config', () => udfConfig(symbols.exchanges())),
+    () => cache.json('tokens', 'udf-config', async () => udfConfig(await symbols.exchanges())),
   );
 
   router.add(
@@ -38,11 +38,11 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       response: S.udfSymbol,
       example: S.udfSymbolExample,
     },
-    ({ query: q }) => {
-      const chart = resolveChart(symbols, q.symbol, q.currencyCode);
+    async ({ query: q }) => {
+      const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
       if (chart.kind === 'token') return symbolInfo(chart.resolved.token, chart.resolved.exchange);
       const { token, market } = chart.pair;
-      return pairSymbolInfo(token, market, chart.currency, marketCandles.lastPrice(token.id, market.address, chart.currency));
+      return pairSymbolInfo(token, market, chart.currency, await marketCandles.lastPrice(token.id, market.address, chart.currency));
     },
   );
 
@@ -63,12 +63,12 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       response: S.udfSearch,
       example: S.udfSearchExample,
     },
-    ({ query: q }) => {
+    async ({ query: q }) => {
       // Every token is of the one listed type; any other type matches nothing.
       if (q.type !== undefined && q.type !== SYMBOL_TYPE) return [];
       const split = splitSearchQuery(q.query ?? '', q.exchange ?? null);
       if (split === null) return [];
-      const found = symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit });
+      const found = await symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit });
       return found.map(({ token, exchange }) => searchItem(token, exchange));
     },
   );

@@ -11,8 +11,8 @@ export const MAX_ROUNDS = 3;
 export type BoardState = {
   /** The second the board's figures are exact for, or null before its first step. */
   asOf(): number | null;
-  /** Whether the board is exact for `now` with nothing left to apply. */
-  current(now: number): boolean;
+  /** Whether the board is exact for `now` with nothing left to apply (it may read the store). */
+  current(now: number): Promise<boolean>;
   /** Brings the board to `now` (a rebuild or an update); a step that fails is redone whole by the next. */
   step(now: number): Promise<void>;
 };
@@ -31,7 +31,9 @@ export function boardRefresher(board: BoardState): (clockNow: () => number) => P
         continue;
       }
       const now = clockNow();
-      if (board.current(now)) return now;
+      if (await board.current(now)) return now;
+      // A step another caller began while this one read is waited for, not run twice.
+      if (running !== null) continue;
       const asOf = board.asOf();
       if (round >= MAX_ROUNDS && asOf !== null && now >= asOf) return asOf;
       running = board.step(now).finally(() => (running = null));

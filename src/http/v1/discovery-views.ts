@@ -6,10 +6,9 @@
  */
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenViews } from './token-views.js';
-import type { TokensRepo } from '../../store/tokens-repo.js';
 import type { Store } from '../../store/db.js';
-import { createDiscoveryRepo, type MatchKind } from '../../store/discovery-repo.js';
-import { createSearchIndexRepo } from '../../store/search-index-repo.js';
+import type { Repos } from '../../store/repos.js';
+import type { MatchKind } from '../../store/discovery-repo.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../../domain/discovery.js';
 import { normalizeAddress } from '../../domain/address.js';
@@ -24,10 +23,15 @@ const TIMED_TTL = 3;
 
 export type { DiscoveryItem } from '../../domain/discovery.js';
 
-export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: TokenViews, cache: ResponseCache) {
-  const repo = createDiscoveryRepo(store.db);
-  const index = createSearchIndexRepo(store.db);
-  const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, w)])) as Record<(typeof DISCOVERY_WINDOWS)[number], WindowBoard>;
+/** The repos discovery reads (src/store/repos.ts). */
+export type DiscoveryRepos = Pick<Repos, 'tokens' | 'discovery' | 'searchIndex' | 'window' | 'tokenChanges'>;
+
+export function createDiscoveryViews(store: Store, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache) {
+  const { tokens, discovery: repo, searchIndex: index } = repos;
+  const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, repos, w)])) as Record<
+    (typeof DISCOVERY_WINDOWS)[number],
+    WindowBoard
+  >;
 
   /** The top `limit` of a ranking with at least `minLiquidityUsd`, exact for the second the board is at. */
   async function ranked(
@@ -43,11 +47,15 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
   }
 
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
-  function newest(limit: number, now: number): DiscoveryItem[] {
-    const all = cache.through(
+  async function newest(limit: number, now: number): Promise<DiscoveryItem[]> {
+    const all = await cache.through(
       'tokens',
       `new:${now}`,
-      () => repo.newest(MAX_DISCOVERY).map((t, i) => discoveryItem(i + 1, t, views.figures(t, '24h', now))),
+      async () => {
+        const list = await repo.newest(MAX_DISCOVERY);
+        const figures = await Promise.all(list.map((t) => views.figures(t, '24h', now)));
+        return list.map((t, i) => discoveryItem(i + 1, t, figures[i]!));
+      },
       TIMED_TTL,
     );
     return all.slice(0, limit);
@@ -66,12 +74,16 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
   async function search(q: string, limit: number, clockNow: () => number): Promise<SearchResult[]> {
     const board = boards['24h'];
     const now = await board.refresh(clockNow);
-    const all = cache.through(
+    const view = board.view();
+    const all = await cache.through(
       'tokens',
       `search:${now}:${q}`,
-      () =>
-        searchTokens(index, board, q, normalizeAddress(q), MAX_DISCOVERY).flatMap((hit) => {
-          const t = board.get(hit.id)?.t ?? repo.summary(hit.id);
+      async () => {
+        const hits = await searchTokens(index, view, q, normalizeAddress(q), MAX_DISCOVERY);
+        // Tokens off the board (no 24 h volume) are read together, not one await each.
+        const off = await Promise.all(hits.map((hit) => (view.get(hit.id) === undefined ? repo.summary(hit.id) : undefined)));
+        return hits.flatMap((hit, i) => {
+          const t = view.get(hit.id)?.t ?? off[i];
           if (t === undefined) return [];
           return [
             {
@@ -84,7 +96,8 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
               matchedBy: hit.matchedBy,
             },
           ];
-        }),
+        });
+      },
       TIMED_TTL,
     );
     return all.slice(0, limit);
@@ -97,12 +110,16 @@ export function createDiscoveryViews(store: Store, tokens: TokensRepo, views: To
    * the trade that set the price (null before any trade), not of the last ingest: a quiet token's
    * price is as old as its last trade. docs/api.md, Discovery.
    */
-  function prices(asked: readonly { asked: string; address: string }[], now: number): Record<string, Price> {
+  async function prices(asked: readonly { asked: string; address: string }[], now: number): Promise<Record<string, Price>> {
+    const rows = await Promise.all(
+      asked.map(async ({ address }): Promise<Price> => {
+        const t = await tokens.byAddress(address);
+        if (t === undefined) return null;
+        return { priceUsd: t.priceUsd, priceChangePct24h: (await views.figures(t, '24h', now)).priceChangePct, updatedAt: t.lastTradeAt };
+      }),
+    );
     const out: Record<string, Price> = {};
-    for (const { asked: key, address } of asked) {
-      const t = tokens.byAddress(address);
-      out[key] = t === undefined ? null : { priceUsd: t.priceUsd, priceChangePct24h: views.figures(t, '24h', now).priceChangePct, updatedAt: t.lastTradeAt };
-    }
+    asked.forEach(({ asked: key }, i) => (out[key] = rows[i] ?? null));
     return out;
   }
 

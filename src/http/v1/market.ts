@@ -56,7 +56,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.rankedTokens,
       example: S.newTokensExample,
     },
-    ({ query }) => ({ window: null, tokens: discovery.newest(query.limit, now()) }),
+    async ({ query }) => ({ window: null, tokens: await discovery.newest(query.limit, now()) }),
   );
 
   api.add(
@@ -84,7 +84,7 @@ export function marketRouter(deps: AppDeps): ApiRouter {
       response: S.prices,
       example: S.pricesExample,
     },
-    ({ query }) => ({ prices: discovery.prices(query.addresses, now()) }),
+    async ({ query }) => ({ prices: await discovery.prices(query.addresses, now()) }),
   );
 
   return api;

@@ -9,6 +9,7 @@ import { parseResolution, SUPPORTED_RESOLUTIONS, type Resolution } from '../../d
 import { errors } from '../../errors.js';
 import { addressPathParam } from '../validate.js';
 import type { TokenRow, TokensRepo } from '../../store/tokens-repo.js';
+import type { Async } from '../../store/async.js';
 
 /** Latest time accepted in from / to: just after the last second ingest accepts (9999-12-31), as /udf/history. */
 export const MAX_TIME = 253402300800;
@@ -54,8 +55,8 @@ export const addressListParam = (max: number) =>
 export const tokenPath = z.object({ address: addressPathParam() });
 
 /** The token of a well-formed address: 404 token_not_found when the store has none. */
-export function findToken(tokens: TokensRepo, address: string): TokenRow {
-  const token = tokens.byAddress(address);
+export async function findToken(tokens: Async<TokensRepo>, address: string): Promise<TokenRow> {
+  const token = await tokens.byAddress(address);
   if (token === undefined) throw errors.tokenNotFound(address);
   return token;
 }

@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
 import { intParam } from '../validate.js';
-import { createTokensRepo } from '../../store/tokens-repo.js';
-import { createTradesRepo, type PricePoint } from '../../store/trades-repo.js';
+import type { PricePoint } from '../../store/trades-repo.js';
 import { addressListParam, MAX_TIME } from './params.js';
 import * as S from './schemas/market.js';
 
@@ -16,8 +15,7 @@ const MAX_PRICES = 100;
 
 export function pricesRouter(deps: AppDeps): ApiRouter {
   const api = new ApiRouter();
-  const tokens = createTokensRepo(deps.store.db);
-  const trades = createTradesRepo(deps.store.db);
+  const { tokens, trades } = deps.services.repos;
 
   api.add(
     {
@@ -31,12 +29,16 @@ export function pricesRouter(deps: AppDeps): ApiRouter {
       response: S.pricesAt,
       example: S.pricesAtExample,
     },
-    ({ query: q }) => {
+    async ({ query: q }) => {
+      // One seek per token, sent together (one wait on PostgreSQL, not one per token).
+      const points = await Promise.all(
+        q.addresses.map(async ({ address }) => {
+          const token = await tokens.byAddress(address);
+          return token === undefined ? null : trades.lastAtOrBefore(token.id, q.time);
+        }),
+      );
       const prices: Record<string, PricePoint | null> = {};
-      for (const { asked, address } of q.addresses) {
-        const token = tokens.byAddress(address);
-        prices[asked] = token === undefined ? null : trades.lastAtOrBefore(token.id, q.time);
-      }
+      q.addresses.forEach(({ asked }, i) => (prices[asked] = points[i] ?? null));
       return { time: q.time, prices };
     },
   );

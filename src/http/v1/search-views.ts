@@ -11,9 +11,10 @@
  * enumeration after the number of matches: the cheaper of the two, at most twice over.
  */
 import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
+import type { Async } from '../../store/async.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
-import type { BoardEntry, WindowBoard } from './window-board.js';
+import type { BoardEntry, BoardView } from './window-board.js';
 import { RANKINGS, byAddress, matchKind } from '../../domain/discovery.js';
 
 /** Rows per index page. */
@@ -26,7 +27,14 @@ export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind
  * (normalised) or null. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
  * index read (smaller in tests, to cross page boundaries with few tokens).
  */
-export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: string, address: string | null, want: number, page = SEARCH_PAGE): SearchHit[] {
+export async function searchTokens(
+  index: Async<SearchIndexRepo>,
+  board: BoardView,
+  q: string,
+  address: string | null,
+  want: number,
+  page = SEARCH_PAGE,
+): Promise<SearchHit[]> {
   const PAGE = page;
   const qf = foldCase(q);
   const kindOf = (x: { address: string; sym: string; name: string }): number => matchKind(x, qf, address);
@@ -38,13 +46,18 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   const withVolume: SearchHit[][] = MATCH_KINDS.map(() => []);
   const [byAddr, bySym, byPrefix, byName] = withVolume as [SearchHit[], SearchHit[], SearchHit[], SearchHit[]];
   const hit = (e: BoardEntry, kind: number): SearchHit => ({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
-  const exact = address === null ? undefined : index.byAddress(address);
+  // The first reads go out together; each is one index range.
+  const [exact, sameSymbol, fewPrefixes, fewNames] = await Promise.all([
+    address === null ? undefined : index.byAddress(address),
+    index.bySymbol(qf, '', PAGE),
+    index.bySymbolPrefix(qf, { sym: qf, address: '' }, PAGE),
+    [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE),
+  ]);
   const exactEntry = exact === undefined ? undefined : board.get(exact.id);
   if (exactEntry !== undefined && exactEntry.f.volumeUsd > 0) byAddr.push(hit(exactEntry, 0));
   // The exact-symbol tokens, from the index when they fit in one page: then the walk below can
   // stop as soon as it has the prefix matches the answer can hold, instead of looking through
   // every traded token for a late exact match.
-  const sameSymbol = index.bySymbol(qf, '', PAGE);
   const symbolKnown = sameSymbol.length < PAGE;
   if (symbolKnown) {
     const traded = sameSymbol.flatMap((x) => {
@@ -56,8 +69,6 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   }
   // When the prefix and name matches fit a page each too, every match is known: their traded
   // tokens come from the board by id and no walk is needed (rare queries).
-  const fewPrefixes = index.bySymbolPrefix(qf, { sym: qf, address: '' }, PAGE);
-  const fewNames = [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE);
   const allKnown = symbolKnown && fewPrefixes.length < PAGE && fewNames.length < PAGE;
   if (allKnown) {
     for (const [kind, list] of [
@@ -85,16 +96,13 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   }
 
   /** Up to `need` tokens of match kind `kind` without volume, by address. */
-  function withoutVolume(kind: number, need: number): IndexedToken[] {
+  async function withoutVolume(kind: number, need: number): Promise<IndexedToken[]> {
     const fits = (x: IndexedToken) => kindOf(x) === kind && !traded(x.id);
-    if (kind === 0) {
-      const x = address === null ? undefined : index.byAddress(address);
-      return x !== undefined && fits(x) ? [x] : [];
-    }
+    if (kind === 0) return exact !== undefined && fits(exact) ? [exact] : [];
     if (kind === 1) {
       const out: IndexedToken[] = [];
       for (let after = ''; ;) {
-        const page = index.bySymbol(qf, after, PAGE);
+        const page = await index.bySymbol(qf, after, PAGE);
         out.push(...page.filter(fits));
         if (out.length >= need || page.length < PAGE) return out.slice(0, need);
         after = page.at(-1)!.address;
@@ -103,27 +111,27 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
     // Prefix or name: the address walk and the enumeration take turns.
     let prefixFrom = { sym: qf, address: '' };
     let nameAfter = 0;
-    const enumerate: () => IndexedToken[] =
+    const enumerate: () => Promise<IndexedToken[]> =
       kind === 2
-        ? () => {
-            const page = index.bySymbolPrefix(qf, prefixFrom, PAGE);
+        ? async () => {
+            const page = await index.bySymbolPrefix(qf, prefixFrom, PAGE);
             const last = page.at(-1);
             if (last !== undefined) prefixFrom = { sym: last.sym, address: last.address };
             return page;
           }
-        : () => {
-            const page = [...qf].length >= 3 ? index.byName(qf, nameAfter, PAGE) : index.byShortName(qf, nameAfter, PAGE);
+        : async () => {
+            const page = await ([...qf].length >= 3 ? index.byName(qf, nameAfter, PAGE) : index.byShortName(qf, nameAfter, PAGE));
             nameAfter = page.at(-1)?.id ?? nameAfter;
             return page;
           };
     const walked: IndexedToken[] = [];
     const enumerated: IndexedToken[] = [];
     for (let after = ''; ;) {
-      const page = index.inAddressOrder(after, PAGE);
+      const page = await index.inAddressOrder(after, PAGE);
       walked.push(...page.filter(fits));
       if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);
       after = page.at(-1)!.address;
-      const found = enumerate();
+      const found = await enumerate();
       enumerated.push(...found.filter(fits));
       if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
     }
@@ -133,7 +141,7 @@ export function searchTokens(index: SearchIndexRepo, board: WindowBoard, q: stri
   for (let kind = 0; kind < MATCH_KINDS.length && out.length < want; kind++) {
     out.push(...withVolume[kind]!.slice(0, want - out.length));
     if (out.length < want) {
-      for (const x of withoutVolume(kind, want - out.length)) out.push({ id: x.id, volume24hUsd: 0, matchedBy: MATCH_KINDS[kind]! });
+      for (const x of await withoutVolume(kind, want - out.length)) out.push({ id: x.id, volume24hUsd: 0, matchedBy: MATCH_KINDS[kind]! });
     }
   }
   return out;

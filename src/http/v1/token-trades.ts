@@ -3,6 +3,7 @@
  * (blockTime, id), newest first, with signed cursors that carry the walk's snapshot bound;
  * candles are the bars of /udf/history (candles-repo readBars, same rules), as objects.
  */
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
 import type { AppDeps } from '../types.js';
@@ -10,23 +11,31 @@ import { addressParam, enumParam, intParam } from '../validate.js';
 import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
-import { cursorSecret } from '../../store/meta-repo.js';
-import { createTradesRepo, toTradeJson, type TradePosition } from '../../store/trades-repo.js';
-import { createCandlesRepo, MAX_BARS } from '../../store/candles-repo.js';
+import { toTradeJson, type TradePosition } from '../../store/trades-repo.js';
+import { MAX_BARS } from '../../store/candles-repo.js';
 import { barQuery, isBarQueryError } from '../../domain/history-range.js';
 import type { SeriesSource } from '../history-cache.js';
-import { createMarketCandlesRepo } from '../../store/market-candles-repo.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
 
 export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
-  const db = deps.store.db;
   const { tokens } = deps.views;
-  const trades = createTradesRepo(db);
-  const candles = createCandlesRepo(db);
-  const marketCandles = createMarketCandlesRepo(db);
-  const secret = cursorSecret(db);
+  const { trades, candles, marketCandles, meta } = deps.services.repos;
   const history = deps.history;
+  // The key cursors are signed with, made on first use and kept in the store (one for every
+  // instance of a deployment); read once, and read again after a failed read.
+  let secret: Promise<Buffer> | null = null;
+  const cursorKey = (): Promise<Buffer> => {
+    if (secret === null) {
+      const p = meta.getOrCreate('cursor_secret', () => randomBytes(32).toString('hex')).then((hex) => Buffer.from(hex, 'hex'));
+      p.catch(() => {
+        if (secret === p) secret = null;
+      });
+      secret = p;
+    }
+    return secret;
+  };
+  void cursorKey();
 
   api.add(
     {
@@ -47,8 +56,9 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       response: S.tokenTrades,
       example: S.tokenTradesExample,
     },
-    ({ query: q, params }) => {
-      const token = findToken(tokens, params.address);
+    async ({ query: q, params }) => {
+      const token = await findToken(tokens, params.address);
+      const secret = await cursorKey();
       const limit = q.limit;
       if (q.after !== undefined && q.before !== undefined && q.after >= q.before) throw invalidParameter('after', 'after must be less than before');
       const scope: CursorScope = { token: token.address, side: q.side ?? null, wallet: q.wallet ?? null, after: q.after ?? null, before: q.before ?? null };
@@ -64,11 +74,11 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       // changes. A cached first page keeps the snapshot bound it was made with: no trade of this
       // token has come since (that would have dropped it), so the walk it starts is still exact.
       const key = `trades|${limit}|${q.side ?? ''}|${q.wallet ?? ''}|${q.after ?? ''}|${q.before ?? ''}|${q.cursor ?? ''}`;
-      return deps.cache.json({ token: token.id }, key, () => {
+      return deps.cache.json({ token: token.id }, key, async () => {
         // The snapshot: trades stored later (newer or backfilled) have larger ids and stay out of this walk.
-        const snapshot = after === null ? trades.maxId() : bound;
+        const snapshot = after === null ? await trades.maxId() : bound;
         // One more than asked tells whether another page exists, so an exactly full last page ends the walk.
-        const rows = trades.page(token.id, scope, after, snapshot, limit + 1);
+        const rows = await trades.page(token.id, scope, after, snapshot, limit + 1);
         const page = rows.length > limit ? rows.slice(0, limit) : rows;
         const last = page.at(-1);
         return {
@@ -101,12 +111,12 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       response: S.tokenCandles,
       example: S.tokenCandlesExample,
     },
-    ({ query: q, params }) => {
-      const token = findToken(tokens, params.address);
+    async ({ query: q, params }) => {
+      const token = await findToken(tokens, params.address);
       const currency = q.currency;
       // A token's markets may have different quotes: native prices mean something for one market only.
       if (currency === 'native' && q.market === undefined) throw invalidParameter('currency', 'currency=native needs a market');
-      if (q.market !== undefined && marketCandles.marketToken(q.market) !== token.id) throw marketNotFound(q.market, token.address);
+      if (q.market !== undefined && (await marketCandles.marketToken(q.market)) !== token.id) throw marketNotFound(q.market, token.address);
       // `to` defaults to just after the current second, so the bar in progress is included.
       const to = q.to ?? nowSeconds(deps.clock) + 1;
       const query = barQuery({ from: q.from, to, countback: q.countback });
@@ -122,11 +132,13 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
               newestBefore: (before) => marketCandles.newestBarBefore(token.id, market, res, before),
             };
       // One entry for every request selecting the same bars, kept until the token changes (src/http/history-cache.ts).
-      const answer = history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);
+      // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
+      const stamp = deps.cache.stamp({ token: token.id });
+      const answer = await history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);
       let miss = false;
-      const body = deps.cache.json({ token: token.id }, `candles|${answer.key}`, () => {
+      const body = await deps.cache.json(stamp, `candles|${answer.key}`, async () => {
         miss = true;
-        const bars = answer.compute().bars;
+        const bars = (await answer.compute()).bars;
         return { resolution: res.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
       });
       history.counted(query, !miss);

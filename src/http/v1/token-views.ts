@@ -7,12 +7,10 @@
  */
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
+import type { Repos } from '../../store/repos.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenRow } from '../../store/tokens-repo.js';
-import { createWindowRepo } from '../../store/window-repo.js';
-import { createRankingRepo } from '../../store/ranking-repo.js';
-import { createTraderBoardRepo } from '../../store/trader-board-repo.js';
 import { figuresOf, type TraderSort } from '../../domain/trader-tally.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';
@@ -28,41 +26,49 @@ export type { WindowFigures } from '../../domain/windows.js';
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
 
-export function createTokenViews(deps: { config: Config; store: Store; clock: Clock; cache: ResponseCache }) {
+/** The repos the token views read (src/store/repos.ts). */
+export type TokenViewsDeps = { config: Config; store: Store; clock: Clock; cache: ResponseCache; repos: Pick<Repos, 'window' | 'ranking' | 'traderBoard'> };
+
+export function createTokenViews(deps: TokenViewsDeps) {
   const { cache } = deps;
-  const db = deps.store.db;
-  const windows = createWindowRepo(db);
-  const ranking = createRankingRepo(db);
-  const traderBoards = createTraderBoards(deps.store, createTraderBoardRepo(db));
+  const { window: windows, ranking } = deps.repos;
+  const traderBoards = createTraderBoards(deps.store, deps.repos.traderBoard);
 
   /** Figures of the window (now - w, now]; the change compares the last price with the base price at now - w. */
-  function figures(token: TokenRef, window: WindowKey, now: number): WindowFigures {
+  function figures(token: TokenRef, window: WindowKey, now: number): Promise<WindowFigures> {
     const seconds = WINDOW_SECONDS[window];
     return cache.through(
       { token: token.id },
       `win:${window}:${now}`,
-      () => {
+      async () => {
         if (token.lastTradeAt === null) return { ...NO_TRADES };
-        return windowFigures(windows.window(token.id, now, seconds, token.lastTradeAt), token.priceUsd, windows.priceAt(token.id, now - seconds));
+        const [w, base] = await Promise.all([windows.window(token.id, now, seconds, token.lastTradeAt), windows.priceAt(token.id, now - seconds)]);
+        return windowFigures(w, token.priceUsd, base);
       },
       TIMED_TTL,
     );
   }
 
   /** Holders do not depend on the clock: counted once per change of the token. */
-  const holderCount = (tokenId: number): number => cache.through({ token: tokenId }, 'holder-count', () => ranking.holderCount(tokenId));
+  const holderCount = (tokenId: number): Promise<number> => cache.through({ token: tokenId }, 'holder-count', () => ranking.holderCount(tokenId));
 
   function overview(token: TokenRow, now: number) {
     return cache.through(
       { token: token.id },
       `overview:${now}`,
-      () => {
-        const markets = ranking.marketSummary(token.id);
+      async () => {
+        // The reads of one answer go out together (one round trip's wait on PostgreSQL, not nine).
+        const [markets, holders, ...perWindow] = await Promise.all([
+          ranking.marketSummary(token.id),
+          holderCount(token.id),
+          ...OVERVIEW_WINDOWS.map(async (key) => ({
+            ...(await figures(token, key, now)),
+            uniqueWallets: await ranking.uniqueWallets(token.id, now, WINDOW_SECONDS[key], token.lastTradeAt),
+          })),
+        ]);
         // Filled below for every key, so typed as the full record the response schema wants.
         const w = {} as Record<(typeof OVERVIEW_WINDOWS)[number], WindowFigures & { uniqueWallets: number }>;
-        for (const key of OVERVIEW_WINDOWS) {
-          w[key] = { ...figures(token, key, now), uniqueWallets: ranking.uniqueWallets(token.id, now, WINDOW_SECONDS[key], token.lastTradeAt) };
-        }
+        OVERVIEW_WINDOWS.forEach((key, i) => (w[key] = perWindow[i]!));
         return {
           address: token.address,
           chain: deps.config.chain,
@@ -77,7 +83,7 @@ export function createTokenViews(deps: { config: Config; store: Store; clock: Cl
           fdvUsd: product(token.priceUsd, token.totalSupply),
           totalSupply: token.totalSupply,
           circulatingSupply: token.circulatingSupply,
-          holders: holderCount(token.id),
+          holders,
           markets: markets.count,
           lastTradeAt: token.lastTradeAt,
           updatedAt: token.updatedAt,
@@ -99,13 +105,14 @@ export function createTokenViews(deps: { config: Config; store: Store; clock: Cl
     return board.top(sort, limit).map((t, i) => ({ rank: i + 1, ...figuresOf(t) }));
   }
 
-  function holders(token: TokenRow, limit: number) {
+  async function holders(token: TokenRow, limit: number) {
     const size = cache.enabled ? MAX_LIST : limit;
-    const all = cache.through({ token: token.id }, 'holders', () => {
+    const all = await cache.through({ token: token.id }, 'holders', async () => {
       const supply = token.totalSupply !== null && token.totalSupply > 0 ? token.totalSupply : null;
+      const [totalHolders, list] = await Promise.all([holderCount(token.id), ranking.holders(token.id, size)]);
       return {
-        totalHolders: holderCount(token.id),
-        holders: ranking.holders(token.id, size).map((h, i) => ({
+        totalHolders,
+        holders: list.map((h, i) => ({
           rank: i + 1,
           owner: h.owner,
           amount: h.amount,
@@ -118,15 +125,18 @@ export function createTokenViews(deps: { config: Config; store: Store; clock: Cl
     return all.holders.length > limit ? { totalHolders: all.totalHolders, holders: all.holders.slice(0, limit) } : all;
   }
 
-  function markets(token: TokenRef, limit: number, now: number) {
+  async function markets(token: TokenRef, limit: number, now: number) {
     const size = cache.enabled ? MAX_LIST : limit;
-    const all = cache.through(
+    const all = await cache.through(
       { token: token.id },
       `markets:${now}`,
-      () => {
-        const stats = ranking.marketStats(token.id, now, WINDOW_SECONDS['24h'], token.lastTradeAt);
-        const prices = ranking.marketPrices(token.id);
-        return ranking.markets(token.id, size).map((m) => ({
+      async () => {
+        const [stats, prices, list] = await Promise.all([
+          ranking.marketStats(token.id, now, WINDOW_SECONDS['24h'], token.lastTradeAt),
+          ranking.marketPrices(token.id),
+          ranking.markets(token.id, size),
+        ]);
+        return list.map((m) => ({
           address: m.address,
           dex: m.dex,
           quoteAddress: m.quoteAddress,

@@ -30,7 +30,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.tokenOverview,
       example: S.tokenOverviewExample,
     },
-    ({ params }) => views.overview(findToken(tokens, params.address), now()),
+    async ({ params }) => views.overview(await findToken(tokens, params.address), now()),
   );
 
   addTradeRoutes(api, deps);
@@ -51,7 +51,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.topTraders,
       example: S.topTradersExample,
     },
-    async ({ query: q, params }) => ({ window: q.window, traders: await views.topTraders(findToken(tokens, params.address), q.window, q.sort, q.limit) }),
+    async ({ query: q, params }) => ({ window: q.window, traders: await views.topTraders(await findToken(tokens, params.address), q.window, q.sort, q.limit) }),
   );
 
   api.add(
@@ -66,7 +66,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.tokenHolders,
       example: S.tokenHoldersExample,
     },
-    ({ query, params }) => views.holders(findToken(tokens, params.address), query.limit),
+    async ({ query, params }) => views.holders(await findToken(tokens, params.address), query.limit),
   );
 
   api.add(
@@ -81,7 +81,7 @@ export function tokensRouter(deps: AppDeps): ApiRouter {
       response: S.tokenMarkets,
       example: S.tokenMarketsExample,
     },
-    ({ query, params }) => ({ markets: views.markets(findToken(tokens, params.address), query.limit, now()) }),
+    async ({ query, params }) => ({ markets: await views.markets(await findToken(tokens, params.address), query.limit, now()) }),
   );
 
   return api;

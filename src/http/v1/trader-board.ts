@@ -21,6 +21,7 @@
  */
 import type { Store } from '../../store/db.js';
 import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
+import type { Async } from '../../store/async.js';
 import { RankedSet, sortInSlices } from '../../domain/ranked-set.js';
 import { TallyTable, WalletNames } from '../../domain/trader-table.js';
 import type { Tally, TraderSort } from '../../domain/trader-tally.js';
@@ -61,7 +62,10 @@ export type BoardOptions = {
   onResize?: () => void;
 };
 
-export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {
+/** The board's reads: the async trader-board repo of src/store/repos.ts (either engine). */
+type BoardRepo = Async<TraderBoardRepo>;
+
+export function createTraderBoard(store: Store, repo: BoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {
   const names = opts.names ?? new WalletNames();
   let state: State | null = null;
   let running: Promise<void> | null = null;
@@ -72,7 +76,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
     let afterTime = from;
     let afterId = Infinity;
     for (;;) {
-      const page = repo.pageByTime(tokenId, afterTime, afterId, to, maxId, PAGE);
+      const page = await repo.pageByTime(tokenId, afterTime, afterId, to, maxId, PAGE);
       stats.rowsRead += page.length;
       stats.pages++;
       if (!sink(page)) return false;
@@ -112,7 +116,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
       if (!(await readByTime(s.asOf, now, s.seenId, take(1)))) return null;
     }
     for (let after = s.seenId; ;) {
-      const page = repo.pageById(tokenId, after, maxId, PAGE);
+      const page = await repo.pageById(tokenId, after, maxId, PAGE);
       stats.rowsRead += page.length;
       stats.pages++;
       for (const trade of page) if (trade[1] > now - seconds && trade[1] <= now) moves.push({ trade, sign: 1 });
@@ -150,7 +154,7 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
     // A sliced ingest of this process shares the connection: wait for its commit, then take the
     // newest id; rows above it (a later write, committed or not) are left for the next step.
     for (let p = store.settled(); p !== null; p = store.settled()) await p;
-    const maxId = repo.maxId();
+    const maxId = await repo.maxId();
     const s = state;
     if (s === null || now < s.asOf || now - s.asOf > REBUILD_AFTER || maxId < s.seenId) return build(now, maxId);
     const moves = await moved(s, now, maxId);
@@ -177,7 +181,12 @@ export function createTraderBoard(store: Store, repo: TraderBoardRepo, tokenId: 
           continue;
         }
         const now = clockNow();
-        if (state !== null && state.asOf === now && store.settled() === null && repo.maxId() === state.seenId) return now;
+        if (state !== null && state.asOf === now && store.settled() === null) {
+          const maxId = await repo.maxId();
+          // A step another caller began while this one read is waited for by the next round.
+          if (running !== null) continue;
+          if (state !== null && state.asOf === now && maxId === state.seenId) return now;
+        }
         if (round >= MAX_ROUNDS && state !== null && now >= state.asOf) return state.asOf;
         running = stepAndReport(now).finally(() => (running = null));
         await running;
@@ -220,7 +229,7 @@ export type BoardsStats = { boards: number; bytes: number; evicted: number };
 type Entry = { address: string; names: WalletNames; board: TraderBoard };
 
 /** The boards of one app, made when a token's window is first asked for. */
-export function createTraderBoards(store: Store, repo: TraderBoardRepo, opts: { budgetBytes?: number; maxBoards?: number } = {}) {
+export function createTraderBoards(store: Store, repo: BoardRepo, opts: { budgetBytes?: number; maxBoards?: number } = {}) {
   const budget = opts.budgetBytes ?? BOARD_BUDGET_BYTES;
   const maxBoards = opts.maxBoards ?? MAX_BOARDS;
   const boards = new Map<string, Entry>();

@@ -11,9 +11,8 @@
  * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
 import type { Store } from '../../store/db.js';
-import { createDiscoveryRepo, type TokenSummary } from '../../store/discovery-repo.js';
-import { createWindowRepo } from '../../store/window-repo.js';
-import { createTokenChangesRepo } from '../../store/token-changes-repo.js';
+import type { Repos } from '../../store/repos.js';
+import type { TokenSummary } from '../../store/discovery-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
@@ -43,12 +42,19 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type WindowBoard = ReturnType<typeof createWindowBoard>;
 
+/** A board's entries and rankings as of one refresh: what a reader that awaits in between holds on to. */
+export type BoardView = {
+  get(id: number): BoardEntry | undefined;
+  ranking(kind: BoardKind): readonly BoardEntry[];
+};
+
+/** The repos a board reads (src/store/repos.ts). */
+export type WindowBoardRepos = Pick<Repos, 'discovery' | 'window' | 'tokenChanges'>;
+
 /** `sort` bounds the work of one slice of a rankings' sort (smaller in tests, to slice few tokens). */
-export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
+export function createWindowBoard(store: Store, repos: WindowBoardRepos, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
   const seconds = WINDOW_SECONDS[window];
-  const repo = createDiscoveryRepo(store.db);
-  const windows = createWindowRepo(store.db);
-  const changes = createTokenChangesRepo(store.db);
+  const { discovery: repo, window: windows, tokenChanges: changes } = repos;
   let entries = new Map<number, BoardEntry>();
   let asOf: number | null = null;
   /** The last change log entry the board has applied. */
@@ -72,15 +78,35 @@ export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?
     return yieldToLoop();
   };
 
-  function recompute(into: Map<number, BoardEntry>, id: number, now: number): void {
+  /** The token's entry at `now`, or null when it has no trade in the window. */
+  async function recompute(id: number, now: number): Promise<BoardEntry | null> {
     recomputed++;
-    const t = repo.summary(id);
-    if (t === undefined || t.lastTradeAt === null || t.lastTradeAt <= now - seconds) {
-      into.delete(id);
-      return;
+    const t = await repo.summary(id);
+    if (t === undefined || t.lastTradeAt === null || t.lastTradeAt <= now - seconds) return null;
+    const [w, base] = await Promise.all([windows.window(id, now, seconds, t.lastTradeAt), windows.priceAt(id, now - seconds)]);
+    return { t, f: windowFigures(w, t.priceUsd, base), sym: foldCase(t.symbol), name: foldCase(t.name) };
+  }
+
+  /** Recomputes `ids` into `into`, a slice of tokens read together between two yields. */
+  async function recomputeAll(into: Map<number, BoardEntry>, ids: Iterable<number>, now: number): Promise<void> {
+    let slice: number[] = [];
+    const flush = async () => {
+      const got = await Promise.all(slice.map((id) => recompute(id, now)));
+      slice.forEach((id, i) => {
+        const e = got[i];
+        if (e === null || e === undefined) into.delete(id);
+        else into.set(id, e);
+      });
+      slice = [];
+    };
+    for (const id of ids) {
+      slice.push(id);
+      if (slice.length === RECOMPUTE_SLICE) {
+        await flush();
+        await yieldToLoop();
+      }
     }
-    const f = windowFigures(windows.window(id, now, seconds, t.lastTradeAt), t.priceUsd, windows.priceAt(id, now - seconds));
-    into.set(id, { t, f, sym: foldCase(t.symbol), name: foldCase(t.name) });
+    if (slice.length > 0) await flush();
   }
 
   /**
@@ -90,7 +116,7 @@ export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?
    */
   async function step(now: number): Promise<void> {
     // Read before the tokens: a change committed after this point is applied by the next step.
-    const log = changes.bounds();
+    const log = await changes.bounds();
     const rebuild = asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1;
     let ids: Set<number> | number[];
     let into = entries;
@@ -98,19 +124,17 @@ export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?
     dirty = new Set();
     if (rebuild) {
       into = new Map();
-      ids = repo.tradedSince(now - seconds + 1);
+      ids = await repo.tradedSince(now - seconds + 1);
     } else {
-      const changed = new Set([...announced, ...changes.since(seen, log.last)]);
-      for (const id of repo.tradedBetween(asOf! - seconds + 1, now - seconds + 1)) changed.add(id);
-      for (const id of repo.tradedBetween(asOf! + 1, now + 1)) changed.add(id);
-      ids = changed;
+      const [logged, left, entered] = await Promise.all([
+        changes.since(seen, log.last),
+        repo.tradedBetween(asOf! - seconds + 1, now - seconds + 1),
+        repo.tradedBetween(asOf! + 1, now + 1),
+      ]);
+      ids = new Set([...announced, ...logged, ...left, ...entered]);
     }
-    let n = 0;
     try {
-      for (const id of ids) {
-        recompute(into, id, now);
-        if (++n % RECOMPUTE_SLICE === 0) await yieldToLoop();
-      }
+      await recomputeAll(into, ids, now);
     } catch (err) {
       for (const id of announced) dirty.add(id);
       throw err;
@@ -142,6 +166,21 @@ export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?
     sorted = lists;
   }
 
+  function view(): BoardView {
+    const at = { entries, generation, sorted };
+    return {
+      get: (id) => at.entries.get(id),
+      ranking(kind) {
+        const cached = at.sorted.get(kind);
+        if (cached !== undefined && cached.generation === at.generation) return cached.list;
+        const { holds, order } = RANKINGS[kind];
+        const list = [...at.entries.values()].filter(holds).sort(order);
+        at.sorted.set(kind, { generation: at.generation, list });
+        return list;
+      },
+    };
+  }
+
   function replace(from: Map<number, BoardEntry>, kind: BoardKind, list: readonly BoardEntry[], changed: ReadonlySet<number>): BoardEntry[] {
     const { holds, order } = RANKINGS[kind];
     const out = list.filter((e) => !changed.has(e.t.id));
@@ -155,20 +194,16 @@ export function createWindowBoard(store: Store, window: WindowKey, opts: { sort?
   return {
     window,
     /** Brings the board to the clock's current second and returns the second it is exact for (board-refresh.ts). */
-    refresh: boardRefresher({ asOf: () => asOf, current: (now) => asOf === now && changes.last() === seen && dirty.size === 0, step }),
+    refresh: boardRefresher({ asOf: () => asOf, current: async (now) => asOf === now && dirty.size === 0 && (await changes.last()) === seen, step }),
 
     /** The entry of a token, when it traded in the window. */
     get: (id: number): BoardEntry | undefined => entries.get(id),
 
     /** The tokens of a ranking, best first (RANKINGS in src/domain/discovery.ts). */
-    ranking(kind: BoardKind): readonly BoardEntry[] {
-      const cached = sorted.get(kind);
-      if (cached !== undefined && cached.generation === generation) return cached.list;
-      const { holds, order } = RANKINGS[kind];
-      const list = [...entries.values()].filter(holds).sort(order);
-      sorted.set(kind, { generation, list });
-      return list;
-    },
+    ranking: (kind: BoardKind): readonly BoardEntry[] => view().ranking(kind),
+
+    /** The board as it is now, unchanged by later refreshes (for a reader that awaits). */
+    view,
 
     /** Tokens recomputed since the board was made. */
     recomputed: (): number => recomputed,

@@ -1,0 +1,187 @@
+/**
+ * The fan-out's reads, made ahead (docs/architecture.md, Live stream: reads before the fan-out).
+ * The store answers promises (either engine), but a change must reach every subscription in one
+ * synchronous step, so nothing subscribes, and no other change is fanned out, half-way through
+ * it. The hub therefore reads first what the fan-out of a change will ask for (src/stream/fanout.ts:
+ * the newest trade id, each followed token's new trades and the ends of their transactions, the
+ * newest bar of each followed resolution and the bar each subscription last saw, prices and
+ * overviews), and the fan-out reads those answers through this object, a `StreamSource`.
+ *
+ * Prices and overviews stay until the token's next change: the fan-out sends them from a timer, at
+ * most once a second, with the answer read at the change that scheduled it (a later change reads
+ * them again). A question the hub did not read ahead for is a bug, and throws.
+ */
+import type { Bar } from '../domain/candles.js';
+import type { Resolution } from '../domain/resolution.js';
+import type { TradeJson } from '../store/trades-repo.js';
+import type { Fanout, TokenState } from './fanout.js';
+import type { PriceState, StreamReads, StreamSource } from './types.js';
+
+/** Trades read per page while reading ahead (as the fan-out pages them). */
+const READ_PAGE = 10_000;
+
+/** What was read of one token for the fan-out. */
+type TokenReads = {
+  /** New trades of the token, ascending by id, with id in (from, upTo]. */
+  trades: TradeJson[];
+  from: number;
+  /** Bars by `${res.key}|${t}` ('newest' for the newest bar). */
+  bars: Map<string, Bar | null>;
+};
+
+export class ChangeReads implements StreamSource {
+  /** The end of the last turn queued: reads ahead and the fan-out of one turn never overlap another's. */
+  private turn: Promise<void> = Promise.resolve();
+  private maxId = 0;
+  private ends: number[] = [];
+  private readonly byToken = new Map<number, TokenReads>();
+  private readonly prices = new Map<number, PriceState | null>();
+  private readonly overviews = new Map<number, unknown>();
+
+  constructor(private readonly reads: StreamReads) {}
+
+  /** Runs `op` after every turn queued before it (a change's fan-out, a subscription's start). */
+  inTurn(op: () => Promise<void>): Promise<void> {
+    const p = this.turn.then(op);
+    this.turn = p.catch(() => {});
+    return p;
+  }
+
+  /** Resolves once every turn queued so far has run. */
+  idle(): Promise<void> {
+    return this.turn;
+  }
+
+  settled(): Promise<void> | null {
+    return this.reads.settled();
+  }
+
+  maxTradeId(): number {
+    return this.maxId;
+  }
+
+  tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[] {
+    const r = this.byToken.get(tokenId);
+    if (r === undefined || afterId < r.from || upTo > this.maxId) throw new Error(`stream: trades of token ${tokenId} after ${afterId} were not read ahead`);
+    const out: TradeJson[] = [];
+    for (const t of r.trades) {
+      if (t.id <= afterId) continue;
+      if (t.id > upTo || out.length >= limit) break;
+      out.push(t);
+    }
+    return out;
+  }
+
+  commitEnds(from: number, to: number): number[] {
+    return this.ends.filter((e) => e >= from && e < to);
+  }
+
+  barAt(tokenId: number, res: Resolution, t: number): Bar | null {
+    return this.bar(tokenId, `${res.key}|${t}`);
+  }
+
+  newestBar(tokenId: number, res: Resolution): Bar | null {
+    return this.bar(tokenId, `${res.key}|newest`);
+  }
+
+  price(tokenId: number): PriceState | null {
+    if (!this.prices.has(tokenId)) throw new Error(`stream: the price of token ${tokenId} was not read ahead`);
+    return this.prices.get(tokenId) ?? null;
+  }
+
+  overview(tokenId: number): unknown {
+    if (!this.overviews.has(tokenId)) throw new Error(`stream: the overview of token ${tokenId} was not read ahead`);
+    return this.overviews.get(tokenId);
+  }
+
+  private bar(tokenId: number, key: string): Bar | null {
+    const found = this.byToken.get(tokenId)?.bars.get(key);
+    if (found === undefined) throw new Error(`stream: bar ${key} of token ${tokenId} was not read ahead`);
+    return found;
+  }
+
+  /** Waits until no write of this process is open (its uncommitted rows are visible on SQLite). */
+  private async quiet(): Promise<void> {
+    for (let p = this.reads.settled(); p !== null; p = this.reads.settled()) await p;
+  }
+
+  /**
+   * Reads what `fanout.changed()` will ask for `states`, the followed tokens of a change whose
+   * newest trade id is `upTo` (read when the change was heard). The newest id never goes back:
+   * trade ids are given in commit order, so every trade up to one already seen is committed.
+   */
+  async forChange(states: readonly TokenState[], upTo: Promise<number>): Promise<void> {
+    this.byToken.clear();
+    this.ends = [];
+    this.maxId = Math.max(this.maxId, await upTo);
+    await this.quiet();
+    if (states.length === 0) return;
+    const bound = this.maxId;
+    await Promise.all(states.map((t) => this.readToken(t, bound)));
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of this.byToken.values()) {
+      if (r.trades.length === 0) continue;
+      lo = Math.min(lo, r.trades[0]!.id);
+      hi = Math.max(hi, r.trades[r.trades.length - 1]!.id);
+    }
+    if (lo !== Infinity) this.ends = await this.reads.commitEnds(lo, hi + 1);
+  }
+
+  private async readToken(t: TokenState, upTo: number): Promise<void> {
+    const r: TokenReads = { trades: [], from: t.lastTradeId, bars: new Map() };
+    this.byToken.set(t.id, r);
+    const jobs: Promise<void>[] = [];
+    if (t.prices.size > 0) jobs.push(this.readPrice(t.id));
+    if (t.overview.size > 0) jobs.push(this.readOverview(t.id));
+    if (t.bars.size > 0 || t.trades.size > 0) {
+      for (let after = t.lastTradeId; ;) {
+        const page = await this.reads.tradesAfter(t.id, after, upTo, READ_PAGE);
+        r.trades.push(...page);
+        if (page.length < READ_PAGE) break;
+        after = page[page.length - 1]!.id;
+      }
+      // Bars are asked for only when trades came; then the newest bar, and the bar each group last saw.
+      if (r.trades.length > 0) for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
+    }
+    await Promise.all(jobs);
+  }
+
+  private async readBars(tokenId: number, r: TokenReads, subs: ReadonlySet<{ res: Resolution; lastT: number | null }>): Promise<void> {
+    const first = subs.values().next().value;
+    if (first === undefined) return;
+    const res = first.res;
+    const lastSeen = new Set<number>();
+    for (const s of subs) if (s.lastT !== null) lastSeen.add(s.lastT);
+    const [newest, ...seen] = await Promise.all([this.reads.newestBar(tokenId, res), ...[...lastSeen].map((t) => this.reads.barAt(tokenId, res, t))]);
+    r.bars.set(`${res.key}|newest`, newest ?? null);
+    [...lastSeen].forEach((t, i) => r.bars.set(`${res.key}|${t}`, seen[i] ?? null));
+  }
+
+  /** Reads the newest trade id (a new token state starts there). */
+  async forSubscribe(): Promise<void> {
+    await this.quiet();
+    this.maxId = Math.max(this.maxId, await this.reads.maxTradeId());
+  }
+
+  async readPrice(tokenId: number): Promise<void> {
+    this.prices.set(tokenId, await this.reads.price(tokenId));
+  }
+
+  async readOverview(tokenId: number): Promise<void> {
+    this.overviews.set(tokenId, await this.reads.overview(tokenId));
+  }
+
+  /** Reads ahead for the change of `tokens`, then fans it out (through `batch`) in one synchronous step. */
+  async fanOut(fanout: Fanout, tokens: ReadonlySet<number> | 'all', upTo: Promise<number>, batch: (run: () => void) => void): Promise<void> {
+    const states = tokens === 'all' ? [...fanout.tokens.values()] : [...tokens].flatMap((id) => fanout.tokens.get(id) ?? []);
+    await this.forChange(states, upTo);
+    try {
+      batch(() => fanout.changed(tokens));
+    } finally {
+      // Prices and overviews of tokens nobody follows any more are forgotten.
+      for (const id of this.prices.keys()) if (!fanout.tokens.has(id)) this.prices.delete(id);
+      for (const id of this.overviews.keys()) if (!fanout.tokens.has(id)) this.overviews.delete(id);
+    }
+  }
+}
