@@ -78,7 +78,13 @@ describe('the Redis wiring between two instances', () => {
     await spy.subscribe(`${channelPrefix(url)}notices`, (m) => void heard.push(m));
     try {
       a.store.notifyChange({ tokens: new Set([tokenId(a, one.address)]) });
-      expect(await until(() => overviewName(b, one.address), (n) => n === 'One renamed', 'B drops the answer')).toBe('One renamed');
+      expect(
+        await until(
+          () => overviewName(b, one.address),
+          (n) => n === 'One renamed',
+          'B drops the answer',
+        ),
+      ).toBe('One renamed');
       // Only the named token's answers went.
       expect(await overviewName(b, two.address)).toBe('Two');
       await new Promise((r) => setTimeout(r, 200));
