@@ -34,6 +34,8 @@ export type Coord = {
 const DOWN_POLL_MS = 250;
 /** While down: a warning this often. */
 const DOWN_WARN_MS = 60_000;
+/** The longest a write's answer waits for its notice to be published. */
+const PUBLISH_WAIT_MS = 1000;
 /** At start: the first warning when Redis has not answered by then. */
 const FIRST_WARN_MS = 5_000;
 
@@ -85,9 +87,24 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
     local(change);
     const notice = toNotice(change);
     if (notice === null || bus === null) return;
-    const sent = bus.publish(notice).catch(() => false);
+    // A Redis that hangs must not hang the write's answer: after PUBLISH_WAIT_MS it answers anyway.
+    let timer: NodeJS.Timeout | undefined;
+    const sent = Promise.race([
+      bus.publish(notice).catch(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), PUBLISH_WAIT_MS))),
+    ]).then((ok) => {
+      clearTimeout(timer);
+      if (!ok && state === 'up') lostNotice();
+    });
     pending.add(sent);
     void sent.finally(() => pending.delete(sent));
+  };
+
+  let lastLostWarn = -Infinity;
+  const lostNotice = () => {
+    if (Date.now() - lastLostWarn < DOWN_WARN_MS) return;
+    lastLostWarn = Date.now();
+    logger.warn({ redis: 'up' }, 'a change notice could not be published in time: other instances may serve older cached answers until their next flush');
   };
 
   const flush = () => {
