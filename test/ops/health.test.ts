@@ -2,7 +2,8 @@
  * /healthz in the many-instance shape (docs/api.md, Operations): the instance, the store's kind
  * and state, Redis's state; 503 only when the store is down. With REDIS_URL naming a Redis that
  * does not answer (a closed port), the instance is degraded but correct: it serves no cached
- * answer, so a change its caches were never told about shows at once, and redis_up is 0.
+ * answer, so a change its caches were never told about shows at once, and redis_up is 0; it
+ * closes at once, however long Redis stays away.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
@@ -84,6 +85,8 @@ describe('/healthz', () => {
 describe('an instance whose Redis is down', () => {
   it('is degraded (200, "redis":"down"), serves no cached answer, and says redis_up 0', async () => {
     const t = app({ INSTANCE_ID: 'inst-d', REDIS_URL: `redis://127.0.0.1:${await closedPort()}/0` });
+    // The bus exists and keeps trying; closing it afterwards must not wait for Redis (afterEach).
+    expect(await t.app.deps.coord.ready(300)).toBe('down');
     const token = aToken({ name: 'Before' });
     t.ingest([token]);
     const res = await t.http.get('/healthz');
