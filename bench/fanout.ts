@@ -75,7 +75,7 @@ function quantile(sorted: number[], q: number): number | null {
 /** A quantile of a Prometheus histogram in the text format: the upper bound of its bucket, ms. */
 function histogramQuantile(text: string, name: string, q: number): number | null {
   const buckets: [number, number][] = [];
-  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, 'gm'))) {
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"[^}]*\\} (\\d+)`, 'gm'))) {
     buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
   }
   const total = buckets.at(-1)?.[1] ?? 0;

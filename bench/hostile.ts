@@ -106,7 +106,7 @@ export function hostileKinds(t: HostileTarget): HostileKind[] {
 async function loopLagMaxMs(base: string): Promise<number | null> {
   try {
     const text = await (await fetch(`${base}/metrics`)).text();
-    const m = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
     return m === null ? null : Number(m[1]) * 1000;
   } catch {
     return null;

@@ -39,7 +39,7 @@ type Lookups = Record<string, number>;
 async function historyLookups(base: string): Promise<Lookups> {
   const text = await (await fetch(base + '/metrics')).text();
   const out: Lookups = {};
-  for (const m of text.matchAll(/^history_cache_lookups\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)) out[`${m[1]}/${m[2]}`] = Number(m[3]);
+  for (const m of text.matchAll(/^history_cache_lookups\{kind="(\w+)",result="(\w+)"[^}]*\} (\d+)$/gm)) out[`${m[1]}/${m[2]}`] = Number(m[3]);
   return out;
 }
 

@@ -42,6 +42,7 @@ import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
 import { createViews } from './http/v1/views.js';
 import { createHistoryCache } from './http/history-cache.js';
+import { createCoord } from './coord/wiring.js';
 import type { RouteSpec } from './http/route.js';
 import type { AppDeps, AppState } from './http/types.js';
 
@@ -50,11 +51,14 @@ export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] 
 
 export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
   const clock = input.clock ?? systemClock;
-  const logger = input.logger ?? createLogger(input.config.logLevel);
+  const logger = input.logger ?? createLogger(input.config.logLevel, undefined, input.config.instanceId);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
   // CACHE=off turns caching off: the benchmark's uncached run.
   const cache = createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes });
+  // What instances share through Redis (src/coord/wiring.ts); nothing without REDIS_URL.
+  const coord = createCoord({ config: input.config, store: input.store, logger, registry: services.metrics.registry });
   const parts = {
+    coord,
     config: input.config,
     store: input.store,
     clock,
@@ -101,6 +105,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   app.use(accessLog(logger));
   app.use(metricsMiddleware(services.metrics, app.routes));
   app.use(errorHandler());
+  if (coord.middleware) app.use(coord.middleware);
   // Reads in SQL see other processes' writes by themselves (src/store/db.ts); the caches in front
   // of SQL (keys, answers, symbol names) are made to see them here, once, before any is read. A
   // store that fails here fails again where it is read, and is answered there: after the limiter,

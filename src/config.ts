@@ -2,6 +2,7 @@
  * Configuration from the environment (docs/operations.md). `loadConfig` is the only place that
  * reads environment variables; everything else receives the frozen result.
  */
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 export type RateSpec = { limit: number; windowSeconds: number };
@@ -24,6 +25,15 @@ export type Config = Readonly<{
   maxConnectionsPerIp: number;
   /** Bound on the bytes the response cache holds (CACHE_MAX_MB; docs/api.md, Response cache). */
   cacheMaxBytes: number;
+  /**
+   * PostgreSQL store (DATABASE_URL, postgres:// or postgresql://); null: the SQLite file at
+   * databasePath (docs/operations.md, Many instances).
+   */
+  databaseUrl: string | null;
+  /** Redis shared by the instances (REDIS_URL, redis:// or rediss://); null: none. */
+  redisUrl: string | null;
+  /** This instance's name in logs, metrics and /healthz (INSTANCE_ID; default host name and pid). */
+  instanceId: string;
 }>;
 
 /** A bad environment value: the message is one line naming the variable. */
@@ -37,6 +47,26 @@ const int = (min: number, max: number) =>
     .refine((n) => n >= min && n <= max, `must be from ${min} to ${max}`);
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** A URL of one of `protocols` naming a host; the message never repeats a password. */
+const engineUrl = (protocols: readonly string[], example: string) =>
+  z.string().refine((v) => {
+    try {
+      const u = new URL(v);
+      return protocols.includes(u.protocol) && u.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, `must be a URL like ${example}`);
+
+/** Redis databases are numbered; the path of a Redis URL is empty or /n. */
+const redisDb = (v: string) => {
+  try {
+    return /^\/?([0-9]{1,5})?$/.test(new URL(v).pathname);
+  } catch {
+    return true; // not a URL: the check before says so
+  }
+};
 
 const schema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -83,7 +113,29 @@ const schema = z.object({
     .default(true),
   MAX_CONNECTIONS_PER_IP: int(1, 1_000_000).default(256),
   CACHE_MAX_MB: int(1, 1_048_576).default(256),
+  DATABASE_URL: engineUrl(['postgres:', 'postgresql:'], 'postgres://user:pass@host:5432/db').optional(),
+  REDIS_URL: engineUrl(['redis:', 'rediss:'], 'redis://host:6379/0')
+    .refine(redisDb, 'must end in a database number (redis://host:6379/0) or nothing')
+    .optional(),
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes, colons or underscores')
+    .optional(),
 });
+
+/** `value` as shown in an error message: a URL's password is masked. */
+function shownValue(value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.password !== '') {
+      u.password = '***';
+      return u.toString();
+    }
+  } catch {
+    // not a URL: shown as it is
+  }
+  return value;
+}
 
 /**
  * Validates the environment. Empty strings count as unset. Throws ConfigError with a one-line
@@ -99,7 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = picked[name] === undefined ? '' : ` (got ${JSON.stringify(picked[name])})`;
+    const shown = picked[name] === undefined ? '' : ` (got ${JSON.stringify(shownValue(picked[name]))})`;
     throw new ConfigError(`invalid ${name}${shown}: ${issue.message}`);
   }
   const e = parsed.data;
@@ -118,5 +170,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCache: e.CACHE,
     maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
     cacheMaxBytes: e.CACHE_MAX_MB * 1024 * 1024,
+    databaseUrl: e.DATABASE_URL ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    instanceId: e.INSTANCE_ID ?? defaultInstanceId(),
   });
+}
+
+/** Host name and pid: unique among the instances of one machine and across machines. */
+function defaultInstanceId(): string {
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 48) || 'host';
+  return `${host}-${process.pid}`;
 }

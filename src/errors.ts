@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'insufficient_storage'
+  | 'unavailable'
   | 'internal';
 
 export type ErrorDetail = { line?: number; index?: number; error: string; [k: string]: unknown };
@@ -111,6 +112,15 @@ export const errors = {
    * happened, unlike other 5xx: it is not a fault of the request, and retrying later is the answer.
    */
   insufficientStorage: () => new ApiError(507, 'insufficient_storage', 'the store is full; nothing was written; retry once space is freed'),
+  /**
+   * 503 while the store cannot be reached (docs/api.md, Conventions): nothing of the request was
+   * written, so retrying after `Retry-After` (whole seconds, at least 1) is the answer. Like 507,
+   * its message says so: the fault is not the request's.
+   */
+  unavailable: (retryAfterSeconds = 1) =>
+    new ApiError(503, 'unavailable', 'the store cannot be reached right now; nothing was written; retry shortly', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    }),
 } as const;
 
 // The constructors routes used before the list existed, kept under their names so code written

@@ -21,8 +21,12 @@ export const REDACT_PATHS = [
   '*.password',
 ];
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination ?? pino.destination({ dest: 2, sync: false }));
+/** `instance` (INSTANCE_ID) goes on every line, so the logs of several instances can be told apart. */
+export function createLogger(level: string, destination?: pino.DestinationStream, instance?: string): Logger {
+  return pino(
+    { level, base: instance === undefined ? undefined : { instance }, redact: { paths: REDACT_PATHS, censor: REDACTED } },
+    destination ?? pino.destination({ dest: 2, sync: false }),
+  );
 }
 
 /** Query parameter names whose values are credentials, compared after decoding, any case. */

@@ -47,7 +47,7 @@ export async function start(
   opts: { extend?(app: App): void; limits?: Partial<Omit<ServerLimits, 'maxConnectionsPerIp'>> } = {},
 ): Promise<Running> {
   const config = loadConfig(env);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.instanceId);
   const store = openConfiguredStore(config.databasePath);
   const services = createServices({ store, clock, config });
 
@@ -77,6 +77,8 @@ export async function start(
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
   });
+  // With REDIS_URL, a moment for the bus to the other instances; a Redis away leaves us degraded.
+  await app.deps.coord.ready(3000);
   const address = server.address();
   logger.info({ address }, 'listening');
 
@@ -90,6 +92,7 @@ export async function start(
       await stream.close();
       await drained;
       await worker.stop();
+      await app.deps.coord.close();
       store.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());

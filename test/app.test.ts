@@ -7,10 +7,10 @@ afterEach(() => t?.close());
 
 describe('app skeleton', () => {
   it('answers /healthz with the store status', async () => {
-    t = makeTestApp();
+    t = makeTestApp({ env: { INSTANCE_ID: 'app-1' } });
     const res = await t.http.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', store: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', instance: 'app-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
   });
 
   it('answers an unknown route with 404 not_found in the envelope, with the request id', async () => {
@@ -37,8 +37,8 @@ describe('app skeleton', () => {
 
   it('answers a thrown internal error with 500 internal and shows nothing of it', async () => {
     t = makeTestApp();
-    t.store.db.close(); // the health route's statement now throws
-    const res = await t.http.get('/healthz');
+    t.store.db.close(); // the route's statement now throws (/healthz answers 503 "down" instead)
+    const res = await t.http.get('/udf/config');
     expect(res.status).toBe(500);
     expect(res.body.error).toMatchObject({ code: 'internal', message: 'internal error' });
     expect(JSON.stringify(res.body)).not.toMatch(/database|sqlite|stack/i);

@@ -96,4 +96,26 @@ describe('loadConfig', () => {
     expect(message.startsWith(`invalid ${name}`)).toBe(true);
     expect(message).not.toContain('\n');
   });
+  it('reads DATABASE_URL (postgres:// or postgresql://), REDIS_URL (redis:// or rediss://) and INSTANCE_ID', () => {
+    const none = loadConfig({});
+    expect([none.databaseUrl, none.redisUrl]).toEqual([null, null]);
+    expect(none.instanceId).toMatch(new RegExp(`-${process.pid}$`));
+    const c = loadConfig({ DATABASE_URL: 'postgres://svc:pw@db.internal:5432/tokens', REDIS_URL: 'rediss://cache:6380/2', INSTANCE_ID: 'api-3' });
+    expect([c.databaseUrl, c.redisUrl, c.instanceId]).toEqual(['postgres://svc:pw@db.internal:5432/tokens', 'rediss://cache:6380/2', 'api-3']);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/x', REDIS_URL: 'redis://127.0.0.1' })).toMatchObject({
+      databaseUrl: 'postgresql://db/x',
+      redisUrl: 'redis://127.0.0.1',
+    });
+  });
+
+  it('refuses engine URLs of another kind, without a host, or with a bad Redis database, never echoing a password', () => {
+    for (const bad of ['mysql://u:p@h/db', 'postgres://', 'data/tokens.db', 'http://db:5432/x']) {
+      expect(() => loadConfig({ DATABASE_URL: bad })).toThrow(/^invalid DATABASE_URL .*must be a URL like postgres:\/\//);
+    }
+    for (const bad of ['http://cache:6379', 'redis://', 'redis://cache:6379/zero', 'cache:6379']) {
+      expect(() => loadConfig({ REDIS_URL: bad })).toThrow(/^invalid REDIS_URL/);
+    }
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://svc:hunter2@h/db' })).toThrow('invalid DATABASE_URL (got "mysql://svc:***@h/db")');
+    for (const bad of ['has space', 'x'.repeat(65), 'a/b']) expect(() => loadConfig({ INSTANCE_ID: bad })).toThrow(/^invalid INSTANCE_ID/);
+  });
 });

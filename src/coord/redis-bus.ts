@@ -120,11 +120,13 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
     state: () => state,
     async close() {
       closed = true;
-      await started.catch(() => undefined);
+      // A connection still being attempted never settles while Redis is away: it is destroyed,
+      // not waited for (a server stopping with Redis down must not hang).
       for (const c of [sub, pub]) {
-        if (c.isOpen) await c.close().catch(() => c.destroy());
-        else c.destroy();
+        if (c.isReady) await c.close().catch(() => c.destroy());
+        else if (c.isOpen) c.destroy();
       }
+      await started.catch(() => undefined);
     },
   };
 }

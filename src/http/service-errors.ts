@@ -7,6 +7,17 @@ import { errors } from '../errors.js';
 import { AccountError } from '../services/accounts.js';
 import { EventCursorError } from '../services/events.js';
 import { SubscriptionError } from '../services/subscriptions.js';
+import { isUnavailable } from '../store/pg/unavailable.js';
+
+/**
+ * The store cannot be used now: PostgreSQL unreachable (isUnavailable), or SQLite's write lock
+ * still held by another process after the busy timeout (SQLITE_BUSY and its variants). Both are
+ * passing states, so the answer is 503 with Retry-After, not a 500 (docs/api.md, Conventions).
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || isUnavailable(err);
+}
 
 export function fromServiceError(err: unknown): unknown {
   if (err instanceof AccountError) {
@@ -35,5 +46,6 @@ export function fromServiceError(err: unknown): unknown {
     }
   }
   if (err instanceof EventCursorError) return errors.invalidCursor(err.message);
+  if (isStoreUnavailable(err)) return errors.unavailable();
   return err;
 }

@@ -12,6 +12,7 @@ import type { ResponseCache } from './response-cache.js';
 import type { Views } from './v1/views.js';
 import type { Stream } from './stream.js';
 import type { HistoryCache } from './history-cache.js';
+import type { Coord } from '../coord/wiring.js';
 
 export type AppDeps = {
   config: Config;
@@ -29,6 +30,8 @@ export type AppDeps = {
   history: HistoryCache;
   /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
   stream: Stream;
+  /** What the app shares with other instances through Redis (src/coord/wiring.ts). */
+  coord: Coord;
 };
 
 /**

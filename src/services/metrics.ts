@@ -113,6 +113,16 @@ export function createMetrics(store: Store): Metrics {
   gauge('store_wal_bytes', 'Size of the SQLite write-ahead log file (0 for an in-memory store).', () => walBytes(store.path));
   gauge('store_tokens', 'Tokens in the store.', ifOpen(stats.tokens));
   gauge('store_trades', 'Trades in the store.', ifOpen(stats.trades));
+  // The engines' states (docs/operations.md, Many instances): the store is read when scraped;
+  // redis_up is set by the Redis wiring (src/coord/wiring.ts), 0 while Redis is down or not configured.
+  gauge('store_up', 'Whether the store answers a query (1) or not (0).', () => {
+    try {
+      return store.db.open && stats.answers() ? 1 : 0;
+    } catch {
+      return 0;
+    }
+  });
+  new Gauge({ name: 'redis_up', help: 'Whether the Redis bus to the other instances is live (1) or not (0: down, or no REDIS_URL).', registers });
   gauge('webhook_deliveries_pending', 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).', ifOpen(stats.pendingDeliveries));
 
   let processMetrics = false;

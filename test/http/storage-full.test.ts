@@ -2,7 +2,7 @@
  * A full store: SQLite's max_page_count pinned at the store's size makes every write that needs
  * a new page fail with SQLITE_FULL, the same error a full disk gives. Writes answer 507
  * insufficient_storage in the envelope, nothing half-written; reads still work; /healthz says so
- * (503, store "full") until the store has room and a write succeeds again.
+ * (200 degraded, store full) until the store has room and a write succeeds again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { anAddress } from '../helpers/builders.js';
@@ -18,9 +18,9 @@ const pageCount = (app: TestApp) => app.store.db.pragma('page_count', { simple: 
 
 describe('a full store', () => {
   it('answers writes with 507 insufficient_storage, keeps reads working, and /healthz reports it', async () => {
-    t = makeTestApp();
+    t = makeTestApp({ env: { INSTANCE_ID: 'full-1' } });
     const { secret, tenantId } = t.makeKey({ plan: 'enterprise' });
-    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok', store: 'ok' });
+    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok', instance: 'full-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
     t.store.db.pragma(`max_page_count = ${pageCount(t)}`);
 
     // Register until the free room in the existing pages runs out.
@@ -48,9 +48,9 @@ describe('a full store', () => {
     expect(list.body.subscriptions).toHaveLength(accepted);
 
     const health = await t.http.get('/healthz');
-    expect(health.status).toBe(503);
+    expect(health.status).toBe(200);
     expect(health.headers['cache-control']).toBe('no-store');
-    expect(health.body).toEqual({ status: 'degraded', store: 'full' });
+    expect(health.body).toEqual({ status: 'degraded', instance: 'full-1', store: { kind: 'sqlite', state: 'up', full: true }, redis: 'off' });
 
     // Room again: the next write succeeds and /healthz is ok once more.
     t.store.db.pragma('max_page_count = 1000000');
@@ -58,7 +58,7 @@ describe('a full store', () => {
     expect(again.status).toBe(201);
     const healthy = await t.http.get('/healthz');
     expect(healthy.status).toBe(200);
-    expect(healthy.body).toEqual({ status: 'ok', store: 'ok' });
+    expect(healthy.body).toEqual({ status: 'ok', instance: 'full-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
   });
 
   it('reports a full disk after a write failed with SQLITE_FULL, even when page counts cannot show it', async () => {
@@ -73,8 +73,8 @@ describe('a full store', () => {
     // Page counts now show room, but no write has succeeded yet: the store is still reported
     // full, as a full disk (which no pragma shows) would be.
     t.store.db.pragma('max_page_count = 1000000');
-    expect((await t.http.get('/healthz')).status).toBe(503);
+    expect((await t.http.get('/healthz')).body.status).toBe('degraded');
     expect((await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() })).status).toBe(201);
-    expect((await t.http.get('/healthz')).status).toBe(200);
+    expect((await t.http.get('/healthz')).body.status).toBe('ok');
   });
 });

@@ -22,10 +22,14 @@ afterEach(async () => {
 
 const T0 = 1_700_000_000;
 
-/** `name{labels}` -> value of the Prometheus text, for the stream_ series. */
+/** `name{labels}` -> value of the Prometheus text, for the stream_ series (without the instance label every series has). */
 function streamSeries(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
+  for (const raw of text.split('\n')) {
+    const line = raw
+      .replace(/,?instance="[^"]*"/, '')
+      .replace('{,', '{')
+      .replace('{}', '');
     const m = /^(stream_[a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
     if (m) out[m[1]!] = Number(m[2]);
   }

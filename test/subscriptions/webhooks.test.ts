@@ -119,8 +119,8 @@ describe('webhook delivery', () => {
     expect(await worker.runOnce()).toBe(1);
     expect(deliveries(t)[0]).toMatchObject({ status: 'delivered', attempts: 3, lastStatus: 200 });
     const metrics = (await t.http.get('/metrics')).text;
-    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="retry"\} 2$/m);
-    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="delivered"\} 1$/m);
+    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="retry",instance="[^"]+"\} 2$/m);
+    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="delivered",instance="[^"]+"\} 1$/m);
     for (let i = 0; i < 5; i++) {
       t.clock.advance(3_600_000);
       expect(await worker.runOnce()).toBe(0);

@@ -1,0 +1,204 @@
+/**
+ * What the instances of one deployment share through Redis (docs/operations.md, Many instances):
+ * after every commit this instance notifies (store.notifyChange: tokens, accounts), the change
+ * goes out on the bus; a notice from another instance is fed to this store's change listeners
+ * (response cache, history cache, symbol resolve cache, window and trader boards, the key cache,
+ * the stream hub, the webhook worker) exactly as a local commit is, without going out again.
+ *
+ * While the bus is down this instance may have missed notices, so it serves no cached answer:
+ * every event-loop turn that handles a request, and every 250 ms for the stream hub, it tells the
+ * listeners "everything changed" (reads go through to the store, keys are checked in the store).
+ * When the bus is back it flushes once more and caches again. Without REDIS_URL none of this
+ * exists: nothing is imported, wrapped or added to a request.
+ */
+import type { Logger } from 'pino';
+import type { Gauge, Registry } from 'prom-client';
+import type { Config } from '../config.js';
+import type { Change, Store } from '../store/db.js';
+import type { Notice, RedisBus } from './redis-bus.js';
+import type { AppMiddleware } from '../http/types.js';
+
+export type RedisState = 'off' | 'up' | 'down';
+
+export type Coord = {
+  /** 'off' without REDIS_URL; otherwise whether the bus to the other instances is live. */
+  redis(): RedisState;
+  /** Resolves once the bus is up, or after `timeoutMs` (a start with Redis away goes on degraded). */
+  ready(timeoutMs: number): Promise<RedisState>;
+  /** Request middleware: no cached answer while the bus is down; a write answers after its notice is out. */
+  middleware: AppMiddleware | null;
+  close(): Promise<void>;
+};
+
+/** While down: how often the stream hub is told to look for other instances' commits. */
+const DOWN_POLL_MS = 250;
+/** While down: a warning this often. */
+const DOWN_WARN_MS = 60_000;
+/** The longest a write's answer waits for its notice to be published. */
+const PUBLISH_WAIT_MS = 1000;
+/** At start: the first warning when Redis has not answered by then. */
+const FIRST_WARN_MS = 5_000;
+
+/** Pub/sub channels are server-wide, whatever the database number: the channel names it. */
+export const channelPrefix = (redisUrl: string): string => `svc:${new URL(redisUrl).pathname.replace(/^\//, '') || '0'}:`;
+
+const EVERYTHING: Change = { tokens: 'all', accounts: true };
+
+function toNotice(change: Change): Notice | null {
+  if (change.tokens !== 'all' && change.tokens.size === 0 && change.accounts !== true) return null;
+  return { type: 'change', tokens: change.tokens === 'all' ? 'all' : [...change.tokens], accounts: change.accounts === true };
+}
+
+function fromNotice(notice: Notice): Change {
+  switch (notice.type) {
+    case 'change':
+      return { tokens: notice.tokens === 'all' ? 'all' : new Set(notice.tokens), accounts: notice.accounts };
+    case 'revoke':
+      // The key cache drops; the hub's own check closes the key's streams (within 250 ms).
+      return { tokens: new Set(), accounts: true };
+    case 'stream':
+      return { tokens: new Set(notice.tokens) };
+  }
+}
+
+export function createCoord(deps: { config: Config; store: Store; logger: Logger; registry: Registry }): Coord {
+  const { config, store, logger } = deps;
+  // Every metric carries the instance, so a scrape of several instances can be told apart.
+  deps.registry.setDefaultLabels({ instance: config.instanceId });
+  const redisUp = deps.registry.getSingleMetric('redis_up') as Gauge | undefined;
+  if (config.redisUrl === null) {
+    redisUp?.set(0);
+    return { redis: () => 'off', ready: async () => 'off', middleware: null, close: async () => {} };
+  }
+  const url = config.redisUrl;
+  // The listeners as they were: what remote notices and flushes go through, so they never go out again.
+  const local = store.notifyChange.bind(store);
+  let bus: RedisBus | null = null;
+  let state: Exclude<RedisState, 'off'> = 'down';
+  let closed = false;
+  const pending = new Set<Promise<unknown>>();
+  const waiters = new Set<() => void>();
+  let poll: NodeJS.Timeout | null = null;
+  // An interval while down, or the one-shot first warning at start.
+  let warn: NodeJS.Timeout | null = null;
+  let flushedThisTurn = false;
+
+  store.notifyChange = (change) => {
+    local(change);
+    const notice = toNotice(change);
+    if (notice === null || bus === null) return;
+    // A Redis that hangs must not hang the write's answer: after PUBLISH_WAIT_MS it answers anyway.
+    let timer: NodeJS.Timeout | undefined;
+    const sent = Promise.race([
+      bus.publish(notice).catch(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), PUBLISH_WAIT_MS))),
+    ]).then((ok) => {
+      clearTimeout(timer);
+      if (!ok && state === 'up') lostNotice();
+    });
+    pending.add(sent);
+    void sent.finally(() => pending.delete(sent));
+  };
+
+  let lastLostWarn = -Infinity;
+  const lostNotice = () => {
+    if (Date.now() - lastLostWarn < DOWN_WARN_MS) return;
+    lastLostWarn = Date.now();
+    logger.warn({ redis: 'up' }, 'a change notice could not be published in time: other instances may serve older cached answers until their next flush');
+  };
+
+  const flush = () => {
+    try {
+      local(EVERYTHING);
+    } catch (err) {
+      logger.error({ err }, 'dropping cached answers failed');
+    }
+  };
+
+  const stopTimers = () => {
+    for (const t of [poll, warn]) if (t) clearInterval(t);
+    poll = warn = null;
+  };
+
+  const onState = (next: 'up' | 'down', info: { flush: boolean; error?: unknown }) => {
+    state = next;
+    redisUp?.set(next === 'up' ? 1 : 0);
+    if (next === 'up') {
+      stopTimers();
+      // Notices may have been missed while the subscription was away.
+      if (info.flush) flush();
+      logger.info({ redis: 'up' }, 'redis is up: sharing caches, revocations and the stream with the other instances');
+      for (const w of [...waiters]) w();
+      return;
+    }
+    goDown(info.error, true);
+  };
+
+  const goDown = (error: unknown, sayNow: boolean) => {
+    const say = () => logger.warn({ redis: 'down', err: error }, 'redis is down: serving no cached answer, reading through to the store');
+    stopTimers();
+    if (closed) return;
+    if (sayNow) {
+      say();
+      warn = setInterval(say, DOWN_WARN_MS);
+    } else {
+      // Before the first connection the first warning waits a little: Redis may just be slower than us.
+      warn = setTimeout(() => goDown(error, true), FIRST_WARN_MS);
+    }
+    poll = setInterval(flush, DOWN_POLL_MS);
+    warn.unref();
+    poll.unref();
+  };
+
+  redisUp?.set(0);
+  // Down until the first subscription: nothing cached is served before it.
+  goDown(undefined, false);
+  const started = import('./redis-bus.js').then(({ createRedisBus }) => {
+    if (closed) return;
+    bus = createRedisBus({
+      url,
+      instanceId: config.instanceId,
+      prefix: channelPrefix(url),
+      onNotice: (notice) => local(fromNotice(notice)),
+      onState,
+    });
+  });
+
+  const middleware: AppMiddleware = async (_ctx, next) => {
+    if (state === 'down' && !flushedThisTurn) {
+      // Once per event-loop turn, as the store's own check of other processes' writes.
+      flushedThisTurn = true;
+      setImmediate(() => (flushedThisTurn = false));
+      flush();
+    }
+    await next();
+    // The notices of this request's commits are out before it answers (instant while Redis is away).
+    if (pending.size > 0) await Promise.all([...pending]);
+  };
+
+  return {
+    redis: () => state,
+    middleware,
+    async ready(timeoutMs) {
+      await started;
+      if (state === 'up') return state;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        waiters.add(done);
+      });
+      return state;
+    },
+    async close() {
+      closed = true;
+      stopTimers();
+      store.notifyChange = local;
+      await started.catch(() => undefined);
+      await bus?.close();
+    },
+  };
+}
