@@ -7,7 +7,8 @@
  * A first phase sends nothing: its slowest probe is the machine's own noise (a busy shared
  * machine delays a probe with nothing expensive running). Each phase also reads the server's own
  * largest event-loop delay (prom-client's nodejs_eventloop_lag_max_seconds from /metrics, reset by
- * each scrape), which leaves out the probe thread's and the loopback's share of that noise.
+ * each scrape), which leaves out the probe thread's and the loopback's share of that noise but not
+ * the server's waits for a core: those are its main thread's /proc/<pid>/schedstat per phase.
  */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -31,6 +32,12 @@ export type HostileRow = {
   maxRssMb: number;
   /** The server's largest event-loop delay in the phase (its /metrics), when it could be read. */
   serverLoopMaxMs?: number;
+  /**
+   * The server's main thread in the phase (Linux schedstat): ms on a core, and ms ready to run but
+   * waiting for one; then a step of c ms of CPU took about c * (1 + waited / ran) of wall time.
+   */
+  serverRanMs?: number;
+  serverWaitedMs?: number;
 };
 
 /** The phase that sends nothing: the machine's own noise. */
@@ -113,6 +120,16 @@ async function loopLagMaxMs(base: string): Promise<number | null> {
   }
 }
 
+/** The main thread's time on a core and waiting for one, in ms (null off Linux). */
+function schedstat(pid: number): { ran: number; waited: number } | null {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return ran === undefined || waited === undefined ? null : { ran: ran / 1e6, waited: waited / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
 function rssMb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -163,9 +180,16 @@ export async function runHostile(opts: {
     to: number;
     rss: number;
     loop: number | null;
+    sched: { ran: number; waited: number } | null;
     row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'>;
   }[] = [];
   let rss = 0;
+  let sched0 = schedstat(opts.pid);
+  /** The main thread's scheduler figures since the phase began. */
+  const schedDelta = () => {
+    const now = schedstat(opts.pid);
+    return sched0 === null || now === null ? null : { ran: now.ran - sched0.ran, waited: now.waited - sched0.waited };
+  };
   const sampler = setInterval(() => (rss = Math.max(rss, rssMb(opts.pid))), 50);
   // A freshly started server (and the probe thread) settle first, so the first kind does not
   // carry the start-up's own work. The first scrape starts the server's loop-delay observer.
@@ -174,6 +198,7 @@ export async function runHostile(opts: {
   try {
     rss = rssMb(opts.pid);
     await loopLagMaxMs(opts.base);
+    sched0 = schedstat(opts.pid);
     const idleFrom = Date.now();
     await new Promise((r) => setTimeout(r, opts.seconds * 1000));
     phases.push({
@@ -182,11 +207,13 @@ export async function runHostile(opts: {
       to: Date.now(),
       rss,
       loop: await loopLagMaxMs(opts.base),
+      sched: schedDelta(),
       row: { requests: 0, statuses: {}, slowestRequestMs: 0 },
     });
     for (const kind of hostileKinds(opts.target)) {
       rss = rssMb(opts.pid);
       await loopLagMaxMs(opts.base);
+      sched0 = schedstat(opts.pid);
       const from = Date.now();
       const statuses: Record<string, number> = {};
       let slowest = 0;
@@ -205,15 +232,25 @@ export async function runHostile(opts: {
         slowest = Math.max(slowest, performance.now() - t0);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
-      phases.push({ kind: kind.id, from, to: Date.now(), rss, loop: await loopLagMaxMs(opts.base), row: { requests: i, statuses, slowestRequestMs: slowest } });
+      const loop = await loopLagMaxMs(opts.base);
+      phases.push({ kind: kind.id, from, to: Date.now(), rss, loop, sched: schedDelta(), row: { requests: i, statuses, slowestRequestMs: slowest } });
       opts.say(`hostile ${opts.store}: ${kind.id.padEnd(26)} ${String(i).padStart(5)} requests, slowest ${slowest.toFixed(0)} ms, ${JSON.stringify(statuses)}`);
     }
     rss = rssMb(opts.pid);
     await loopLagMaxMs(opts.base);
+    sched0 = schedstat(opts.pid);
     const from = Date.now();
     const outcome = await halfSentBodies(opts.base, 64, opts.seconds * 1000);
     const loop = await loopLagMaxMs(opts.base);
-    phases.push({ kind: 'half-sent 10 MB bodies x64', from, to: Date.now(), rss, loop, row: { requests: 64, statuses: outcome, slowestRequestMs: 0 } });
+    phases.push({
+      kind: 'half-sent 10 MB bodies x64',
+      from,
+      to: Date.now(),
+      rss,
+      loop,
+      sched: schedDelta(),
+      row: { requests: 64, statuses: outcome, slowestRequestMs: 0 },
+    });
     opts.say(`hostile ${opts.store}: half-sent bodies: ${JSON.stringify(outcome)}`);
   } finally {
     clearInterval(sampler);
@@ -233,6 +270,7 @@ export async function runHostile(opts: {
       probes: mine.length,
       maxRssMb: p.rss,
       ...(p.loop === null ? {} : { serverLoopMaxMs: p.loop }),
+      ...(p.sched === null ? {} : { serverRanMs: p.sched.ran, serverWaitedMs: p.sched.waited }),
     });
   }
   return rows;
@@ -244,7 +282,7 @@ export const hostileMisses = (rows: readonly HostileRow[]): HostileRow[] =>
 
 /** The hostile rows as a text table, each judged against its targets. */
 export function formatHostile(rows: readonly HostileRow[]): string {
-  const head = ['store', 'request kind', 'requests', 'slowest request', 'slowest probe', 'server loop max', 'max RSS', 'verdict'];
+  const head = ['store', 'request kind', 'requests', 'slowest request', 'slowest probe', 'server loop max', 'server ran / waited', 'max RSS', 'verdict'];
   const body = rows.map((r) => [
     r.store,
     r.kind,
@@ -252,6 +290,7 @@ export function formatHostile(rows: readonly HostileRow[]): string {
     `${r.slowestRequestMs.toFixed(0)} ms`,
     `${Number.isFinite(r.slowestProbeMs) ? r.slowestProbeMs.toFixed(0) : 'failed'} ms`,
     r.serverLoopMaxMs === undefined ? '-' : `${r.serverLoopMaxMs.toFixed(0)} ms`,
+    r.serverRanMs === undefined || r.serverWaitedMs === undefined ? '-' : `${r.serverRanMs.toFixed(0)} / ${r.serverWaitedMs.toFixed(0)} ms`,
     `${r.maxRssMb.toFixed(0)} MB`,
     r.slowestProbeMs < PROBE_TARGET_MS && r.maxRssMb < RSS_TARGET_MB ? 'ok' : 'MISS',
   ]);
