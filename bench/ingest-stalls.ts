@@ -3,8 +3,8 @@
  * (docs/operations.md, Benchmark, hostile pass): the real server runs in this process on a copy of
  * a store, a worker thread posts 20,000-trade batches one after another (its own loop, so the
  * client's work is not counted), and a 1 ms timer here records every gap between two of its
- * ticks: a gap is one stretch the loop could not run anything else, with the process's CPU time
- * in it (all threads) and the garbage collections that fell in it. `--warm S` first sends the
+ * ticks: a gap is one stretch the loop could not run anything else, with the main thread's CPU
+ * time in it (Linux schedstat) and the garbage collections that fell in it. `--warm S` first sends the
  * pass's other expensive kinds S seconds each, so the heap is as large as in the pass.
  *
  *   node dist/bench/ingest-stalls.js --store bench/.data/wide-….db --hot <address> --anchor <unix s>
@@ -22,6 +22,7 @@ import { start } from '../src/server.js';
 import { provision } from './provision.js';
 import { hostileKinds } from './hostile.js';
 import { address } from './wide-data.js';
+import { mainThreadCpuMs } from './turn-monitor.js';
 
 type Stall = { atUs: number; at: number; ms: number; cpuMs: number; gcMs: number; gcKinds: string; batch: number };
 
@@ -120,12 +121,12 @@ async function main(): Promise<void> {
     const stalls: Stall[] = [];
     let batch = -1;
     let last = performance.now();
-    let lastCpu = process.cpuUsage();
+    let lastCpu = mainThreadCpuMs() ?? 0;
     const ticker = setInterval(() => {
       const now = performance.now();
-      const cpu = process.cpuUsage();
+      const cpu = mainThreadCpuMs() ?? 0;
       if (now - last > 5) {
-        const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+        const cpuMs = cpu - lastCpu;
         stalls.push({ atUs: Number(process.hrtime.bigint() / 1000n) - (now - last) * 1000, at: last, ms: now - last, cpuMs, gcMs: 0, gcKinds: '', batch });
       }
       last = now;
