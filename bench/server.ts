@@ -32,14 +32,16 @@ async function main(): Promise<void> {
   const bodies = new Map<string, BaselineBody>();
   const running = await start(process.env, clock);
   const baseline = await listenBaseline(bodies);
-  // The event loop's longest turns and their CPU, read by the hostile pass per phase.
-  const turns = startTurnMonitor();
+  // The event loop's longest turns and their CPU, read by the hostile pass per phase; started by
+  // the first read, so the passes that never read it do not pay for its timer.
+  let turns: ReturnType<typeof startTurnMonitor> | null = null;
 
   process.on('message', (message: ToServer) => {
     if (message.type === 'baseline') {
       bodies.set(message.name, baselineBody(message.json, message.headerBytes));
       send({ type: 'baseline-set', name: message.name });
     } else if (message.type === 'turns') {
+      turns ??= startTurnMonitor();
       send({ type: 'turns', stats: turns.read() });
     } else if (message.type === 'stop') {
       baseline.close();
