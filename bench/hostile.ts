@@ -7,15 +7,18 @@
  * A first phase sends nothing: its slowest probe is the machine's own noise (a busy shared
  * machine delays a probe with nothing expensive running). Each phase also reads the server's own
  * largest event-loop delay (prom-client's nodejs_eventloop_lag_max_seconds from /metrics, reset by
- * each scrape), which leaves out the probe thread's and the loopback's share of that noise.
+ * each scrape), which leaves out the probe thread's and the loopback's share of that noise but not
+ * the server's waits for a core: for those, its main thread's time on and waiting for a core, and
+ * its longest turns with their CPU (bench/server-gauges.ts).
  */
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../src/paths.js';
 import type { ProbeSample } from './probe-worker.js';
 import { address } from './wide-data.js';
+import { rssMb, serverGauges, type PhaseGauges } from './server-gauges.js';
+import type { TurnStats } from './turn-monitor.js';
 
 export type HostileKind = { id: string; next: (i: number) => { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> } };
 
@@ -31,6 +34,14 @@ export type HostileRow = {
   maxRssMb: number;
   /** The server's largest event-loop delay in the phase (its /metrics), when it could be read. */
   serverLoopMaxMs?: number;
+  /**
+   * The server's main thread in the phase (Linux schedstat): ms on a core, and ms ready to run but
+   * waiting for one; then a step of c ms of CPU took about c * (1 + waited / ran) of wall time.
+   */
+  serverRanMs?: number;
+  serverWaitedMs?: number;
+  /** The server's longest event-loop turn in the phase, that turn's main-thread CPU, and the most CPU of any turn. */
+  serverTurn?: TurnStats;
 };
 
 /** The phase that sends nothing: the machine's own noise. */
@@ -102,26 +113,6 @@ export function hostileKinds(t: HostileTarget): HostileKind[] {
   ];
 }
 
-/** The server's largest event-loop delay since the previous scrape, in ms (null when unreadable). */
-async function loopLagMaxMs(base: string): Promise<number | null> {
-  try {
-    const text = await (await fetch(`${base}/metrics`)).text();
-    const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
-    return m === null ? null : Number(m[1]) * 1000;
-  } catch {
-    return null;
-  }
-}
-
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? 0 : Number(m[1]) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * Holds `count` connections that send the headers of a 10 MB sign-in body and then 1 MB of it,
  * never the rest, until `ms` have passed (or the server closes them).
@@ -154,6 +145,8 @@ export async function runHostile(opts: {
   target: HostileTarget;
   seconds: number;
   say: (m: string) => void;
+  /** The server's turn monitor (BenchServer.readTurns), when it has one. */
+  readTurns?: () => Promise<TurnStats>;
 }): Promise<HostileRow[]> {
   const worker = new Worker(join(projectRoot, 'dist', 'bench', 'probe-worker.js'), { workerData: { base: opts.base, intervalMs: 20 } });
   const rows: HostileRow[] = [];
@@ -162,18 +155,19 @@ export async function runHostile(opts: {
     from: number;
     to: number;
     rss: number;
-    loop: number | null;
+    gauges: PhaseGauges;
     row: Omit<HostileRow, 'slowestProbeMs' | 'probes' | 'maxRssMb' | 'store' | 'kind'>;
   }[] = [];
   let rss = 0;
+  const gauges = serverGauges(opts);
   const sampler = setInterval(() => (rss = Math.max(rss, rssMb(opts.pid))), 50);
   // A freshly started server (and the probe thread) settle first, so the first kind does not
   // carry the start-up's own work. The first scrape starts the server's loop-delay observer.
-  await loopLagMaxMs(opts.base);
+  await gauges.begin();
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   try {
     rss = rssMb(opts.pid);
-    await loopLagMaxMs(opts.base);
+    await gauges.begin();
     const idleFrom = Date.now();
     await new Promise((r) => setTimeout(r, opts.seconds * 1000));
     phases.push({
@@ -181,12 +175,12 @@ export async function runHostile(opts: {
       from: idleFrom,
       to: Date.now(),
       rss,
-      loop: await loopLagMaxMs(opts.base),
+      gauges: await gauges.end(),
       row: { requests: 0, statuses: {}, slowestRequestMs: 0 },
     });
     for (const kind of hostileKinds(opts.target)) {
       rss = rssMb(opts.pid);
-      await loopLagMaxMs(opts.base);
+      await gauges.begin();
       const from = Date.now();
       const statuses: Record<string, number> = {};
       let slowest = 0;
@@ -205,15 +199,23 @@ export async function runHostile(opts: {
         slowest = Math.max(slowest, performance.now() - t0);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
-      phases.push({ kind: kind.id, from, to: Date.now(), rss, loop: await loopLagMaxMs(opts.base), row: { requests: i, statuses, slowestRequestMs: slowest } });
+      const to = Date.now();
+      phases.push({ kind: kind.id, from, to, rss, gauges: await gauges.end(), row: { requests: i, statuses, slowestRequestMs: slowest } });
       opts.say(`hostile ${opts.store}: ${kind.id.padEnd(26)} ${String(i).padStart(5)} requests, slowest ${slowest.toFixed(0)} ms, ${JSON.stringify(statuses)}`);
     }
     rss = rssMb(opts.pid);
-    await loopLagMaxMs(opts.base);
+    await gauges.begin();
     const from = Date.now();
     const outcome = await halfSentBodies(opts.base, 64, opts.seconds * 1000);
-    const loop = await loopLagMaxMs(opts.base);
-    phases.push({ kind: 'half-sent 10 MB bodies x64', from, to: Date.now(), rss, loop, row: { requests: 64, statuses: outcome, slowestRequestMs: 0 } });
+    const to = Date.now();
+    phases.push({
+      kind: 'half-sent 10 MB bodies x64',
+      from,
+      to,
+      rss,
+      gauges: await gauges.end(),
+      row: { requests: 64, statuses: outcome, slowestRequestMs: 0 },
+    });
     opts.say(`hostile ${opts.store}: half-sent bodies: ${JSON.stringify(outcome)}`);
   } finally {
     clearInterval(sampler);
@@ -232,7 +234,9 @@ export async function runHostile(opts: {
       slowestProbeMs: mine.reduce((m, s) => Math.max(m, s.status === 200 ? s.ms : Infinity), 0),
       probes: mine.length,
       maxRssMb: p.rss,
-      ...(p.loop === null ? {} : { serverLoopMaxMs: p.loop }),
+      ...(p.gauges.loop === null ? {} : { serverLoopMaxMs: p.gauges.loop }),
+      ...(p.gauges.sched === null ? {} : { serverRanMs: p.gauges.sched.ran, serverWaitedMs: p.gauges.sched.waited }),
+      ...(p.gauges.turns === null ? {} : { serverTurn: p.gauges.turns }),
     });
   }
   return rows;
@@ -244,7 +248,18 @@ export const hostileMisses = (rows: readonly HostileRow[]): HostileRow[] =>
 
 /** The hostile rows as a text table, each judged against its targets. */
 export function formatHostile(rows: readonly HostileRow[]): string {
-  const head = ['store', 'request kind', 'requests', 'slowest request', 'slowest probe', 'server loop max', 'max RSS', 'verdict'];
+  const head = [
+    'store',
+    'request kind',
+    'requests',
+    'slowest request',
+    'slowest probe',
+    'server loop max',
+    'server ran / waited',
+    'longest turn (CPU) / most CPU',
+    'max RSS',
+    'verdict',
+  ];
   const body = rows.map((r) => [
     r.store,
     r.kind,
@@ -252,6 +267,10 @@ export function formatHostile(rows: readonly HostileRow[]): string {
     `${r.slowestRequestMs.toFixed(0)} ms`,
     `${Number.isFinite(r.slowestProbeMs) ? r.slowestProbeMs.toFixed(0) : 'failed'} ms`,
     r.serverLoopMaxMs === undefined ? '-' : `${r.serverLoopMaxMs.toFixed(0)} ms`,
+    r.serverRanMs === undefined || r.serverWaitedMs === undefined ? '-' : `${r.serverRanMs.toFixed(0)} / ${r.serverWaitedMs.toFixed(0)} ms`,
+    r.serverTurn === undefined
+      ? '-'
+      : `${r.serverTurn.longestMs.toFixed(0)} (${r.serverTurn.longestCpuMs.toFixed(0)}) / ${r.serverTurn.mostCpuMs.toFixed(0)} ms`,
     `${r.maxRssMb.toFixed(0)} MB`,
     r.slowestProbeMs < PROBE_TARGET_MS && r.maxRssMb < RSS_TARGET_MB ? 'ok' : 'MISS',
   ]);

@@ -143,6 +143,7 @@ async function runHostileOn(label: string, opts: BenchOptions, storePath: string
       target: { hot, anchor, secret, serverNow: server.serverNow },
       seconds: opts.hostileSeconds,
       say,
+      readTurns: server.readTurns,
     });
   } finally {
     await server.stop();

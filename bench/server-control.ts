@@ -7,6 +7,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/paths.js';
 import type { FromServer, ToServer } from './server.js';
+import type { TurnStats } from './turn-monitor.js';
 
 export type BenchServer = {
   base: string;
@@ -19,6 +20,8 @@ export type BenchServer = {
   serverNow(): number;
   /** Gives the baseline `json` as `name`, with headers padded to `headerBytes`. */
   setBaseline(name: string, json: string, headerBytes: number): Promise<void>;
+  /** The server's longest event-loop turns since the previous call (bench/turn-monitor.ts). */
+  readTurns(): Promise<TurnStats>;
   stop(): Promise<void>;
 };
 
@@ -57,11 +60,12 @@ export async function startBenchServer(opts: {
   });
 
   const waiting = new Map<string, () => void>();
+  const turnReads: ((s: TurnStats) => void)[] = [];
   child.on('message', (m: FromServer) => {
     if (m.type === 'baseline-set') {
       waiting.get(m.name)?.();
       waiting.delete(m.name);
-    }
+    } else if (m.type === 'turns') turnReads.shift()?.(m.stats);
   });
   const send = (m: ToServer) => child.send(m);
 
@@ -76,6 +80,12 @@ export async function startBenchServer(opts: {
       return new Promise<void>((resolve) => {
         waiting.set(name, resolve);
         send({ type: 'baseline', name, json, headerBytes });
+      });
+    },
+    readTurns() {
+      return new Promise<TurnStats>((resolve) => {
+        turnReads.push(resolve);
+        send({ type: 'turns' });
       });
     },
     async stop() {

@@ -7,13 +7,15 @@
 import { start } from '../src/server.js';
 import type { Clock } from '../src/domain/clock.js';
 import { baselineBody, listenBaseline, type BaselineBody } from './baseline.js';
+import { startTurnMonitor, type TurnStats } from './turn-monitor.js';
 
 /** Messages the parent sends. */
-export type ToServer = { type: 'baseline'; name: string; json: string; headerBytes: number } | { type: 'stop' };
+export type ToServer = { type: 'baseline'; name: string; json: string; headerBytes: number } | { type: 'turns' } | { type: 'stop' };
 /** Messages this process sends. */
 export type FromServer =
   | { type: 'ready'; port: number; baselinePort: number; clockStartMs: number; anchorMs: number }
   | { type: 'baseline-set'; name: string }
+  | { type: 'turns'; stats: TurnStats }
   | { type: 'failed'; message: string };
 
 function send(message: FromServer): void {
@@ -30,11 +32,17 @@ async function main(): Promise<void> {
   const bodies = new Map<string, BaselineBody>();
   const running = await start(process.env, clock);
   const baseline = await listenBaseline(bodies);
+  // The event loop's longest turns and their CPU, read by the hostile pass per phase; started by
+  // the first read, so the passes that never read it do not pay for its timer.
+  let turns: ReturnType<typeof startTurnMonitor> | null = null;
 
   process.on('message', (message: ToServer) => {
     if (message.type === 'baseline') {
       bodies.set(message.name, baselineBody(message.json, message.headerBytes));
       send({ type: 'baseline-set', name: message.name });
+    } else if (message.type === 'turns') {
+      turns ??= startTurnMonitor();
+      send({ type: 'turns', stats: turns.read() });
     } else if (message.type === 'stop') {
       baseline.close();
       void running.stop().then(() => process.exit(0));

@@ -88,9 +88,16 @@ describe('hostile pass', () => {
     expect(hostileMisses(rows)).toEqual(rows.slice(1));
     const table = formatHostile(rows).split('\n');
     expect(table).toHaveLength(5);
-    expect(table[1]).toMatch(/99 ms\s+-\s+1023 MB\s+ok\s*$/);
-    expect(table[4]).toMatch(/failed ms\s+-\s+10 MB\s+MISS\s*$/);
-    // the server's own loop delay is shown beside the probe, and the verdict stays the probe's
-    expect(formatHostile([{ ...row(120, 10), serverLoopMaxMs: 42.4 }]).split('\n')[1]).toMatch(/120 ms\s+42 ms\s+10 MB\s+MISS\s*$/);
+    expect(table[1]).toMatch(/99 ms\s+-\s+-\s+-\s+1023 MB\s+ok\s*$/);
+    expect(table[4]).toMatch(/failed ms\s+-\s+-\s+-\s+10 MB\s+MISS\s*$/);
+    // the server's own loop delay and its main thread's time on and waiting for a core are shown
+    // beside the probe, and the verdict stays the probe's
+    expect(formatHostile([{ ...row(120, 10), serverLoopMaxMs: 42.4 }]).split('\n')[1]).toMatch(/120 ms\s+42 ms\s+-\s+-\s+10 MB\s+MISS\s*$/);
+    expect(formatHostile([{ ...row(120, 10), serverLoopMaxMs: 42.4, serverRanMs: 812.6, serverWaitedMs: 3051.2 }]).split('\n')[1]).toMatch(
+      /120 ms\s+42 ms\s+813 \/ 3051 ms\s+-\s+10 MB\s+MISS\s*$/,
+    );
+    // and the server's longest turn with its CPU, and the most CPU of any turn
+    const turn = { longestMs: 254.2, longestCpuMs: 31.4, mostCpuMs: 35.6 };
+    expect(formatHostile([{ ...row(120, 10), serverTurn: turn }]).split('\n')[1]).toMatch(/120 ms\s+-\s+-\s+254 \(31\) \/ 36 ms\s+10 MB\s+MISS\s*$/);
   });
 });

@@ -2,7 +2,7 @@
  * A large ingest body never holds the event loop in one piece (docs/api.md, Ingest limits): parsing
  * and validation yield every PARSE_CHUNK records or PARSE_CHARS characters, a body-sized record is
  * refused unparsed, and a sliced write spills its pages to the WAL as it goes so the commit stays
- * small. Pinned by counting the turns another task gets while the work runs, not by timing it.
+ * small, and commits in a turn of its own. Pinned by counting the turns another task gets while the work runs, not by timing it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -101,4 +101,46 @@ describe('a sliced ingest write', () => {
     expect(t.store.db.pragma('cache_size', { simple: true })).toBe(cacheBefore);
     other.close();
   }, 60_000);
+
+  it('commits in a turn of its own, after a turn with every slice written and the transaction still open', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    const m = aMarket(tok.address);
+    t.ingest([tok, m]);
+    const records = Array.from({ length: 3 * WRITE_SLICE }, (_, i) => ({
+      line: i + 1,
+      value: aTrade(tok.address, { market: m.address, blockTime: 1_699_000_000 + i }),
+    }));
+    const valid = await t.services.ingest.validate(records);
+    const ingest = t.services.ingest;
+    const db = t.store.db;
+    let slices = 0;
+    // What another task sees at each turn it gets: the slices written so far, and whether the
+    // batch's transaction is still open.
+    const seen: { slices: number; open: boolean }[] = [];
+    const write = writeInSlices(
+      t.store,
+      (slice) => {
+        slices++;
+        return { ...ingest.write(slice), change: new Set<number>() };
+      },
+      valid,
+    );
+    let done = false;
+    const watch = () => {
+      if (done) return;
+      seen.push({ slices, open: db.inTransaction });
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const result = await write;
+    done = true;
+    expect(result).toEqual({ accepted: 3 * WRITE_SLICE, duplicates: 0 });
+    expect(slices).toBe(3);
+    // Between the last slice and the COMMIT the loop ran another task: the commit was not
+    // appended to the last slice's turn.
+    expect(seen).toContainEqual({ slices: 3, open: true });
+    expect(db.inTransaction).toBe(false);
+    expect(db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(3 * WRITE_SLICE);
+  });
 });
