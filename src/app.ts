@@ -17,6 +17,7 @@ import { createLimiter } from './limiter/limiter.js';
 import { createResponseCache } from './http/response-cache.js';
 import { edge } from './http/edge.js';
 import { gate } from './http/gate.js';
+import { staticFirst } from './http/static-routes.js';
 import { healthRouter } from './http/health.js';
 import { udfRouter } from './http/udf/index.js';
 import { tokensRouter } from './http/v1/tokens.js';
@@ -92,7 +93,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   // inner one the caller, the limiter, CORS, the 429 and 401, the write gate and the ETag.
   app.use(edge(deps, app.routes));
   app.use(gate(deps));
-  app.use(root.routes());
+  app.use(staticFirst(root));
   app.use(root.allowedMethods());
   return app;
 }
