@@ -23,7 +23,8 @@ export function createCompressor(): CompressStep {
     const length = ctx.response.length;
     // Unknown length (a stream) is left to koa-compress, which decides by type.
     if (ctx.body === null || ctx.body === undefined || (length !== undefined && length < COMPRESS_THRESHOLD)) return undefined;
-    if (ctx.response.headers['content-encoding'] !== undefined) return undefined;
+    // hasHeader, not ctx.response.headers: that copies every header set so far.
+    if (ctx.res.hasHeader('content-encoding')) return undefined;
     if (ctx.acceptsEncodings('gzip', 'deflate', 'identity') === false) delete ctx.request.headers['accept-encoding'];
     return inner(ctx, done) as Promise<void>;
   };

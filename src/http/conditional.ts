@@ -22,7 +22,7 @@ export function tagAnswer(ctx: AppContext): Promise<void> | undefined {
   ctx.body = json;
   ctx.type = 'application/json';
   ctx.etag = createHash('sha1').update(json).digest('base64url');
-  if (ctx.fresh) ctx.status = 304;
+  if (conditional(ctx) && ctx.fresh) ctx.status = 304;
   return undefined;
 }
 
@@ -60,7 +60,16 @@ function finishPrepared(ctx: AppContext, body: PreparedJson, coding: Coding | nu
     if (body.size >= COMPRESS_THRESHOLD) (ctx as { compress?: boolean }).compress = false;
   }
   ctx.type = 'application/json';
-  if (ctx.fresh) ctx.status = 304;
+  if (conditional(ctx) && ctx.fresh) ctx.status = 304;
+}
+
+/**
+ * Whether the request is conditional at all: without If-None-Match or If-Modified-Since an answer
+ * is never fresh, and asking Koa copies every response header to find that out.
+ */
+function conditional(ctx: AppContext): boolean {
+  const h = ctx.req.headers;
+  return Boolean(h['if-none-match'] || h['if-modified-since']);
 }
 
 /**

@@ -29,13 +29,16 @@ export function staticFirst(root: Router<AppState>): AppMiddleware {
     }
   }
   const empty = Object.freeze({});
-  return (ctx, next) => {
+  const dispatch: AppMiddleware & { router?: Router<AppState> } = (ctx, next) => {
     const handler = table.get(`${ctx.method} ${ctx.path}`);
     if (handler === undefined) return routes(ctx, next);
     // What the router gives a route without parameters.
     (ctx as { params?: object }).params = empty;
     return handler(ctx, next) as ReturnType<Middleware>;
   };
+  // As on the router's own middleware: what lists an app's routes finds them here.
+  dispatch.router = root;
+  return dispatch;
 }
 
 /** A route (not a `use`) of one handler on a plain path without parameters. */
