@@ -2,7 +2,8 @@
  * Server CPU per answer of the adapter's two cached requests (docs/operations.md, Benchmark): the
  * countback-2 poll and the countback-300 chart open, anonymous, with a browser's Accept-Encoding,
  * against the bare Koa ceiling serving the same bytes in the same process, interleaved round by
- * round. No live ingest: this is the fixed cost of a request, not of the data.
+ * round. No live ingest: this is the fixed cost of a request, not of the data. Beside all CPU, it
+ * prints user-mode CPU alone: the figure that moves least with the machine's load.
  *
  *   node dist/bench/per-request.js [--rounds 5] [--seconds 3] [--only poll|open] [--profile DIR] [--ours-only]
  *
@@ -13,7 +14,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BROWSER_ACCEPT_ENCODING } from './baseline.js';
-import { processSeconds } from './cpu.js';
+import { processSeconds, processUserSeconds } from './cpu.js';
 import { copyStore, hotToken, planData } from './data.js';
 import { startBenchServer } from './server-control.js';
 import { projectRoot } from '../src/paths.js';
@@ -54,12 +55,14 @@ const server = await startBenchServer({
   ...(values.profile === undefined ? {} : { profileDir: values.profile }),
 });
 
-/** Server CPU microseconds per answer of `url` over `s` seconds at 10 connections. */
-async function cpuPerAnswer(url: string, s: number): Promise<{ us: number; rps: number }> {
+/** Server CPU microseconds per answer of `url` over `s` seconds at 10 connections (all, and user mode only). */
+async function cpuPerAnswer(url: string, s: number): Promise<{ us: number; user: number; rps: number }> {
   const cpu0 = processSeconds(server.pid)!;
+  const user0 = processUserSeconds(server.pid)!;
   const r = await autocannon({ url, connections: 10, headers, duration: s });
   const cpu1 = processSeconds(server.pid)!;
-  return { us: ((cpu1 - cpu0) * 1e6) / r.requests.total, rps: r.requests.total / r.duration };
+  const user1 = processUserSeconds(server.pid)!;
+  return { us: ((cpu1 - cpu0) * 1e6) / r.requests.total, user: ((user1 - user0) * 1e6) / r.requests.total, rps: r.requests.total / r.duration };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -79,14 +82,18 @@ try {
     await cpuPerAnswer(`${server.baselineBase}/${name}`, 1);
     const ours: number[] = [];
     const bare: number[] = [];
+    const oursUser: number[] = [];
+    const bareUser: number[] = [];
     const oursRps: number[] = [];
     const bareRps: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const a = await cpuPerAnswer(server.base + path, seconds);
       // --ours-only: a profile of our stack alone (the ceiling shares the process).
-      const b = values['ours-only'] === true ? { us: NaN, rps: NaN } : await cpuPerAnswer(`${server.baselineBase}/${name}`, seconds);
+      const b = values['ours-only'] === true ? { us: NaN, user: NaN, rps: NaN } : await cpuPerAnswer(`${server.baselineBase}/${name}`, seconds);
       ours.push(a.us);
       bare.push(b.us);
+      oursUser.push(a.user);
+      bareUser.push(b.user);
       oursRps.push(a.rps);
       bareRps.push(b.rps);
     }
@@ -94,6 +101,7 @@ try {
       `${name} (${json.length} B, ${bytes} B sent as ${sent.headers.get('content-encoding') ?? 'identity'}): ` +
         `ours ${median(ours).toFixed(0)} µs/answer [${ours.map((x) => x.toFixed(0)).join(' ')}], ` +
         `bare Koa ${median(bare).toFixed(0)} µs [${bare.map((x) => x.toFixed(0)).join(' ')}], ratio ${(median(bare) / median(ours)).toFixed(2)}; ` +
+        `user mode ${median(oursUser).toFixed(0)} vs ${median(bareUser).toFixed(0)} µs [${oursUser.map((x) => x.toFixed(0)).join(' ')} / ${bareUser.map((x) => x.toFixed(0)).join(' ')}]; ` +
         `req/s ${median(oursRps).toFixed(0)} vs ${median(bareRps).toFixed(0)} (${(median(oursRps) / median(bareRps)).toFixed(2)})\n`,
     );
   }

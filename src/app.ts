@@ -1,10 +1,9 @@
 /**
  * createApp: the Koa application, with no port and no globals, so tests drive it through
  * supertest on app.callback(). What an app holds is made here (or in createServices) and handed
- * down to the routers that use it. The middleware order is the request flow of
- * docs/architecture.md: request id -> access log -> metrics -> error envelope -> other processes'
- * writes -> compression -> caller -> limiter -> CORS -> 429 -> invalid key 401 -> write gate ->
- * ETag -> routes.
+ * down to the routers that use it. The middleware is the request flow of docs/architecture.md:
+ * edge (request id, other processes' writes, error envelope, compression, metrics, access log)
+ * -> gate (caller, limiter, CORS, 429, invalid key 401, write gate, ETag) -> routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -14,19 +13,11 @@ import type { Store } from './store/db.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
-import { requestId } from './http/request-id.js';
-import { accessLog } from './http/access-log.js';
-import { metricsMiddleware } from './http/metrics.js';
-import { errorHandler } from './http/error-handler.js';
-import { compression } from './http/compression.js';
-import { corsMiddleware } from './http/cors.js';
-import { resolveCaller, rejectInvalidCaller } from './http/auth.js';
-import { rateLimit } from './http/rate-limit.js';
 import { createLimiter } from './limiter/limiter.js';
 import { createResponseCache } from './http/response-cache.js';
-import { waitForSlicedWrites } from './http/write-gate.js';
-import { enforceRateLimit } from './http/rate-limit-headers.js';
-import { conditionalGet } from './http/conditional.js';
+import { edge } from './http/edge.js';
+import { gate } from './http/gate.js';
+import { staticFirst } from './http/static-routes.js';
 import { healthRouter } from './http/health.js';
 import { udfRouter } from './http/udf/index.js';
 import { tokensRouter } from './http/v1/tokens.js';
@@ -101,34 +92,14 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   const root = new Router<AppState>();
   for (const r of [...apiRouters, operations]) root.use(r.routes());
 
-  app.use(requestId());
-  app.use(accessLog(logger));
-  app.use(metricsMiddleware(services.metrics, app.routes));
-  app.use(errorHandler());
+  // Two steps before the routes, each one function (docs/architecture.md, Request flow): the
+  // outer one owns the request id, the error envelope, compression, metrics and the log line; the
+  // inner one the caller, the limiter, CORS, the 429 and 401, the write gate and the ETag.
+  app.use(edge(deps, app.routes));
+  // With REDIS_URL: a write answers once its notices are out (src/coord/wiring.ts).
   if (coord.middleware) app.use(coord.middleware);
-  // Reads in SQL see other processes' writes by themselves (src/store/db.ts); the caches in front
-  // of SQL (keys, answers, symbol names) are made to see them here, once, before any is read. A
-  // store that fails here fails again where it is read, and is answered there: after the limiter,
-  // so the 500 keeps its RateLimit-* headers.
-  app.use((_ctx, next) => {
-    try {
-      input.store.checkExternalChanges();
-    } catch {
-      // answered where the store is read
-    }
-    return next();
-  });
-  app.use(compression());
-  // The limiter decides (never throws) before CORS, so preflights answered by CORS carry the
-  // caller's RateLimit-* headers; the 429 itself comes after CORS, so browsers can read it.
-  app.use(resolveCaller(deps));
-  app.use(rateLimit(deps));
-  app.use(corsMiddleware(input.config));
-  app.use(enforceRateLimit());
-  app.use(rejectInvalidCaller());
-  app.use(waitForSlicedWrites(input.store));
-  app.use(conditionalGet());
-  app.use(root.routes());
+  app.use(gate(deps));
+  app.use(staticFirst(root));
   app.use(root.allowedMethods());
   return app;
 }

@@ -20,7 +20,8 @@ export const accessLog =
     }
   };
 
-function writeLine(logger: Logger, ctx: AppContext, start: bigint): void {
+/** Writes the request's line (callers check the level first). */
+export function writeLine(logger: Logger, ctx: AppContext, start: bigint): void {
   const caller = ctx.state.caller;
   logger.info(
     {

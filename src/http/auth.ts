@@ -6,9 +6,9 @@
  * the limiter has counted it against the IP bucket. The stream's upgrade runs through this same
  * middleware (src/http/stream.ts).
  *
- * Key lookups are cached by hash; the cache is dropped whenever accounts change, in this process
- * (services notify) or another (PRAGMA data_version, checked at the start of every request), so a
- * revocation takes effect on the very next request. Expiry is checked against the clock on every
+ * Key lookups go through the async accounts repo and are cached by hash; the cache is dropped
+ * whenever accounts change, in this process (services notify) or another (PRAGMA data_version,
+ * checked at the start of every request), so a revocation takes effect on the very next request. Expiry is checked against the clock on every
  * request, cached or not, so a rotated key stops exactly at its expiresAt.
  */
 import { ApiError, errors, forbidden, unauthorized } from '../errors.js';
@@ -72,77 +72,99 @@ export function presentedKey(ctx: AppContext): string | ApiError {
   return distinct[0] ?? '';
 }
 
+/** What a request's caller is, now when it can be told from memory, else a promise of it. */
+export type CallerResolver = (ctx: AppContext) => Caller | Promise<Caller>;
+
 /**
- * Sets ctx.state.caller: anonymous, a valid key (with its tenant and plan), or invalid (with the
- * error to answer). Only a store failure can make it throw.
+ * The caller of a request: anonymous, a valid key (with its tenant and plan), or invalid (with
+ * the error to answer). Never rejects: a store failure becomes an invalid caller answered 500
+ * (after the limiter, so the answer keeps its RateLimit-* headers), never an anonymous one.
+ *
+ * Keys are read through the async accounts repo (docs/operations.md, Many instances), behind a
+ * cache of hits: a request without a key, or with a cached one, is answered synchronously, and
+ * only a miss waits for the store. A lookup that was under way when the cache was dropped answers
+ * its own request but is not cached, so an invalidation is never undone by a slow read.
  */
-export function resolveCaller(deps: AppDeps): AppMiddleware {
+export function createCallerResolver(deps: AppDeps): CallerResolver {
   const { store, clock, logger } = deps;
-  const repo = deps.services.accounts.repo;
+  const repo = deps.services.repos.accounts;
   // Hits only: unknown keys are not cached, so random guesses cannot evict real keys.
   const cache = new Map<string, Found>();
+  let generation = 0;
   store.onChange((c) => {
-    if (c.accounts || c.tokens === 'all') cache.clear();
+    if (c.accounts || c.tokens === 'all') {
+      cache.clear();
+      generation++;
+    }
   });
 
-  const lookup = (secret: string): Found | null => {
-    const hash = hashKey(secret);
-    const id = hash.toString('base64');
-    const hit = cache.get(id);
-    if (hit !== undefined) return hit;
-    const key = repo.keyByHash(hash);
+  const load = async (hash: Buffer, id: string): Promise<Found | null> => {
+    const seen = generation;
+    const key = await repo.keyByHash(hash);
     if (!key) return null;
-    const tenant = repo.tenant(key.tenantId);
-    const plan = tenant ? repo.plan(tenant.plan) : undefined;
+    const tenant = await repo.tenant(key.tenantId);
+    const plan = tenant ? await repo.plan(tenant.plan) : undefined;
     if (!tenant || !plan) return null;
-    if (cache.size >= CACHE_MAX) cache.clear();
     const found = { key, tenant, plan };
-    cache.set(id, found);
+    if (seen === generation) {
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(id, found);
+    }
     return found;
   };
 
   const touch = (key: KeyRow, now: number) => {
     if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_EVERY) return;
     key.lastUsedAt = now;
+    // Bookkeeping only: a busy store must not fail the request.
+    const warn = (err: unknown) => logger.warn({ err, keyId: key.id }, 'could not record lastUsedAt');
     try {
-      repo.touch(key.id, now);
+      repo.touch(key.id, now).catch(warn);
     } catch (err) {
-      // Bookkeeping only: a busy store must not fail the request.
-      logger.warn({ err, keyId: key.id }, 'could not record lastUsedAt');
+      warn(err);
     }
   };
 
-  const resolve = (ctx: AppContext): Caller => {
+  const judge = (found: Found | null): Caller => {
+    const now = nowSeconds(clock);
+    if (found === null) return { kind: 'invalid', error: unauthorized('the API key is not valid') };
+    if (found.key.revokedAt !== null) return { kind: 'invalid', error: unauthorized('the API key was revoked') };
+    if (found.key.expiresAt !== null && now >= found.key.expiresAt) return { kind: 'invalid', error: unauthorized('the API key has expired') };
+    touch(found.key, now);
+    return { kind: 'key', ...found };
+  };
+
+  const failed = (ctx: AppContext, err: unknown): Caller => {
+    ctx.app.emit('error', err, ctx);
+    return { kind: 'invalid', error: errors.internal() };
+  };
+
+  return (ctx) => {
     // Most callers (charts polling /udf) present no key at all: nothing to split, match or parse.
     if (!mayPresentKey(ctx)) return ANONYMOUS;
     const presented = presentedKey(ctx);
-    let caller: Caller = ANONYMOUS;
-    if (presented instanceof ApiError) {
-      caller = { kind: 'invalid', error: presented };
-    } else if (presented !== '') {
-      const now = nowSeconds(clock);
-      // Garbage (including anything over 256 characters) is refused before any hashing.
-      const found = looksLikeKey(presented) ? lookup(presented) : null;
-      if (found === null) caller = { kind: 'invalid', error: unauthorized('the API key is not valid') };
-      else if (found.key.revokedAt !== null) caller = { kind: 'invalid', error: unauthorized('the API key was revoked') };
-      else if (found.key.expiresAt !== null && now >= found.key.expiresAt) caller = { kind: 'invalid', error: unauthorized('the API key has expired') };
-      else {
-        touch(found.key, now);
-        caller = { kind: 'key', ...found };
-      }
-    }
-    return caller;
-  };
-
-  return async (ctx, next) => {
+    if (presented instanceof ApiError) return { kind: 'invalid', error: presented };
+    if (presented === '') return ANONYMOUS;
+    // Garbage (including anything over 256 characters) is refused before any hashing.
+    if (!looksLikeKey(presented)) return judge(null);
+    const hash = hashKey(presented);
+    const id = hash.toString('base64');
+    const hit = cache.get(id);
+    if (hit !== undefined) return judge(hit);
     try {
-      ctx.state.caller = resolve(ctx);
+      return load(hash, id).then(judge, (err: unknown) => failed(ctx, err));
     } catch (err) {
-      // The store failed: answer 500 after the limiter (so the answer keeps its RateLimit-*
-      // headers), and never treat a presented key we could not check as anonymous.
-      ctx.app.emit('error', err, ctx);
-      ctx.state.caller = { kind: 'invalid', error: errors.internal() };
+      return failed(ctx, err);
     }
+  };
+}
+
+/** The caller step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
+export function resolveCaller(deps: AppDeps): AppMiddleware {
+  const resolve = createCallerResolver(deps);
+  return async (ctx, next) => {
+    const caller = resolve(ctx);
+    ctx.state.caller = caller instanceof Promise ? await caller : caller;
     await next();
   };
 }

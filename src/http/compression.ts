@@ -9,21 +9,33 @@
  * arrive here already compressed (src/http/conditional.ts) and are left as they are.
  */
 import compress from 'koa-compress';
-import type { AppMiddleware } from './types.js';
+import type { AppContext, AppMiddleware } from './types.js';
 
 export const COMPRESS_THRESHOLD = 1024;
 
-export function compression(): AppMiddleware {
+/** Compresses the answer in place when it should be; a promise only when koa-compress runs. */
+export type CompressStep = (ctx: AppContext) => Promise<void> | undefined;
+
+export function createCompressor(): CompressStep {
   const inner = compress({ threshold: COMPRESS_THRESHOLD, br: false }) as unknown as AppMiddleware;
   const done = () => Promise.resolve();
+  return (ctx) => {
+    const length = ctx.response.length;
+    // Unknown length (a stream) is left to koa-compress, which decides by type.
+    if (ctx.body === null || ctx.body === undefined || (length !== undefined && length < COMPRESS_THRESHOLD)) return undefined;
+    // hasHeader, not ctx.response.headers: that copies every header set so far.
+    if (ctx.res.hasHeader('content-encoding')) return undefined;
+    if (ctx.acceptsEncodings('gzip', 'deflate', 'identity') === false) delete ctx.request.headers['accept-encoding'];
+    return inner(ctx, done) as Promise<void>;
+  };
+}
+
+/** The compression step on its own, as a middleware (the app runs it inside src/http/edge.ts). */
+export function compression(): AppMiddleware {
+  const compressed = createCompressor();
   return async (ctx, next) => {
     ctx.vary('Accept-Encoding');
     await next();
-    const length = ctx.response.length;
-    // Unknown length (a stream) is left to koa-compress, which decides by type.
-    if (ctx.body === null || ctx.body === undefined || (length !== undefined && length < COMPRESS_THRESHOLD)) return;
-    if (ctx.response.headers['content-encoding'] !== undefined) return;
-    if (ctx.acceptsEncodings('gzip', 'deflate', 'identity') === false) delete ctx.request.headers['accept-encoding'];
-    await inner(ctx, done);
+    await compressed(ctx);
   };
 }

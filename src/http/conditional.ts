@@ -8,30 +8,47 @@
  * given for the bytes the client holds.
  */
 import { createHash } from 'node:crypto';
-import { PreparedJson, type Coding } from './prepared-json.js';
+import { ASYNC_COMPRESS_BYTES, PreparedJson, type Coding } from './prepared-json.js';
 import { COMPRESS_THRESHOLD } from './compression.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
-export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
-  await next();
-  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
+/** Serialises and tags the answer once the route has given it; a promise only for a large form made on the thread pool. */
+export function tagAnswer(ctx: AppContext): Promise<void> | undefined {
+  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return undefined;
   const body = ctx.body;
-  if (body instanceof PreparedJson) {
-    await sendPrepared(ctx, body);
-    return;
-  }
-  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+  if (body instanceof PreparedJson) return sendPrepared(ctx, body);
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return undefined;
   const json = JSON.stringify(body);
   ctx.body = json;
   ctx.type = 'application/json';
   ctx.etag = createHash('sha1').update(json).digest('base64url');
-  if (ctx.fresh) ctx.status = 304;
+  if (conditional(ctx) && ctx.fresh) ctx.status = 304;
+  return undefined;
+}
+
+/** The ETag step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
+export const conditionalGet = (): AppMiddleware => async (ctx, next) => {
+  await next();
+  await tagAnswer(ctx);
 };
 
-async function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> {
+function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> | undefined {
   const coding = body.size >= COMPRESS_THRESHOLD ? acceptedCoding(ctx) : null;
-  // A large form is made on the thread pool (prepared-json.ts, ASYNC_COMPRESS_BYTES).
-  const form = coding === null ? null : await body.encodedAsync(coding);
+  if (coding === null) {
+    finishPrepared(ctx, body, null, null);
+    return undefined;
+  }
+  // A large form is made on the thread pool (prepared-json.ts, ASYNC_COMPRESS_BYTES); a smaller
+  // one, made or not, without waiting for a promise.
+  const form = body.size < ASYNC_COMPRESS_BYTES ? body.encoded(coding) : body.encodedAsync(coding);
+  if (!(form instanceof Promise)) {
+    finishPrepared(ctx, body, coding, form);
+    return undefined;
+  }
+  return form.then((made) => finishPrepared(ctx, body, coding, made));
+}
+
+function finishPrepared(ctx: AppContext, body: PreparedJson, coding: Coding | null, form: Buffer | null): void {
   if (coding !== null && form !== null) {
     ctx.body = form;
     ctx.set('Content-Encoding', coding);
@@ -43,7 +60,16 @@ async function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> 
     if (body.size >= COMPRESS_THRESHOLD) (ctx as { compress?: boolean }).compress = false;
   }
   ctx.type = 'application/json';
-  if (ctx.fresh) ctx.status = 304;
+  if (conditional(ctx) && ctx.fresh) ctx.status = 304;
+}
+
+/**
+ * Whether the request is conditional at all: without If-None-Match or If-Modified-Since an answer
+ * is never fresh, and asking Koa copies every response header to find that out.
+ */
+function conditional(ctx: AppContext): boolean {
+  const h = ctx.req.headers;
+  return Boolean(h['if-none-match'] || h['if-modified-since']);
 }
 
 /**

@@ -2,30 +2,52 @@
  * CORS for every public route (docs/api.md, TradingView UDF datafeed): the allowed origin from CORS_ORIGINS,
  * Vary: Origin, the rate-limit headers exposed, and 204 preflights that allow the key headers.
  * The dashboard's cookie routes are same-origin only and get none of it.
+ *
+ * The headers are those @koa/cors writes with these options (keepHeadersOnError off: the error
+ * envelope keeps what was set before it), written inline as one synchronous step of
+ * src/http/gate.ts: @koa/cors awaits its origin callback on every request.
  */
-import cors from '@koa/cors';
 import type { Config } from '../config.js';
-import type { AppMiddleware } from './types.js';
+import type { AppContext, AppMiddleware } from './types.js';
 
 export const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag'];
 
-export function corsMiddleware(config: Config): AppMiddleware {
+const EXPOSE = EXPOSED_HEADERS.join(',');
+const ALLOW_HEADERS = ['x-api-key', 'authorization', 'content-type', 'x-request-id', 'if-none-match'].join(',');
+const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'].join(',');
+const MAX_AGE = '600';
+
+/** Writes the CORS headers; true when the request was a preflight, answered here (204). */
+export type CorsStep = (ctx: AppContext) => boolean;
+
+export function createCors(config: Config): CorsStep {
   const allowed = config.corsOrigins;
-  const inner = cors({
-    origin: (ctx) => {
-      if (allowed === '*') return '*';
-      const origin = ctx.get('Origin');
-      return allowed.includes(origin) ? origin : '';
-    },
-    exposeHeaders: EXPOSED_HEADERS,
-    allowHeaders: ['x-api-key', 'authorization', 'content-type', 'x-request-id', 'if-none-match'],
-    allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    maxAge: 600,
-    keepHeadersOnError: false,
-  }) as unknown as AppMiddleware;
-  return async (ctx, next) => {
-    if (ctx.path.startsWith('/dashboard')) return next();
+  return (ctx) => {
+    if (ctx.path.startsWith('/dashboard')) return false;
     ctx.vary('Origin');
-    return inner(ctx, next);
+    let origin = '*';
+    if (allowed !== '*') {
+      origin = ctx.get('Origin');
+      if (origin === '' || !allowed.includes(origin)) return false;
+    }
+    if (ctx.method !== 'OPTIONS') {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Expose-Headers', EXPOSE);
+      return false;
+    }
+    // An OPTIONS without Access-Control-Request-Method is not a preflight: the routes answer it.
+    if (ctx.get('Access-Control-Request-Method') === '') return false;
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Max-Age', MAX_AGE);
+    ctx.set('Access-Control-Allow-Methods', ALLOW_METHODS);
+    ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
+    ctx.status = 204;
+    return true;
   };
+}
+
+/** The CORS step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
+export function corsMiddleware(config: Config): AppMiddleware {
+  const cors = createCors(config);
+  return (ctx, next) => (cors(ctx) ? Promise.resolve() : next());
 }

@@ -14,24 +14,34 @@ import type { App } from '../app.js';
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {
     await next();
-    if (ctx.body == null && ctx.status === 404) throw errors.notFound();
-    // The router answers 501 for a method it serves on no route at all (TRACE, PROPFIND, ...):
-    // to a client that is the same as 405, so it gets the same envelope and Allow header.
-    if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
-      throw errors.methodNotAllowed(ctx.method, String(ctx.response.get('Allow') ?? ''));
-    }
-    // A write went through: a store reported full has room again (see /healthz).
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS' && ctx.status < 300) {
-      const store = storeOf(ctx);
-      if (store) markStoreWritable(store);
-    }
+    checkAnswer(ctx);
   } catch (err) {
-    const store = storeOf(ctx);
-    if (store && isStoreFull(err)) markStoreFull(store);
-    writeError(ctx, err);
+    answerError(ctx, err);
   }
   writeRateLimitHeaders(ctx);
 };
+
+/** After the routes: a route that answered nothing becomes its error; a write that went through clears "store full". */
+export function checkAnswer(ctx: AppContext): void {
+  if (ctx.body == null && ctx.status === 404) throw errors.notFound();
+  // The router answers 501 for a method it serves on no route at all (TRACE, PROPFIND, ...):
+  // to a client that is the same as 405, so it gets the same envelope and Allow header.
+  if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+    throw errors.methodNotAllowed(ctx.method, String(ctx.response.get('Allow') ?? ''));
+  }
+  // A write went through: a store reported full has room again (see /healthz).
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS' && ctx.status < 300) {
+    const store = storeOf(ctx);
+    if (store) markStoreWritable(store);
+  }
+}
+
+/** Answers a thrown error with its envelope (and marks the store full when that is the cause). */
+export function answerError(ctx: AppContext, err: unknown): void {
+  const store = storeOf(ctx);
+  if (store && isStoreFull(err)) markStoreFull(store);
+  writeError(ctx, err);
+}
 
 /** The app's store, when the app is createApp's (tests may mount this handler on a bare Koa). */
 const storeOf = (ctx: AppContext) => (ctx.app as unknown as Partial<App>).deps?.store;

@@ -1,6 +1,6 @@
 /**
- * The metrics middleware: counts every answered request by method, route pattern and status, and
- * times it. It sits right after the access log, outside the error handler, so it sees the final
+ * The metrics step: counts every answered request by method, route pattern and status, and
+ * times it. It runs once the error envelope is written (src/http/edge.ts), so it sees the final
  * status of every request (429s and 401s included). A request refused before routing (429, 401)
  * is still labelled with the pattern its path would have matched, so label values stay a small
  * fixed set: the declared routes, plus 'unmatched'.
@@ -34,26 +34,37 @@ function ingestAnswer(body: unknown): { accepted: number; duplicates: number } |
   return typeof accepted === 'number' && typeof duplicates === 'number' ? { accepted, duplicates } : null;
 }
 
-/** The middleware counting into `metrics`; `routes` are every declared route of the app. */
-export const metricsMiddleware = (metrics: Metrics, routes: readonly RouteSpec[]): AppMiddleware => {
+/** Counts one answered request; `start` is its process.hrtime.bigint() on arrival. */
+export type RequestObserver = (ctx: AppContext, start: bigint) => void;
+
+/** The observer counting into `metrics`; `routes` are every declared route of the app. */
+export function createRequestObserver(metrics: Metrics, routes: readonly RouteSpec[]): RequestObserver {
   const patterns: Pattern[] = routes.map((s) => ({ method: s.method.toUpperCase(), path: s.path, re: patternRegExp(s.path) }));
+  return (ctx, start) => {
+    const route = routeLabel(patterns, ctx);
+    metrics.observeRequest({
+      method: ctx.method,
+      route,
+      status: ctx.status,
+      seconds: Number(process.hrtime.bigint() - start) / 1e9,
+      caller: ctx.state.caller?.kind === 'key' ? 'tenant' : 'anonymous',
+    });
+    if (route === '/v1/ingest' && ctx.method === 'POST' && ctx.status === 200) {
+      const answer = ingestAnswer(ctx.body);
+      if (answer !== null) metrics.ingested('http', answer);
+    }
+  };
+}
+
+/** The metrics step on its own, as a middleware (the app runs it inside src/http/edge.ts). */
+export const metricsMiddleware = (metrics: Metrics, routes: readonly RouteSpec[]): AppMiddleware => {
+  const observe = createRequestObserver(metrics, routes);
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const route = routeLabel(patterns, ctx);
-      metrics.observeRequest({
-        method: ctx.method,
-        route,
-        status: ctx.status,
-        seconds: Number(process.hrtime.bigint() - start) / 1e9,
-        caller: ctx.state.caller?.kind === 'key' ? 'tenant' : 'anonymous',
-      });
-      if (route === '/v1/ingest' && ctx.method === 'POST' && ctx.status === 200) {
-        const answer = ingestAnswer(ctx.body);
-        if (answer !== null) metrics.ingested('http', answer);
-      }
+      observe(ctx, start);
     }
   };
 };

@@ -12,13 +12,18 @@ export function writeRateLimitHeaders(ctx: AppContext): void {
 }
 
 /**
- * Answers 429 when the limiter refused the request. Runs after CORS, so a refused browser call
+ * Throws the 429 when the limiter refused the request. Runs after CORS, so a refused browser call
  * still carries the CORS headers it needs to read the answer.
  */
-export const enforceRateLimit = (): AppMiddleware => async (ctx, next) => {
+export function refuseIfLimited(ctx: AppContext): void {
   const r = ctx.state.rateLimit;
   if (r?.retryAfterSeconds !== undefined) {
     throw errors.rateLimited(`too many requests; retry in ${r.retryAfterSeconds} s`, r.retryAfterSeconds);
   }
+}
+
+/** The 429 step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
+export const enforceRateLimit = (): AppMiddleware => async (ctx, next) => {
+  refuseIfLimited(ctx);
   await next();
 };

@@ -3,7 +3,10 @@
  * tenant's bucket (plan.requestsPerMinute per 60 s, shared by all the tenant's keys); everyone
  * else, invalid keys included, against the client IP's bucket (RATE_LIMIT_ANON). The answer goes
  * to ctx.state.rateLimit, which the error handler writes as RateLimit-* headers on every response
- * and enforceRateLimit turns into the 429. This middleware never throws.
+ * and the 429 step (src/http/gate.ts, or enforceRateLimit) turns into the 429. It never throws.
+ *
+ * The limiter may be the in-memory one (answers at once) or one that answers promises (the Redis
+ * limiter of docs/operations.md, Many instances): the step waits only when the answer is a promise.
  *
  * /healthz and CORS preflights are not counted; they still carry the headers of the caller's
  * bucket (a peek). The pages' static assets (/assets/...) are free for a caller's first 50 a
@@ -15,6 +18,7 @@ import type { Plan } from '../store/accounts-repo.js';
 import type { Decision, Rate } from '../limiter/gcra.js';
 import { clientIp } from './client-ip.js';
 import { createLimiter } from '../limiter/limiter.js';
+import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 import type { AppContext, AppDeps, AppMiddleware, RateLimitState } from './types.js';
 
 const TENANT_WINDOW_SECONDS = 60;
@@ -42,8 +46,8 @@ function freeAsset(assets: Limiter, ctx: AppContext): boolean {
   return d.allowed;
 }
 
-/** The limiter's decision for this request's caller. */
-export function decide(limiter: Limiter, anon: Rate, ctx: AppContext, consume: boolean): Decision {
+/** The limiter's decision for this request's caller (a promise when the limiter answers one). */
+export function decide(limiter: Limiter | AsyncLimiter, anon: Rate, ctx: AppContext, consume: boolean): Decision | Promise<Decision> {
   const caller = ctx.state.caller;
   if (caller?.kind === 'key') return limiter.tenant(caller.tenant.id, tenantRate(caller.plan), consume);
   return limiter.ip(clientIp(ctx).key, anon, consume);
@@ -60,19 +64,41 @@ export function toRateLimitState(d: Decision): RateLimitState {
   return state;
 }
 
-/** The limiter middleware, on the app's limiter (deps.limiter) unless a test hands it another. */
-export function rateLimit(deps: AppDeps, limiter: Limiter = deps.limiter): AppMiddleware {
+/** Records the limiter's decision in ctx.state.rateLimit; a promise only when the limiter answered one. */
+export type LimitStep = (ctx: AppContext) => void | Promise<void>;
+
+/** The limiter step, on the app's limiter (deps.limiter) unless a test hands it another. */
+export function createLimitStep(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): LimitStep {
   const anon = deps.config.rateLimitAnon;
   // A bucket per caller (the same keys as the main limiter) holding its free asset requests.
   const assets = createLimiter({ clock: deps.clock });
-  return async (ctx, next) => {
+  // A limiter fault must not take the API down: serve the request unlimited, and say so.
+  const failed = (ctx: AppContext, err: unknown) => deps.logger.error({ err, requestId: ctx.state.requestId }, 'rate limiter failed; request not limited');
+  return (ctx) => {
     try {
       const free = isUncounted(ctx) || (isAsset(ctx) && freeAsset(assets, ctx));
-      ctx.state.rateLimit = toRateLimitState(decide(limiter, anon, ctx, !free));
+      const d = decide(limiter, anon, ctx, !free);
+      if (!(d instanceof Promise)) {
+        ctx.state.rateLimit = toRateLimitState(d);
+        return;
+      }
+      return d.then(
+        (decided) => void (ctx.state.rateLimit = toRateLimitState(decided)),
+        (err: unknown) => failed(ctx, err),
+      );
     } catch (err) {
-      // A limiter fault must not take the API down: serve the request unlimited, and say so.
-      deps.logger.error({ err, requestId: ctx.state.requestId }, 'rate limiter failed; request not limited');
+      failed(ctx, err);
+      return;
     }
+  };
+}
+
+/** The limiter step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
+export function rateLimit(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): AppMiddleware {
+  const step = createLimitStep(deps, limiter);
+  return async (ctx, next) => {
+    const pending = step(ctx);
+    if (pending !== undefined) await pending;
     await next();
   };
 }

@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import type { PreparedJson } from './prepared-json.js';
 import { compileParams, rejectUnknownParams, type QuerySchema, type RawParams } from './validate.js';
 import { requireKey } from './auth.js';
+import { queryOf } from './query.js';
 import { readJsonBody, requestHasBody, SMALL_BODY_BYTES } from './body.js';
 import { errors } from '../errors.js';
 import type { AppContext, AppState, Caller } from './types.js';
@@ -153,11 +154,12 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
     ctx.state.route = path;
     // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
     const caller = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
-    if (known !== null) rejectUnknownParams(known, ctx.query);
+    const raw = query === null && known === null ? NONE : queryOf(ctx);
+    if (known !== null) rejectUnknownParams(known, raw);
     // A route without a body takes none: refused before a byte of it is read.
     if (readBody === null && requestHasBody(ctx)) throw errors.bodyNotAllowed();
     const input = {
-      query: query === null ? NONE : query(ctx.query),
+      query: query === null ? NONE : query(raw),
       params: params === null ? NONE : params(ctx.params as RawParams),
       body: undefined as unknown,
       caller,

@@ -5,12 +5,28 @@
  * predicate ("must be an integer from 1 to 1000"); the parameter's name is put in front here.
  * Each helper also carries its JSON Schema natively (pattern, enum, lengths, description), so
  * /openapi.json is zod's own z.toJSONSchema output of these very schemas.
+ *
+ * Each helper also registers a plain check of one value, doing what its schema does: a route
+ * whose parameters all have one checks a valid query with those alone, and runs zod only when a
+ * check fails, to build the same 400 it always gave (docs/architecture.md, Request flow).
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../domain/address.js';
 import { errors, type ApiError } from '../errors.js';
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+/** A plain check's answer for a value its schema refuses. */
+const FAIL: unique symbol = Symbol('invalid');
+/** The value `v` as its schema would output it, or FAIL where the schema would fail. */
+type Check = (v: string) => unknown;
+/** The plain check of each helper's schema (the exact object the helper returns). */
+const checks = new WeakMap<z.ZodType, Check>();
+
+function withCheck<S extends z.ZodType>(schema: S, check: Check): S {
+  checks.set(schema, check);
+  return schema;
+}
 /** What normalizeAddress admits: base58 of 32-44 characters, or 0x + 40 hex digits. */
 export const ADDRESS_PATTERN = '^([1-9A-HJ-NP-Za-km-z]{32,44}|0x[0-9a-fA-F]{40})$';
 export const ADDRESS_DESCRIPTION = 'An address: base58 (32-44 characters) or 0x + 40 hex digits (any case; read lower-cased)';
@@ -22,12 +38,17 @@ export const ADDRESS_DESCRIPTION = 'An address: base58 (32-44 characters) or 0x 
  */
 export const intParam = (min: number, max: number) => {
   const message = `must be an integer from ${min} to ${max}`;
-  return z
+  const schema = z
     .string()
     .regex(DECIMAL, message)
     .refine((v) => v.length <= 16 && Number(v) >= min && Number(v) <= max, { message })
     .transform(Number)
     .meta({ description: `An integer from ${min} to ${max}`, 'x-minimum': min, 'x-maximum': max });
+  return withCheck(schema, (v) => {
+    if (v.length > 16 || !DECIMAL.test(v)) return FAIL;
+    const n = Number(v);
+    return n >= min && n <= max ? n : FAIL;
+  });
 };
 
 /** The range of an intParam schema (read from its JSON Schema), or null for other schemas. */
@@ -39,18 +60,24 @@ export function intRange(schema: z.ZodType): [number, number] | null {
 }
 
 /** One of a fixed list of values. */
-export const enumParam = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z
+export const enumParam = <const T extends readonly [string, ...string[]]>(values: T) => {
+  const allowed = new Set<string>(values);
+  const schema = z
     .enum(values as unknown as { [K in T[number]]: K }, { message: `must be one of ${values.join(', ')}` })
-    .meta({ description: `One of ${values.join(', ')}` }) as unknown as z.ZodType<T[number], string>;
+    .meta({ description: `One of ${values.join(', ')}` });
+  return withCheck(schema, (v) => (allowed.has(v) ? v : FAIL)) as unknown as z.ZodType<T[number], string>;
+};
 
 /** A well-formed address, in canonical form. */
 export const addressParam = () =>
-  z
-    .string()
-    .refine((v) => normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
-    .transform((v) => normalizeAddress(v)!)
-    .meta({ description: ADDRESS_DESCRIPTION, pattern: ADDRESS_PATTERN });
+  withCheck(
+    z
+      .string()
+      .refine((v) => normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
+      .transform((v) => normalizeAddress(v)!)
+      .meta({ description: ADDRESS_DESCRIPTION, pattern: ADDRESS_PATTERN }),
+    (v) => normalizeAddress(v) ?? FAIL,
+  );
 
 /** The characters of `v` (code points: an emoji is one character, not two UTF-16 units), counting no further than `limit`. */
 function characters(v: string, limit: number): number {
@@ -60,17 +87,17 @@ function characters(v: string, limit: number): number {
 }
 
 /** A string of `min` to `max` characters (code points, as JSON Schema's minLength / maxLength count). */
-export const textParam = (min: number, max: number) =>
-  z
+export const textParam = (min: number, max: number) => {
+  const fits = (v: string) => {
+    const n = characters(v, max);
+    return n >= min && n <= max;
+  };
+  const schema = z
     .string()
-    .refine(
-      (v) => {
-        const n = characters(v, max);
-        return n >= min && n <= max;
-      },
-      { message: `must have ${min} to ${max} characters` },
-    )
+    .refine(fits, { message: `must have ${min} to ${max} characters` })
     .meta({ minLength: min, maxLength: max });
+  return withCheck(schema, (v) => (fits(v) ? v : FAIL));
+};
 
 export type QueryShape = Record<string, z.ZodType<unknown, string>>;
 /** A route's query or path parameters: a z.object of one schema per parameter. */
@@ -84,14 +111,17 @@ export type RawParams = Record<string, string | string[] | undefined>;
  * normalizeAddress per request, in the transform.
  */
 export const addressPathParam = () =>
-  z
-    .string()
-    .transform((v, ctx) => {
-      const a = normalizeAddress(v);
-      if (a === null) ctx.addIssue({ code: 'custom', message: 'is not a well-formed address', params: { code: 'invalid_address' } });
-      return a ?? z.NEVER;
-    })
-    .meta({ description: ADDRESS_DESCRIPTION, pattern: ADDRESS_PATTERN });
+  withCheck(
+    z
+      .string()
+      .transform((v, ctx) => {
+        const a = normalizeAddress(v);
+        if (a === null) ctx.addIssue({ code: 'custom', message: 'is not a well-formed address', params: { code: 'invalid_address' } });
+        return a ?? z.NEVER;
+      })
+      .meta({ description: ADDRESS_DESCRIPTION, pattern: ADDRESS_PATTERN }),
+    (v) => normalizeAddress(v) ?? FAIL,
+  );
 
 /**
  * Refuses a query parameter that `known` does not hold: on /v1 a misspelt `from` must never
@@ -124,6 +154,7 @@ export function compileParams<S extends QuerySchema>(schema: S): (input: RawPara
   const names = Object.keys(schema.shape);
   const empty = schema.safeParse({});
   const whenAbsent = empty.success ? (Object.freeze(empty.data) as z.output<S>) : null;
+  const fast = compileChecks(schema);
   return (input) => {
     let present = false;
     let blank = false;
@@ -137,6 +168,10 @@ export function compileParams<S extends QuerySchema>(schema: S): (input: RawPara
     }
     if (!present && whenAbsent !== null) return whenAbsent;
     const picked = blank ? withoutBlanks(names, input) : input;
+    if (fast !== null) {
+      const out = fast(picked);
+      if (out !== FAIL) return out as z.output<S>;
+    }
     const parsed = schema.safeParse(picked);
     if (parsed.success) return parsed.data;
     throw paramError(parsed.error, picked);
@@ -150,4 +185,51 @@ function withoutBlanks(names: readonly string[], input: RawParams): RawParams {
     if (value !== undefined && value !== '') out[name] = value;
   }
   return out;
+}
+
+/** How a parameter's schema treats it when absent: required, left out, or a default input parsed like a value. */
+type Field = { name: string; check: Check; absent: 'required' | 'optional' | { input: string } };
+
+/**
+ * The plain parse of a whole query, when every parameter's schema is a helper's (optionally
+ * `.optional()` or `.prefault(...)`): the same output as zod's (keys in shape order, an absent
+ * optional one left out), or FAIL for anything zod would refuse. Null when some parameter has no
+ * plain check, or the object does more than pick its keys.
+ */
+function compileChecks(schema: QuerySchema): ((input: RawParams) => unknown) | null {
+  const def = schema._zod.def as { catchall?: unknown; checks?: unknown[] };
+  if (def.catchall !== undefined || (def.checks?.length ?? 0) > 0) return null;
+  const fields: Field[] = [];
+  for (const [name, field] of Object.entries(schema.shape)) {
+    let inner = field as z.ZodType;
+    let absent: Field['absent'] = 'required';
+    for (;;) {
+      const d = inner._zod.def as { type: string; innerType?: z.ZodType; defaultValue?: unknown };
+      if (d.type === 'optional' && absent === 'required') absent = 'optional';
+      else if (d.type === 'prefault' && absent === 'required' && typeof d.defaultValue === 'string') absent = { input: d.defaultValue };
+      else break;
+      inner = d.innerType!;
+    }
+    const check = checks.get(inner);
+    if (check === undefined) return null;
+    fields.push({ name, check, absent });
+  }
+  return (input) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const { name, check, absent } = fields[i]!;
+      const value = input[name];
+      let parsed: unknown;
+      if (typeof value === 'string') parsed = check(value);
+      else if (absent === 'required') return FAIL;
+      else if (absent === 'optional') {
+        // zod keeps a key given as undefined (never from a URL, but the same answer whatever the input).
+        if (name in input) out[name] = undefined;
+        continue;
+      } else parsed = check(absent.input);
+      if (parsed === FAIL) return FAIL;
+      out[name] = parsed;
+    }
+    return out;
+  };
 }

@@ -9,10 +9,17 @@ import type { Store } from '../store/db.js';
 
 const PASS = /^\/(healthz|metrics)$|^\/assets\//;
 
+/** What a request at `path` must wait for before it runs: the sliced write under way, or null. */
+export function sliceWait(store: Pick<Store, 'settled'>, path: string): Promise<void> | null {
+  const pending = store.settled();
+  return pending !== null && !PASS.test(path) ? pending : null;
+}
+
+/** The write gate on its own, as a middleware (the app runs it inside src/http/gate.ts). */
 export function waitForSlicedWrites(store: Store): Middleware {
   return async (ctx, next) => {
-    const pending = store.settled();
-    if (pending !== null && !PASS.test(ctx.path)) await pending;
+    const pending = sliceWait(store, ctx.path);
+    if (pending !== null) await pending;
     return next();
   };
 }
