@@ -3,15 +3,14 @@
  * stderr, with the JSON log. README, Set-up.
  */
 import type { AddressInfo } from 'node:net';
-import type { Store } from './store/db.js';
-import { createDemoRepo } from './store/demo-repo.js';
+import type { Repos } from './store/repos.js';
 
 /** The URLs of the pages and docs of a server listening at `address`. */
-export function startBanner(store: Store, address: AddressInfo): string {
+export async function startBanner(repos: Pick<Repos, 'demo'>, address: AddressInfo): Promise<string> {
   // A wildcard address is reachable on loopback; show that, it is what a browser on this machine opens.
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
   const base = `http://${address.family === 'IPv6' && host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  const token = createDemoRepo(store.db).newestTraded();
+  const token = await repos.demo.newestTraded();
   const embed = token === undefined ? `${base}/embed/chart?symbol=ADDRESS&resolution=15` : `${base}/embed/chart?symbol=${token}&resolution=15`;
   return [
     `listening on ${base}`,
