@@ -61,7 +61,9 @@ export async function setPassword(ctx: CommandContext): Promise<Output> {
 /**
  * Copies the store to FILE with SQLite's online backup (better-sqlite3 `db.backup`), page by
  * page, while the server keeps reading and writing. The copy goes to FILE.partial first and is
- * renamed when complete, so FILE is never half-written.
+ * renamed when complete, so FILE is never half-written. SQLite-only, as the pragmas are: it
+ * copies the file DATABASE_PATH names, and a PostgreSQL store is backed up with that engine's
+ * own tools (docs/operations.md, Backups).
  */
 export async function backup(ctx: CommandContext): Promise<Output> {
   const [file, ...extra] = ctx.positionals;

@@ -36,7 +36,7 @@ const USAGE = `usage: cli <command> [options] [--json]
   ingest FILE...                           (NDJSON; - for stdin)
   demo [--tokens N] [--days D] [--seed S] [--until T]
   demo --remove                            (deletes the demo tokens and all their data)
-  backup FILE [--force]                    (online copy of the store, safe while the server runs)`;
+  backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
