@@ -2,14 +2,13 @@
  * Tenants and API keys: the operations shared by the CLI, `/v1/keys` and the dashboard.
  * Secrets are returned once, by the call that makes them, and never stored.
  */
-import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { newId, newKeySecret } from '../domain/api-key.js';
 import { createAccountsRepo, type KeyRow, type Tenant } from '../store/accounts-repo.js';
 import type { Repos } from '../store/repos.js';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 
 export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';
 
@@ -83,37 +82,6 @@ export function checkKeyName(name: string | null | undefined): string | null {
   }
   return name;
 }
-
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
-
-export function hashPassword(password: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
-}
-
-const scryptAsync = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  opts: { N: number; r: number; p: number; maxmem?: number },
-) => Promise<Buffer>;
-
-/**
- * Checks a password against a stored hash. Async (scrypt runs on the thread pool, not the event
- * loop); a malformed hash is a mismatch.
- */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
-}
-
-let dummy: string | null = null;
-/** A hash nobody's password matches, made once, for equal work on unknown emails. */
-const dummyHash = (): string => (dummy ??= hashPassword(randomBytes(16).toString('hex')));
 
 /**
  * The account operations, on `repos.accounts` (either engine). A write that must tell caches

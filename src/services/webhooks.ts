@@ -12,15 +12,14 @@
  * All scheduling uses the injected clock; the loop's timer only decides when to look.
  */
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/async.js';
 import type { DueDelivery, WebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { eventId, eventJson } from './events.js';
-import { publicOnlyLookup, refusedLiteral } from './webhook-target.js';
+import { refusedLiteral } from './webhook-target.js';
+import { post, type Outcome } from './webhook-post.js';
 import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
@@ -55,7 +54,9 @@ export type WebhookWorkerDeps = {
  * (SQLite) it reads `due()` and takes each row it starts with `claim()`, a compare-and-set on
  * the row's due time, so two processes never both take one row.
  */
-export type WorkerOutbox = Async<WebhookOutboxRepo> & {
+export type WorkerOutbox = Pick<Async<WebhookOutboxRepo>, 'due' | 'claim'> & {
+  [K in 'delivered' | 'retry' | 'finish']: (...args: Parameters<WebhookOutboxRepo[K]>) => Promise<unknown>;
+} & {
   claimDue?: (now: number, limit: number, leaseUntil: number, skipTenants: readonly string[]) => Promise<DueDelivery[]>;
 };
 
@@ -76,49 +77,6 @@ export function signatureHeader(secret: string, t: number, body: string): string
 
 /** The delay before retry number `attempts` (1 after the first failure). */
 export const retryDelayMs = (attempts: number): number => Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_MS);
-
-type Outcome = { status: number | null; error: string | null };
-
-/** One POST; resolves with the status, or an error; never rejects. */
-function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (o: Outcome) => {
-      if (!settled) {
-        settled = true;
-        resolve(o);
-      }
-    };
-    const client = url.protocol === 'https:' ? https : http;
-    let req: http.ClientRequest;
-    try {
-      req = client.request(url, {
-        method: 'POST',
-        agent: false,
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-        ...(allowPrivate ? {} : { lookup: publicOnlyLookup }),
-      });
-    } catch (err) {
-      settle({ status: null, error: err instanceof Error ? err.message : 'request failed' });
-      return;
-    }
-    const timer = setTimeout(() => {
-      settle({ status: null, error: `no answer within ${timeoutMs} ms` });
-      req.destroy();
-    }, timeoutMs);
-    req.on('response', (res) => {
-      settle({ status: res.statusCode ?? 0, error: null });
-      res.resume(); // the body is not needed; the timer closes a response that never ends
-      res.on('end', () => clearTimeout(timer));
-      res.on('error', () => clearTimeout(timer));
-    });
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      settle({ status: null, error: err.message });
-    });
-    req.end(body);
-  });
-}
 
 export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const outbox = deps.services.repos.outbox;
