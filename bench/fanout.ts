@@ -91,18 +91,18 @@ function sentTotal(text: string): number | null {
 }
 
 /** Tenants and keys for the subscribers, and one ingest key; the plan's rate raised as the bench does. */
-function provisionFanout(path: string, anchorMs: number, tenants: number): { keys: string[]; ingestKey: string } {
+async function provisionFanout(path: string, anchorMs: number, tenants: number): Promise<{ keys: string[]; ingestKey: string }> {
   const store = openStore(path);
   try {
     const services = createServices({ store, clock: { now: () => anchorMs } });
     store.db.prepare("UPDATE plans SET requests_per_minute = ? WHERE name = 'enterprise'").run(BENCH_PLAN_RPM);
     const keys: string[] = [];
     for (let i = 0; i < tenants; i++) {
-      const t = services.accounts.createTenant({ name: `fanout-${i}`, plan: 'enterprise' });
-      keys.push(services.accounts.createKey(t.id, { scopes: ['read'] }).secret);
+      const t = await services.accounts.createTenant({ name: `fanout-${i}`, plan: 'enterprise' });
+      keys.push((await services.accounts.createKey(t.id, { scopes: ['read'] })).secret);
     }
-    const t = services.accounts.createTenant({ name: 'fanout-ingest', plan: 'enterprise' });
-    return { keys, ingestKey: services.accounts.createKey(t.id, { scopes: ['read', 'ingest'] }).secret };
+    const t = await services.accounts.createTenant({ name: 'fanout-ingest', plan: 'enterprise' });
+    return { keys, ingestKey: (await services.accounts.createKey(t.id, { scopes: ['read', 'ingest'] })).secret };
   } finally {
     store.close();
   }
@@ -148,7 +148,7 @@ export async function runFanout(opts: FanoutOptions): Promise<FanoutFigure> {
   const n = opts.subscribers;
   const work = join(opts.dataDir, 'fanout.db');
   copyStore(opts.storePath, work);
-  const { keys, ingestKey } = provisionFanout(work, opts.anchorMs, Math.ceil(n / PER_TENANT));
+  const { keys, ingestKey } = await provisionFanout(work, opts.anchorMs, Math.ceil(n / PER_TENANT));
   const server = await startBenchServer({
     storePath: work,
     anchorMs: opts.anchorMs,

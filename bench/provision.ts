@@ -25,8 +25,8 @@ export async function registerToken(services: Services, tenantId: string, addres
 
 /** Creates the bench tenant and key in an open store; the hot token is registered to it. */
 export async function provisionStore(store: Store, services: Services, hot: string): Promise<Provisioned> {
-  const tenant = services.accounts.createTenant({ name: 'bench', plan: 'enterprise' });
-  const { secret } = services.accounts.createKey(tenant.id, { name: 'bench', scopes: ['read', 'ingest'] });
+  const tenant = await services.accounts.createTenant({ name: 'bench', plan: 'enterprise' });
+  const { secret } = await services.accounts.createKey(tenant.id, { name: 'bench', scopes: ['read', 'ingest'] });
   store.db.prepare("UPDATE plans SET requests_per_minute = ? WHERE name = 'enterprise'").run(BENCH_PLAN_RPM);
   const registered = await registerToken(services, tenant.id, hot);
   return { tenantId: tenant.id, secret, registered };

@@ -50,9 +50,10 @@ export async function setPassword(ctx: CommandContext): Promise<Output> {
   const password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
   await ctx.withStore(async (_store, sv) => {
     // Refused (exit 1) for a tenant without an email: it could never sign in.
-    sv.accounts.setPassword(tenant, password);
-    // A new password ends every dashboard session of the tenant.
-    sv.sessions.destroyAll(tenant);
+    await sv.accounts.setPassword(tenant, password);
+    // A new password ends every dashboard session of the tenant (after it is set: a failure here
+    // leaves the new password in place and the command, run again, ends them).
+    await sv.sessions.destroyAll(tenant);
   });
   return { doc: { id: tenant }, human: `password set for ${tenant}` };
 }
@@ -60,7 +61,9 @@ export async function setPassword(ctx: CommandContext): Promise<Output> {
 /**
  * Copies the store to FILE with SQLite's online backup (better-sqlite3 `db.backup`), page by
  * page, while the server keeps reading and writing. The copy goes to FILE.partial first and is
- * renamed when complete, so FILE is never half-written.
+ * renamed when complete, so FILE is never half-written. SQLite-only, as the pragmas are: it
+ * copies the file DATABASE_PATH names, and a PostgreSQL store is backed up with that engine's
+ * own tools (docs/operations.md, Backups).
  */
 export async function backup(ctx: CommandContext): Promise<Output> {
   const [file, ...extra] = ctx.positionals;
@@ -95,7 +98,7 @@ export async function backup(ctx: CommandContext): Promise<Output> {
 
 /** Deletes every demo token with all its data; real tokens are untouched. */
 export async function removeDemoData(ctx: CommandContext): Promise<Output> {
-  const removed = await ctx.withStore(async (store) => removeDemo(store));
+  const removed = await ctx.withStore(async (store, sv) => removeDemo({ store, repos: sv.repos }));
   return {
     doc: removed,
     human:

@@ -36,7 +36,7 @@ const USAGE = `usage: cli <command> [options] [--json]
   ingest FILE...                           (NDJSON; - for stdin)
   demo [--tokens N] [--days D] [--seed S] [--until T]
   demo --remove                            (deletes the demo tokens and all their data)
-  backup FILE [--force]                    (online copy of the store, safe while the server runs)`;
+  backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -157,7 +157,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
         seed: wholeNumber(opts.seed, 'seed', 0, 2 ** 32 - 1, DEMO_DEFAULTS.seed),
         until: wholeNumber(opts.until, 'until', 86400 * 3650, 253402300799, nowSeconds(clock)),
       };
-      const counts = await withStore(async (store, sv) => loadDemo({ store, ingest: sv.ingest }, demo, (n) => io.stderr(`demo: ${n} records written\n`)));
+      const counts = await withStore(async (_s, sv) => loadDemo(sv, demo, (n) => io.stderr(`demo: ${n} records written\n`)));
       out(counts, `loaded ${counts.tokens} tokens, ${counts.markets} markets, ${counts.holders} holders, ${counts.trades} trades`);
       return 0;
     }

@@ -8,14 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openStore, SchemaTooNewError, type Store } from './store/db.js';
-import { createStatsRepo } from './store/stats-repo.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
-import { createServices } from './services/index.js';
-import type { Repos } from './store/repos.js';
+import { createServices, type Services } from './services/index.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -24,7 +22,7 @@ import { startBanner } from './start-banner.js';
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-export type Running = { server: Server; store: Store; config: Config; repos: Repos; stop(): Promise<void> };
+export type Running = { server: Server; store: Store; config: Config; services: Services; stop(): Promise<void> };
 
 /** The store at DATABASE_PATH; a path that cannot be opened is a configuration error naming it. */
 function openConfiguredStore(path: string): Store {
@@ -51,18 +49,15 @@ export async function start(
   const store = openConfiguredStore(config.databasePath);
   const services = createServices({ store, clock, config });
 
-  const empty = createStatsRepo(store.db).tokens() === 0;
+  const empty = (await services.repos.stats.tokens()) === 0;
   if (empty && config.demoData === 'auto') {
     logger.info('loading the demo data set into the empty store');
     const t0 = Date.now();
-    const counts = loadDemo({ store, ingest: services.ingest }, defaultDemoOptions(clock));
+    const counts = await loadDemo(services, defaultDemoOptions(clock));
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
   }
   const stopFeed = config.demoFeed
-    ? startDemoFeed(
-        { store, ingest: services.ingest, clock, metrics: services.metrics },
-        { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) },
-      )
+    ? startDemoFeed({ ...services, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
     : () => {};
 
   const worker = startWebhookWorker({ store, clock, config, logger, services });
@@ -96,7 +91,7 @@ export async function start(
       store.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
-  return { server, store, config, repos: services.repos, stop };
+  return { server, store, config, services, stop };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
@@ -115,8 +110,12 @@ if (isMain) {
   start().then(
     (r) => {
       running = r;
-      void startBanner(r.repos, r.server.address() as AddressInfo).then((banner) => process.stderr.write(banner));
-      if (stopRequested) stopAndExit(r);
+      if (stopRequested) return stopAndExit(r);
+      // The banner names the newest token, read from the store; a store that cannot answer now goes without it.
+      startBanner(r.services.repos, r.server.address() as AddressInfo).then(
+        (banner) => process.stderr.write(banner),
+        () => undefined,
+      );
     },
     (err: unknown) => {
       if (err instanceof ConfigError || err instanceof SchemaTooNewError) {

@@ -7,7 +7,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/db.js';
 import { createServices } from '../src/services/index.js';
-import { createAccounts } from '../src/services/accounts.js';
 import { loadDemo } from '../src/services/demo.js';
 import { demoTokens } from '../src/domain/demo-data.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -53,11 +52,11 @@ async function startServer(env: Record<string, string> = {}): Promise<string> {
 
 const DEMO = { tokens: 5, days: 2, seed: 21 };
 /** The store with a small demo set ending now, and optionally one real token with trades. */
-function seed(withReal: boolean) {
+async function seed(withReal: boolean) {
   const store = openStore(db);
   const services = createServices({ store, clock: systemClock });
   const until = Math.floor(Date.now() / 1000);
-  loadDemo({ store, ingest: services.ingest }, { ...DEMO, until });
+  await loadDemo(services, { ...DEMO, until });
   const real = aToken({ symbol: 'REAL', name: 'Real Token', createdAt: until - 7200 });
   if (withReal) {
     const market = aMarket(real.address);
@@ -82,7 +81,7 @@ describe('tenants set-email and set-password', () => {
     expect(cli(['tenants', 'set-password', '--tenant', tenant.id, '--json'], 'correct horse battery\n').json()).toEqual({ id: tenant.id });
 
     const store = openStore(db);
-    const accounts = createAccounts({ store, clock: systemClock });
+    const { accounts } = createServices({ store, clock: systemClock });
     expect(await accounts.checkPassword('owner@nomail.test', 'correct horse battery')).toMatchObject({ id: tenant.id });
     store.close();
   }, 60_000);
@@ -102,7 +101,7 @@ describe('tenants set-email and set-password', () => {
 
 describe('backup', () => {
   it('copies the store while the server runs and writes to it; the copy restores', async () => {
-    seed(false);
+    await seed(false);
     await startServer({ DEMO_FEED: 'on' });
     const file = join(dir, 'backup.db');
     const r = cli(['backup', file, '--json']);
@@ -137,7 +136,7 @@ describe('backup', () => {
 
 describe('demo --remove', () => {
   it('removes every demo token and its data while the server runs; they leave trending and search', async () => {
-    const { real } = seed(true);
+    const { real } = await seed(true);
     const tokens = demoTokens(DEMO);
     const base = await startServer();
     const get = async (path: string) => (await fetch(base + path)).json() as Promise<Record<string, unknown>>;

@@ -7,8 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { openStore } from '../src/store/db.js';
 import { aToken, aTrade, ndjson } from './helpers/builders.js';
-import { createAccounts } from '../src/services/accounts.js';
-import { createSessions } from '../src/services/sessions.js';
+import { createServices } from '../src/services/index.js';
 import { systemClock } from '../src/domain/clock.js';
 
 let dir: string;
@@ -82,10 +81,10 @@ describe('cli', () => {
     expect(r.code).toBe(0);
     expect(count(`SELECT password_hash LIKE 'scrypt$%' FROM tenants`)).toBe(1);
     const store = openStore(db);
-    const accounts = createAccounts({ store, clock: systemClock });
+    const { accounts, sessions } = createServices({ store, clock: systemClock });
     expect(await accounts.checkPassword('a@b.test', 'correct horse battery')).toMatchObject({ id: tenant.id });
     expect(await accounts.checkPassword('a@b.test', 'wrong horse battery')).toBeNull();
-    createSessions({ store, clock: systemClock }).create(tenant.id);
+    await sessions.create(tenant.id);
     store.close();
     await cli(['tenants', 'set-password', '--tenant', tenant.id], 'another password\n');
     expect(count('SELECT count(*) FROM dashboard_sessions')).toBe(0);

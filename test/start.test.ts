@@ -44,10 +44,10 @@ function run(env: Record<string, string>) {
 }
 
 /** A store file holding a small demo set (the newest trade a few seconds ago). */
-function demoStore(path: string) {
+async function demoStore(path: string) {
   const store = openStore(path);
   const services = createServices({ store, clock: { now: () => Date.now() } });
-  loadDemo({ store, ingest: services.ingest }, { tokens: 4, days: 1, seed: 3, until: Math.floor(Date.now() / 1000) });
+  await loadDemo(services, { tokens: 4, days: 1, seed: 3, until: Math.floor(Date.now() / 1000) });
   const newest = store.db.prepare('SELECT address FROM tokens ORDER BY last_trade_at DESC, id LIMIT 1').pluck().get() as string;
   store.close();
   return newest;
@@ -56,7 +56,7 @@ function demoStore(path: string) {
 describe('start-up', () => {
   it('prints the URLs of the pages and docs once listening, the embed naming a traded token', async () => {
     const path = join(dir, 's.db');
-    const newest = demoStore(path);
+    const newest = await demoStore(path);
     const { stderr } = await run({ DATABASE_PATH: path, DEMO_FEED: 'off' }).until((o) => o.stderr.includes('API docs'));
     const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)![1]!;
     expect(stderr).toContain(`live chart        ${base}/\n`);
@@ -68,7 +68,7 @@ describe('start-up', () => {
 
   it('logs when the demo feed stops because real data arrived', async () => {
     const path = join(dir, 'f.db');
-    demoStore(path);
+    await demoStore(path);
     const server = run({ DATABASE_PATH: path, DEMO_FEED: 'on' });
     await server.until((o) => o.stderr.includes('API docs'));
     // Real data from another process (as the CLI would write it).

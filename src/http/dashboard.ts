@@ -68,12 +68,12 @@ function assertSameOrigin(ctx: AppContext): void {
 export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
   const { accounts, subscriptions, sessions, signInThrottle: throttle } = deps.services;
   /** The signed-in tenant of a `session` route; a state-changing one also needs the CSRF token and the same origin. */
-  const signedIn = (ctx: AppContext, write: boolean): Signed => {
+  const signedIn = async (ctx: AppContext, write: boolean): Promise<Signed> => {
     ctx.set('Cache-Control', 'no-store');
     const token = ctx.cookies.get(SESSION_COOKIE) ?? '';
-    const session = token === '' ? null : sessions.find(token);
-    const tenant = session ? accounts.tenant(session.tenantId) : undefined;
-    const plan = tenant ? accounts.repo.plan(tenant.plan) : undefined;
+    const session = token === '' ? null : await sessions.find(token);
+    const tenant = session ? await accounts.tenant(session.tenantId) : undefined;
+    const plan = tenant ? await accounts.plan(tenant.plan) : undefined;
     if (!session || !tenant || !plan) {
       if (token !== '') setSessionCookie(ctx, '', 0);
       throw signedOut(token === '' ? 'sign in first' : 'the session has ended; sign in again');
@@ -103,11 +103,11 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       tag: 'dashboard',
       body: signInBody,
       bodyLimit: SIGN_IN_BODY_BYTES,
-      admit: (ctx) => {
+      admit: async (ctx) => {
         ctx.set('Cache-Control', 'no-store');
         assertSameOrigin(ctx);
         // Every attempt counts against the IP (the limiter's notion of the client: TRUST_PROXY applied, IPv6 grouped by /56).
-        const admitted = throttle.admit(clientIp(ctx).address);
+        const admitted = await throttle.admit(clientIp(ctx).address);
         if (admitted.wait > 0) throw tooMany(`too many sign-in attempts from this address; retry in ${admitted.wait} s`, admitted.wait);
       },
     },
@@ -115,22 +115,22 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       const ip = clientIp(ctx).address;
       const email = body.email.trim().toLowerCase();
       // Counted as failed before the (slow) password check, so concurrent guesses count too.
-      const attempt = throttle.begin(ip, email);
+      const attempt = await throttle.begin(ip, email);
       if (attempt.wait > 0) throw tooMany(`too many failed sign-ins; retry in ${attempt.wait} s`, attempt.wait);
       if (attempt.delayMs > 0) await sleep(attempt.delayMs);
       const tenant = await accounts.checkPassword(email, body.password);
       if (!tenant) throw signedOut('wrong email or password');
-      attempt.succeeded();
+      await attempt.succeeded();
       const previous = ctx.cookies.get(SESSION_COOKIE);
-      if (previous) sessions.destroy(previous);
-      const made = sessions.create(tenant.id);
+      if (previous) await sessions.destroy(previous);
+      const made = await sessions.create(tenant.id);
       setSessionCookie(ctx, made.token, SESSION_DEFAULTS.absoluteSeconds);
       return sessionView({ session: made, tenant });
     },
   );
 
-  api.add({ method: 'post', path: '/dashboard/api/sign-out', summary: 'End the session', access: 'session', tag: 'dashboard' }, ({ caller }, ctx) => {
-    sessions.destroy(caller.token);
+  api.add({ method: 'post', path: '/dashboard/api/sign-out', summary: 'End the session', access: 'session', tag: 'dashboard' }, async ({ caller }, ctx) => {
+    await sessions.destroy(caller.token);
     setSessionCookie(ctx, '', 0);
     return { signedOut: true };
   });
@@ -142,14 +142,14 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
 
   api.add(
     { method: 'get', path: '/dashboard/api/account', summary: 'Plan, limits and usage', access: 'session', tag: 'dashboard' },
-    ({ caller: { tenant, plan } }) => {
-      const keys = accounts.listKeys(tenant.id);
+    async ({ caller: { tenant, plan } }) => {
+      const [keys, subscribed] = await Promise.all([accounts.listKeys(tenant.id), subscriptions.list(tenant.id)]);
       return {
         tenant: { id: tenant.id, name: tenant.name, plan: tenant.plan, email: tenant.email, createdAt: tenant.createdAt },
         plan: { name: plan.name, requestsPerMinute: plan.requestsPerMinute, maxKeys: plan.maxKeys, maxSubscriptions: plan.maxSubscriptions },
         usage: {
           activeKeys: keys.filter((k) => k.status === 'active').length,
-          subscriptions: subscriptions.list(tenant.id).length,
+          subscriptions: subscribed.length,
           // The tenant's API bucket, read without spending a request (the dashboard has its own IP bucket).
           rateLimit: toRateLimitState(deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
         },
@@ -159,8 +159,8 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
 
   api.add(
     { method: 'get', path: '/dashboard/api/keys', summary: "The tenant's keys (never their secrets)", access: 'session', tag: 'dashboard' },
-    ({ caller }) => ({
-      keys: accounts.listKeys(caller.tenant.id),
+    async ({ caller }) => ({
+      keys: await accounts.listKeys(caller.tenant.id),
     }),
   );
 
@@ -173,9 +173,9 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       tag: 'dashboard',
       body: createKeyBody,
     },
-    ({ body, caller }, ctx) => {
+    async ({ body, caller }, ctx) => {
       // The signed-in owner manages the whole tenant: it may grant read and manage, not ingest.
-      const made = accounts.issueKey(caller.tenant.id, { name: body.name, scopes: body.scopes, callerScopes: GRANTABLE_SCOPES });
+      const made = await accounts.issueKey(caller.tenant.id, { name: body.name, scopes: body.scopes, callerScopes: GRANTABLE_SCOPES });
       ctx.status = 201;
       return made;
     },
@@ -191,8 +191,8 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       params: keyPath,
       body: rotateKeyBody,
     },
-    ({ params, body, caller }, ctx) => {
-      const made = accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds);
+    async ({ params, body, caller }, ctx) => {
+      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds);
       ctx.status = 201;
       return made;
     },
@@ -200,13 +200,13 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
 
   api.add(
     { method: 'delete', path: '/dashboard/api/keys/:id', summary: 'Revoke a key (again is fine)', access: 'session', tag: 'dashboard', params: keyPath },
-    ({ params, caller }) => ({ key: accounts.revokeKey(params.id, caller.tenant.id) }),
+    async ({ params, caller }) => ({ key: await accounts.revokeKey(params.id, caller.tenant.id) }),
   );
 
   api.add(
     { method: 'get', path: '/dashboard/api/subscriptions', summary: "The tenant's registered tokens", access: 'session', tag: 'dashboard' },
-    ({ caller }) => ({
-      subscriptions: subscriptions.list(caller.tenant.id),
+    async ({ caller }) => ({
+      subscriptions: await subscriptions.list(caller.tenant.id),
     }),
   );
 
@@ -233,7 +233,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       tag: 'dashboard',
       params: registeredPath,
     },
-    ({ params, caller }) => ({ subscription: subscriptions.remove(caller.tenant.id, params.address) }),
+    async ({ params, caller }) => ({ subscription: await subscriptions.remove(caller.tenant.id, params.address) }),
   );
 
   return api;

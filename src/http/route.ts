@@ -60,7 +60,7 @@ export type RouteSpec<
    */
   readBody?: (ctx: AppContext) => Promise<RB>;
   /** Runs after the caller and parameter checks and before the body is read (sign-in counts an attempt here). */
-  admit?: (ctx: AppContext) => void;
+  admit?: (ctx: AppContext) => void | Promise<void>;
   /** Media types the body may come in (default application/json); NDJSON carries one item of `body` per line. */
   bodyMediaTypes?: readonly ('application/json' | 'application/x-ndjson')[];
   /** The 2xx body's schema: the handler's answer is typed by it, and /openapi.json documents it. */
@@ -92,7 +92,7 @@ export type RouteInput<Q, P, B, RB, C> = { query: Parsed<Q>; params: Parsed<P>; 
  * How a router finds the signed-in session of a `session` route (the dashboard's cookie);
  * `write` is true for a state-changing method. It throws the 401 (or 403) itself.
  */
-export type SessionResolver<S> = (ctx: AppContext, write: boolean) => S;
+export type SessionResolver<S> = (ctx: AppContext, write: boolean) => S | Promise<S>;
 
 const NONE: Record<string, never> = Object.freeze({});
 
@@ -153,7 +153,9 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
   return async (ctx: AppContext): Promise<void> => {
     ctx.state.route = path;
     // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
-    const caller = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
+    // A session is looked up in the store (a promise); only such a caller is awaited.
+    let caller: unknown = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
+    if (caller instanceof Promise) caller = await caller;
     const raw = query === null && known === null ? NONE : queryOf(ctx);
     if (known !== null) rejectUnknownParams(known, raw);
     // A route without a body takes none: refused before a byte of it is read.
@@ -164,7 +166,7 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
       body: undefined as unknown,
       caller,
     };
-    if (admit !== undefined) admit(ctx);
+    if (admit !== undefined) await admit(ctx);
     if (readBody !== null) input.body = await readBody(ctx);
     let result = handler(input, ctx);
     if (result instanceof Promise) result = await result;

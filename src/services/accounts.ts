@@ -2,13 +2,13 @@
  * Tenants and API keys: the operations shared by the CLI, `/v1/keys` and the dashboard.
  * Secrets are returned once, by the call that makes them, and never stored.
  */
-import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { newId, newKeySecret } from '../domain/api-key.js';
 import { createAccountsRepo, type KeyRow, type Tenant } from '../store/accounts-repo.js';
+import type { Repos } from '../store/repos.js';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 
 export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';
 
@@ -83,92 +83,75 @@ export function checkKeyName(name: string | null | undefined): string | null {
   return name;
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
-
-export function hashPassword(password: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
-}
-
-const scryptAsync = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  opts: { N: number; r: number; p: number; maxmem?: number },
-) => Promise<Buffer>;
-
 /**
- * Checks a password against a stored hash. Async (scrypt runs on the thread pool, not the event
- * loop); a malformed hash is a mismatch.
+ * The account operations, on `repos.accounts` (either engine). A write that must tell caches
+ * (keys changed) calls `store.notifyChange` after its transaction commits, never inside it.
  */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
-}
-
-let dummy: string | null = null;
-/** A hash nobody's password matches, made once, for equal work on unknown emails. */
-const dummyHash = (): string => (dummy ??= hashPassword(randomBytes(16).toString('hex')));
-
-export function createAccounts(deps: { store: Store; clock: Clock }) {
-  const repo = createAccountsRepo(deps.store.db);
+export function createAccounts(deps: { store: Store; clock: Clock; repos: Pick<Repos, 'accounts'> }) {
+  const accounts = deps.repos.accounts;
   const now = () => nowSeconds(deps.clock);
   const changed = () => deps.store.notifyChange({ tokens: new Set(), accounts: true });
+  type Tx = typeof accounts;
 
-  const requireTenant = (id: string): Tenant => {
-    const t = repo.tenant(id);
+  const requireTenant = async (repo: Tx, id: string): Promise<Tenant> => {
+    const t = await repo.tenant(id);
     if (!t) throw new AccountError('not_found', `no tenant with id ${id}`);
     return t;
   };
 
-  const assertBelowCap = (tenant: Tenant): void => {
-    const plan = repo.plan(tenant.plan);
+  const assertBelowCap = async (tx: Tx, tenant: Tenant): Promise<void> => {
+    const plan = await tx.plan(tenant.plan);
     const max = plan?.maxKeys ?? 0;
-    if (repo.countActiveKeys(tenant.id) >= max) {
+    if ((await tx.countActiveKeys(tenant.id)) >= max) {
       throw new AccountError('limit', `the ${tenant.plan} plan allows ${max} active keys; revoke one first`);
     }
   };
 
-  const insertKey = (tenantId: string, name: string | null, scopes: readonly string[], expiresAt: number | null) => {
+  const insertKey = async (tx: Tx, tenantId: string, name: string | null, scopes: readonly string[], expiresAt: number | null) => {
     const s = newKeySecret();
     const id = newId('key');
-    repo.insertKey({ id, tenantId, name, hash: s.hash, prefix: s.prefix, last4: s.last4, scopes: [...scopes], createdAt: now(), expiresAt });
-    return { row: repo.key(id)!, secret: s.secret };
+    await tx.insertKey({ id, tenantId, name, hash: s.hash, prefix: s.prefix, last4: s.last4, scopes: [...scopes], createdAt: now(), expiresAt });
+    return { row: (await tx.key(id))!, secret: s.secret };
   };
 
   return {
-    repo,
+    /**
+     * The synchronous SQLite repo, for the callers not yet on `services.repos` (the key lookup of
+     * src/http/auth.ts and the stream's): it goes once they read `repos.accounts`.
+     */
+    repo: createAccountsRepo(deps.store.db),
 
-    createTenant(input: { name: string; plan: string; email?: string | null }): Tenant {
-      if (!repo.plan(input.plan)) throw new AccountError('invalid', `unknown plan ${input.plan}`);
+    /** A new tenant; an email already taken (ASCII case ignored) is AccountError 'conflict'. */
+    async createTenant(input: { name: string; plan: string; email?: string | null }): Promise<Tenant> {
       const email = input.email ?? null;
-      if (email !== null && repo.tenantByEmail(email)) throw new AccountError('conflict', `a tenant with email ${email} exists`);
-      const tenant: Tenant = { id: newId('ten'), name: input.name, plan: input.plan, email, createdAt: now() };
-      repo.insertTenant(tenant);
-      return tenant;
+      return accounts.inTransaction(async (tx) => {
+        if (!(await tx.plan(input.plan))) throw new AccountError('invalid', `unknown plan ${input.plan}`);
+        if (email !== null && (await tx.tenantByEmail(email))) throw new AccountError('conflict', `a tenant with email ${email} exists`);
+        const tenant: Tenant = { id: newId('ten'), name: input.name, plan: input.plan, email, createdAt: now() };
+        await tx.insertTenant(tenant);
+        return tenant;
+      });
     },
 
     /** Sets the password the dashboard signs in with; the tenant must have an email to sign in with. */
-    setPassword(tenantId: string, password: string): void {
-      const tenant = requireTenant(tenantId);
+    async setPassword(tenantId: string, password: string): Promise<void> {
+      const tenant = await requireTenant(accounts, tenantId);
       if (tenant.email === null) {
         throw new AccountError('invalid', `tenant ${tenantId} has no email, so it could never sign in; add one first with tenants set-email`);
       }
       if (password.length < 8 || password.length > 1024) throw new AccountError('invalid', 'a password has 8 to 1024 characters');
-      repo.setPassword(tenantId, hashPassword(password));
+      await accounts.setPassword(tenantId, hashPassword(password));
     },
 
     /** Sets (or changes) the email a tenant signs in with; each email belongs to one tenant. */
-    setEmail(tenantId: string, email: string): Tenant {
-      requireTenant(tenantId);
-      const owner = repo.tenantByEmail(email);
-      if (owner && owner.id !== tenantId) throw new AccountError('conflict', `a tenant with email ${email} exists`);
-      repo.setEmail(tenantId, email);
-      return repo.tenant(tenantId)!;
+    async setEmail(tenantId: string, email: string): Promise<Tenant> {
+      return accounts.inTransaction(async (tx) => {
+        await requireTenant(tx, tenantId);
+        const owner = await tx.tenantByEmail(email);
+        if (owner && owner.id !== tenantId) throw new AccountError('conflict', `a tenant with email ${email} exists`);
+        await tx.setEmail(tenantId, email);
+        return (await tx.tenant(tenantId))!;
+      });
     },
 
     /**
@@ -177,22 +160,26 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
      * tell which emails have accounts.
      */
     async checkPassword(email: string, password: string): Promise<Tenant | null> {
-      const tenant = repo.tenantByEmail(email);
-      const stored = tenant ? repo.passwordHash(tenant.id) : null;
+      const tenant = await accounts.tenantByEmail(email);
+      const stored = tenant ? await accounts.passwordHash(tenant.id) : null;
       const ok = await verifyPassword(password, stored ?? dummyHash());
       return tenant && stored && ok ? tenant : null;
     },
 
-    tenants: () => repo.tenants(),
-    tenant: (id: string) => repo.tenant(id),
+    tenants: (): Promise<Tenant[]> => accounts.tenants(),
+    tenant: (id: string): Promise<Tenant | undefined> => accounts.tenant(id),
+    /** A plan by name (undefined when there is none). */
+    plan: (name: string) => accounts.plan(name),
 
     /**
      * Creates a key. Plan caps are the caller's to check (the CLI may exceed them on purpose).
      * Returns the secret, which is not kept.
      */
-    createKey(tenantId: string, opts: { name?: string | null; scopes?: readonly Scope[]; expiresAt?: number | null } = {}) {
-      requireTenant(tenantId);
-      const made = insertKey(tenantId, checkKeyName(opts.name), opts.scopes ?? ['read'], opts.expiresAt ?? null);
+    async createKey(tenantId: string, opts: { name?: string | null; scopes?: readonly Scope[]; expiresAt?: number | null } = {}) {
+      const made = await accounts.inTransaction(async (tx) => {
+        await requireTenant(tx, tenantId);
+        return insertKey(tx, tenantId, checkKeyName(opts.name), opts.scopes ?? ['read'], opts.expiresAt ?? null);
+      });
       changed();
       return { key: keyView(made.row, now()), secret: made.secret };
     },
@@ -202,12 +189,14 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
      * `["read"]`). A key never grants more than its caller holds: a scope outside `callerScopes`,
      * or `ingest` (the CLI's alone), is AccountError 'forbidden' on `scopes`. Throws 'limit' when
      * the tenant already has its plan's maxKeys active keys (keys in a rotation grace period,
-     * revoked and expired keys do not count). The secret is not kept.
+     * revoked and expired keys do not count). The count and the insert are one transaction
+     * (docs/operations.md, `inTransaction`), so keys issued at once never pass the cap together.
+     * The secret is not kept.
      */
-    issueKey(
+    async issueKey(
       tenantId: string,
       opts: { name?: string | null; scopes?: readonly string[]; callerScopes?: readonly string[] } = {},
-    ): { key: KeyView; secret: string } {
+    ): Promise<{ key: KeyView; secret: string }> {
       const name = checkKeyName(opts.name);
       const scopes = [...new Set(opts.scopes ?? ['read'])];
       const caller = opts.callerScopes ?? GRANTABLE_SCOPES;
@@ -217,10 +206,10 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
       }
       // Stored in one order, whatever order they were asked in.
       const ordered = SCOPES.filter((sc) => scopes.includes(sc));
-      const made = repo.inTransaction(() => {
-        const tenant = requireTenant(tenantId);
-        assertBelowCap(tenant);
-        return insertKey(tenantId, name, ordered, null);
+      const made = await accounts.inTransaction(async (tx) => {
+        const tenant = await requireTenant(tx, tenantId);
+        await assertBelowCap(tx, tenant);
+        return insertKey(tx, tenantId, name, ordered, null);
       });
       changed();
       return { key: keyView(made.row, now()), secret: made.secret };
@@ -235,13 +224,13 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
      * `callerScopes`, when given, must include every scope of the key: a key cannot mint a key
      * with more rights than its own (AccountError 'forbidden').
      */
-    rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[]) {
+    async rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[]) {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
         throw new AccountError('invalid', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`, 'graceSeconds');
       }
-      const made = repo.inTransaction(() => {
+      const made = await accounts.inTransaction(async (tx) => {
         const t = now();
-        const old = repo.key(keyId);
+        const old = await tx.key(keyId);
         if (!old || old.tenantId !== tenantId) throw new AccountError('not_found', `no key with id ${keyId}`);
         const status = keyStatus(old, t);
         if (status === 'revoked' || status === 'expired') {
@@ -251,30 +240,34 @@ export function createAccounts(deps: { store: Store; clock: Clock }) {
           const missing = old.scopes.filter((sc) => !callerScopes.includes(sc));
           if (missing.length > 0) throw new AccountError('forbidden', `rotating key ${keyId} needs the ${missing.join(', ')} scope`);
         }
-        if (status === 'expiring') assertBelowCap(requireTenant(tenantId));
+        if (status === 'expiring') await assertBelowCap(tx, await requireTenant(tx, tenantId));
         const expiresAt = Math.min(old.expiresAt ?? Infinity, t + graceSeconds);
-        repo.setExpiry(old.id, expiresAt);
-        const fresh = insertKey(tenantId, old.name, old.scopes, null);
-        return { fresh, previous: repo.key(old.id)! };
+        await tx.setExpiry(old.id, expiresAt);
+        const fresh = await insertKey(tx, tenantId, old.name, old.scopes, null);
+        return { fresh, previous: (await tx.key(old.id))! };
       });
       changed();
       const t = now();
       return { key: keyView(made.fresh.row, t), secret: made.fresh.secret, previous: keyView(made.previous, t) };
     },
 
-    listKeys(tenantId: string): KeyView[] {
-      requireTenant(tenantId);
+    async listKeys(tenantId: string): Promise<KeyView[]> {
+      await requireTenant(accounts, tenantId);
       const t = now();
-      return repo.keys(tenantId).map((k) => keyView(k, t));
+      return (await accounts.keys(tenantId)).map((k) => keyView(k, t));
     },
 
     /** Revokes a key (again is fine). `tenantId` limits it to that tenant's keys. */
-    revokeKey(keyId: string, tenantId?: string): KeyView {
-      const k = repo.key(keyId);
-      if (!k || (tenantId !== undefined && k.tenantId !== tenantId)) throw new AccountError('not_found', `no key with id ${keyId}`);
-      repo.revoke(keyId, now());
+    async revokeKey(keyId: string, tenantId?: string): Promise<KeyView> {
+      const row = await accounts.inTransaction(async (tx) => {
+        const k = await tx.key(keyId);
+        if (!k || (tenantId !== undefined && k.tenantId !== tenantId)) throw new AccountError('not_found', `no key with id ${keyId}`);
+        await tx.revoke(keyId, now());
+        return (await tx.key(keyId))!;
+      });
+      // After the commit: caches that hold keys drop them before the revoking request answers.
       changed();
-      return keyView(repo.key(keyId)!, now());
+      return keyView(row, now());
     },
 
     /** Tells caches that keys changed (used after writes made outside this service). */

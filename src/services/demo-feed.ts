@@ -6,13 +6,12 @@
  * stops for good (and says so) once real data arrives. README, Demo data.
  */
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import type { IngestRecord } from '../domain/records.js';
+import type { TradeRecord } from '../domain/records.js';
 import { demoLiveRates, type LiveRate } from '../domain/demo-data.js';
-import { createDemoRepo, type FeedMarket } from '../store/demo-repo.js';
-import { createMetaRepo } from '../store/meta-repo.js';
+import type { FeedMarket } from '../store/demo-repo.js';
+import type { Repos } from '../store/repos.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
 import type { DemoMeta } from './demo.js';
 import type { Metrics } from './metrics.js';
@@ -27,10 +26,10 @@ export type DemoFeedOptions = {
 };
 
 export type DemoFeed = {
-  /** Simulates `seconds` of trading at the current time; returns the trades written. */
-  tick(seconds: number): number;
+  /** Simulates `seconds` of trading at the current time; resolves to the trades written. */
+  tick(seconds: number): Promise<number>;
   /** Each demo token's trades per second (by address), as the feed runs them now. */
-  rates(): Map<string, number>;
+  rates(): Promise<Map<string, number>>;
   stop(): void;
 };
 
@@ -45,24 +44,29 @@ const MEASURED_DAILY_VOL = 0.06;
 
 type Model = { ratePerSecond: number; medianTradeUsd: number; dailyVol: number; markets: FeedMarket[]; holders: number };
 
+/** What the feed needs: the ingest path, the counters and the demo and meta repos (createServices gives them all). */
+export type DemoFeedDeps = { ingest: Ingest; clock: Clock; metrics: Metrics; repos: Pick<Repos, 'demo' | 'meta'> };
+
 /** Ingests demo trades for every demo token; the caller runs `tick` on a timer. */
-export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): DemoFeed {
-  const repo = createDemoRepo(deps.store.db);
-  const meta = createMetaRepo(deps.store.db);
+export function createDemoFeed(deps: DemoFeedDeps, opts: DemoFeedOptions = {}): DemoFeed {
+  const repo = deps.repos.demo;
+  const meta = deps.repos.meta;
   const random = opts.random ?? Math.random;
   const gaussian = () => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
   const models = new Map<number, Model>();
   let ticks = 0;
   let solUsd: number | null = null;
   let live: { meta: string | undefined; rates: Map<string, LiveRate> } = { meta: undefined, rates: new Map() };
-  // Active from the start when there is demo data to feed; otherwise once some is loaded.
-  let active = repo.holdsOnlyDemo();
+  // Active from the start when there is demo data to feed; otherwise once some is loaded. Asked
+  // now, answered by the first tick (a store that cannot answer counts as no demo data).
+  const initially = repo.holdsOnlyDemo().catch(() => false);
+  let active: boolean | null = null;
   let stopped = false;
   let caughtUp = false;
 
   /** The live rates of the loaded set, rebuilt from its options when they change (a reload). */
-  function liveRates(): Map<string, LiveRate> {
-    const value = meta.get('demo');
+  async function liveRates(): Promise<Map<string, LiveRate>> {
+    const value = await meta.get('demo');
     if (value === live.meta) return live.rates;
     const kept = parseMeta(value);
     const rates = kept !== undefined && (kept.generation ?? 1) >= 2 ? demoLiveRates(kept) : new Map<string, LiveRate>();
@@ -71,23 +75,23 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
   }
 
   /** A token's model: its live rate when the store keeps it, else measured over the week before its last trade. */
-  function model(t: { id: number; address: string; createdAt: number; lastTradeAt: number }): Model {
+  async function model(t: { id: number; address: string; createdAt: number; lastTradeAt: number }): Promise<Model> {
     let m = models.get(t.id);
     if (m !== undefined && ticks % REFRESH_TICKS !== 0) return m;
-    const known = liveRates().get(t.address);
-    const base = { markets: repo.markets(t.id), holders: repo.holderCount(t.id) };
+    const known = (await liveRates()).get(t.address);
+    const base = { markets: await repo.markets(t.id), holders: await repo.holderCount(t.id) };
     if (known !== undefined) {
       m = { ...base, ratePerSecond: known.perSecond, medianTradeUsd: known.medianTradeUsd, dailyVol: known.dailyVol };
     } else {
       const since = t.lastTradeAt - LOOKBACK;
-      const recent = repo.recent(t.id, since);
+      const recent = await repo.recent(t.id, since);
       // From the first trade seen: a demo set shorter than the lookback has no trades before it.
       const span = Math.max(3600, t.lastTradeAt - Math.max(since, t.createdAt, recent.firstTime ?? since));
       // Log-normal values (sigma 1.1) whose mean is the history's mean: median = mean / e^0.605.
       m = { ...base, ratePerSecond: recent.trades / span, medianTradeUsd: (recent.avgVolumeUsd ?? 100) / Math.exp(0.605), dailyVol: MEASURED_DAILY_VOL };
     }
     models.set(t.id, m);
-    if (solUsd === null) solUsd = repo.solPrice(t.id) ?? null;
+    if (solUsd === null) solUsd = (await repo.solPrice(t.id)) ?? null;
     return m;
   }
 
@@ -100,9 +104,10 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     return k;
   }
 
-  function tick(seconds: number): number {
+  async function tick(seconds: number): Promise<number> {
     if (stopped) return 0;
-    const held = repo.composition();
+    active ??= await initially;
+    const held = await repo.composition();
     if (held.tokens === 0 || held.real > 0) {
       if (active) {
         stopped = true;
@@ -113,21 +118,25 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
     active = true;
     ticks++;
     const now = nowSeconds(deps.clock);
-    const records: NumberedRecord[] = [];
+    // Trades are drawn first, each with the rank of the holder that makes it; the wallets of
+    // those ranks are then read at once per token (no store call per trade).
+    const drawn: { record: TradeRecord; token: number; at: number }[] = [];
+    const wallets: Promise<(string | undefined)[]>[] = [];
     solUsd = solUsd === null ? null : solUsd * Math.exp(0.0004 * gaussian());
-    const tokens = repo.feedTokens();
+    const tokens = await repo.feedTokens();
     // Loading the set takes seconds after its anchor: the first tick trades them too (spread over
     // them), so the rate does not dip at the load second. Later ticks trade at `now`.
     const newest = Math.max(...tokens.map((t) => t.lastTradeAt ?? now));
     const span = caughtUp ? seconds : Math.max(seconds, Math.min(now - newest, seconds + CATCH_UP_SECONDS));
     caughtUp = true;
     for (const t of tokens) {
-      const m = model({ id: t.id, address: t.address, createdAt: t.createdAt, lastTradeAt: t.lastTradeAt ?? now });
+      const m = await model({ id: t.id, address: t.address, createdAt: t.createdAt, lastTradeAt: t.lastTradeAt ?? now });
       const n = poisson(m.ratePerSecond * span);
       const times = Array.from({ length: n }, () => (span > seconds ? now - Math.floor(random() * span) : now)).sort((a, b) => a - b);
       // The tick's share of a day's variance, split over its trades (a walk in time, as in the history).
       const sigma = m.dailyVol * Math.sqrt(span / 86400 / Math.max(1, n));
       let price = t.price;
+      const ranks: number[] = [];
       const liquidity = m.markets.reduce((s, mk) => s + mk.liquidityUsd, 0);
       for (let k = 0; k < n && m.markets.length > 0; k++) {
         const step = sigma * gaussian();
@@ -135,9 +144,9 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
         const raw = m.medianTradeUsd * Math.exp(1.1 * gaussian());
         const volumeUsd = Math.round(Math.min(Math.max(50, liquidity * 0.02), Math.max(1, raw)) * 100) / 100;
         const market = pickMarket(m.markets, random() * liquidity);
-        const wallet = repo.holderAt(t.id, Math.floor(Math.pow(random(), 1.6) * m.holders)) ?? market.address;
+        ranks.push(Math.floor(Math.pow(random(), 1.6) * m.holders));
         const quoteAmount = market.quoteSymbol === 'SOL' ? volumeUsd / (solUsd ?? 150) : volumeUsd;
-        const record: IngestRecord = {
+        const record: TradeRecord = {
           type: 'trade',
           token: t.address,
           market: market.address,
@@ -149,20 +158,32 @@ export function createDemoFeed(deps: { store: Store; ingest: Ingest; clock: Cloc
           amount: volumeUsd / price,
           quoteAmount,
           volumeUsd,
-          wallet,
+          wallet: market.address,
         };
-        records.push({ line: records.length + 1, record });
+        drawn.push({ record, token: wallets.length, at: ranks.length - 1 });
       }
+      if (ranks.length > 0) wallets.push(Promise.all(ranks.map((rank) => repo.holderAt(t.id, rank))));
     }
-    if (records.length === 0) return 0;
-    const result = deps.ingest.write(records);
+    if (drawn.length === 0) return 0;
+    // A trade's wallet is its holder's, or its market's address when the token has no holder of that rank.
+    const byToken = await Promise.all(wallets);
+    const records: NumberedRecord[] = [];
+    for (const d of drawn) {
+      const wallet = byToken[d.token]![d.at];
+      records.push({ line: records.length + 1, record: wallet === undefined ? d.record : { ...d.record, wallet } });
+    }
+    const result = await deps.ingest.write(records);
     deps.metrics.ingested('demo', result);
     return result.accepted;
   }
 
   return {
     tick,
-    rates: () => new Map(repo.feedTokens().map((t) => [t.address, model({ ...t, lastTradeAt: t.lastTradeAt ?? nowSeconds(deps.clock) }).ratePerSecond])),
+    async rates() {
+      const tokens = await repo.feedTokens();
+      const models = await Promise.all(tokens.map((t) => model({ ...t, lastTradeAt: t.lastTradeAt ?? nowSeconds(deps.clock) })));
+      return new Map(tokens.map((t, i) => [t.address, models[i]!.ratePerSecond]));
+    },
     stop: () => {
       stopped = true;
     },
@@ -186,10 +207,11 @@ function pickMarket(markets: FeedMarket[], at: number): FeedMarket {
   return markets[markets.length - 1]!;
 }
 
-/** Runs the feed every `intervalMs` (each tick simulates that much time). Returns a stop function. */
-export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock; metrics: Metrics }, opts: DemoFeedOptions = {}): () => void {
+/** Runs the feed every `intervalMs` (each tick simulates that much time); a tick still running when the next is due makes that one skip. Returns a stop function. */
+export function startDemoFeed(deps: DemoFeedDeps, opts: DemoFeedOptions = {}): () => void {
   const intervalMs = opts.intervalMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
+  let running = false;
   const feed = createDemoFeed(deps, {
     ...opts,
     onStop: (reason) => {
@@ -198,11 +220,15 @@ export function startDemoFeed(deps: { store: Store; ingest: Ingest; clock: Clock
     },
   });
   timer = setInterval(() => {
-    try {
-      feed.tick(intervalMs / 1000);
-    } catch {
-      // The feed is decoration; a failed tick (store closing, busy) is retried next time.
-    }
+    if (running) return;
+    running = true;
+    feed
+      .tick(intervalMs / 1000)
+      // The feed is decoration; a failed tick (store closing, busy, unreachable) is retried next time.
+      .catch(() => undefined)
+      .finally(() => {
+        running = false;
+      });
   }, intervalMs);
   timer.unref();
   return () => {

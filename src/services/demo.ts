@@ -4,25 +4,32 @@
  */
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
+import type { Repos } from '../store/repos.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
-import { createMetaRepo } from '../store/meta-repo.js';
 import type { Ingest, NumberedRecord } from './ingest.js';
-import { createDemoRepo, type DemoRemoval } from '../store/demo-repo.js';
+import type { DemoRemoval } from '../store/demo-repo.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };
 
 export const DEMO_DEFAULTS = { tokens: 20, days: 30, seed: 42 } as const;
 
-/** Loads the demo set; records it in meta (seed, anchor) so the same data can be made again. */
-export function loadDemo(deps: { store: Store; ingest: Ingest }, opts: DemoOptions, onProgress?: (written: number) => void): DemoCounts {
+/**
+ * Loads the demo set; records it in meta (seed, anchor) so the same data can be made again.
+ * `deps` is what createServices gives (its ingest path and repos).
+ */
+export async function loadDemo(
+  deps: { ingest: Ingest; repos: Pick<Repos, 'meta'> },
+  opts: DemoOptions,
+  onProgress?: (written: number) => void,
+): Promise<DemoCounts> {
   const counts = { tokens: 0, markets: 0, holders: 0, trades: 0 };
   let chunk: NumberedRecord[] = [];
   let line = 0;
   let duplicates = 0;
-  const flush = () => {
+  const flush = async () => {
     if (chunk.length === 0) return;
-    duplicates += deps.ingest.write(chunk, { demo: true }).duplicates;
+    duplicates += (await deps.ingest.write(chunk, { demo: true })).duplicates;
     chunk = [];
     onProgress?.(line);
   };
@@ -30,10 +37,10 @@ export function loadDemo(deps: { store: Store; ingest: Ingest }, opts: DemoOptio
     line++;
     counts[`${record.type}s` as keyof typeof counts]++;
     chunk.push({ line, record });
-    if (chunk.length >= 5000) flush();
+    if (chunk.length >= 5000) await flush();
   }
-  flush();
-  createMetaRepo(deps.store.db).set('demo', JSON.stringify(demoMeta(opts)));
+  await flush();
+  await deps.repos.meta.set('demo', JSON.stringify(demoMeta(opts)));
   // Only trades can be duplicates (the other records are upserts): count what was loaded.
   return { ...counts, trades: counts.trades - duplicates, seed: opts.seed, until: opts.until, days: opts.days };
 }
@@ -61,8 +68,8 @@ const demoMeta = (opts: DemoOptions): DemoMeta => ({
 });
 
 /** True while the store holds tokens and every one of them is a demo token. */
-export function storeHoldsOnlyDemo(store: Store): boolean {
-  return createDemoRepo(store.db).holdsOnlyDemo();
+export function storeHoldsOnlyDemo(repos: Pick<Repos, 'demo'>): Promise<boolean> {
+  return repos.demo.holdsOnlyDemo();
 }
 
 /**
@@ -70,9 +77,10 @@ export function storeHoldsOnlyDemo(store: Store): boolean {
  * rollups, events), so they leave trending and search. A running server sees the change at its
  * next request (its caches are dropped on any write by another process). README, Demo data.
  */
-export function removeDemo(store: Store): DemoRemoval {
-  const removed = createDemoRepo(store.db).removeDemo();
-  store.notifyChange({ tokens: 'all' });
+export async function removeDemo(deps: { store: Store; repos: Pick<Repos, 'demo'> }): Promise<DemoRemoval> {
+  const removed = await deps.repos.demo.removeDemo();
+  // After the commit, as every write tells the caches.
+  deps.store.notifyChange({ tokens: 'all' });
   return removed;
 }
 

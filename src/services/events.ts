@@ -11,16 +11,17 @@
  * to the tenant; any other string is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
  * a walk by id never skips or repeats an event.
  */
+import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { cursorSecret } from '../store/meta-repo.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
 import { createEventsRepo, type EventRow } from '../store/events-repo.js';
 import { createSubscriptionsRepo } from '../store/subscriptions-repo.js';
 import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
+import type { Repos } from '../store/repos.js';
 
 /** Events are kept this long (seconds); older ones are not returned and are pruned. */
 export const EVENT_RETENTION_SECONDS = 7 * 86_400;
@@ -95,15 +96,21 @@ export class EventCursorError extends Error {}
 
 export type EventsPage = { events: TradesEvent[]; nextCursor: string };
 
-export function createEvents(deps: { store: Store; clock: Clock }) {
-  const repo = createEventsRepo(deps.store.db);
-  let secret: Buffer | null = null;
-  const key = () => (secret ??= cursorSecret(deps.store.db));
-  const decode = (tenantId: string, cursor: string): number => {
-    const after = decodeEventCursor(key(), tenantId, cursor);
-    if (after === null) throw new EventCursorError('cursor is not valid for this account');
-    return after;
-  };
+/** The events feed and pruning, on `repos.events` (either engine). */
+export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' | 'meta'> }) {
+  const repo = deps.repos.events;
+  // The secret that signs event cursors, read (or made) once and kept for the process.
+  let secret: Promise<Buffer> | null = null;
+  const key = (): Promise<Buffer> =>
+    (secret ??= deps.repos.meta
+      .getOrCreate('cursor_secret', () => randomBytes(32).toString('hex'))
+      .then(
+        (hex) => Buffer.from(hex, 'hex'),
+        (err: unknown) => {
+          secret = null; // a store that failed now may answer the next request
+          throw err;
+        },
+      ));
 
   return {
     /**
@@ -111,10 +118,12 @@ export function createEvents(deps: { store: Store; clock: Clock }) {
      * `limit`. `nextCursor` is where to resume; an empty page means caught up.
      * Throws EventCursorError for a cursor not issued to this tenant.
      */
-    page(tenantId: string, cursor: string | undefined, limit: number): EventsPage {
-      const after = cursor === undefined ? 0 : decode(tenantId, cursor);
+    async page(tenantId: string, cursor: string | undefined, limit: number): Promise<EventsPage> {
+      const k = await key();
+      const after = cursor === undefined ? 0 : decodeEventCursor(k, tenantId, cursor);
+      if (after === null) throw new EventCursorError('cursor is not valid for this account');
       const since = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;
-      const rows = repo.page(tenantId, after, since, limit);
+      const rows = await repo.page(tenantId, after, since, limit);
       const events: TradesEvent[] = [];
       let bytes = 0;
       let last = after;
@@ -124,15 +133,15 @@ export function createEvents(deps: { store: Store; clock: Clock }) {
         events.push({ id: eventId(row.id), type: 'trades', token: row.token, createdAt: row.createdAt, data: JSON.parse(row.data) });
         last = row.id;
       }
-      return { events, nextCursor: encodeEventCursor(key(), tenantId, last) };
+      return { events, nextCursor: encodeEventCursor(k, tenantId, last) };
     },
 
     /** Deletes events older than the retention (in batches); returns how many went. */
-    prune(batch = 5000): number {
+    async prune(batch = 5000): Promise<number> {
       const before = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;
       let total = 0;
       for (;;) {
-        const n = repo.prune(before, batch);
+        const n = await repo.prune(before, batch);
         total += n;
         if (n < batch) return total;
       }

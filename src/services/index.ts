@@ -21,17 +21,18 @@ import { createSqliteRepos, type Repos } from '../store/repos.js';
  */
 export function createServices(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos }) {
   const repos = deps.repos ?? createSqliteRepos(deps.store, deps.config?.chain ?? 'solana');
-  const metrics = createMetrics(deps.store);
+  const metrics = createMetrics(deps.store, repos);
   const ingest = createIngest({
     ...deps,
     // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
     hooks: [...ingestHooks(deps), ({ trades }) => metrics.tradesInserted(trades.length)],
   });
-  const accounts = createAccounts(deps);
-  const subscriptions = createSubscriptions(deps);
-  const events = createEvents(deps);
-  const sessions = createSessions(deps);
-  const signInThrottle = createSignInThrottle(deps);
+  const withRepos = { ...deps, repos };
+  const accounts = createAccounts(withRepos);
+  const subscriptions = createSubscriptions(withRepos);
+  const events = createEvents(withRepos);
+  const sessions = createSessions(withRepos);
+  const signInThrottle = createSignInThrottle(withRepos);
   return { repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics };
 }
 

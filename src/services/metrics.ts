@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
-import { createStatsRepo } from '../store/stats-repo.js';
+import type { Repos } from '../store/repos.js';
 import { streamMetrics, type StreamMetrics } from '../stream/metrics.js';
 
 /** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */
@@ -45,8 +45,8 @@ export type Metrics = {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The metrics of `store`'s services; scraping reads the store's gauges. */
-export function createMetrics(store: Store): Metrics {
+/** The metrics of `store`'s services; scraping reads the store's gauges through `repos.stats`. */
+export function createMetrics(store: Store, repos: Pick<Repos, 'stats'>): Metrics {
   const registry = new Registry();
   const registers = [registry];
 
@@ -95,29 +95,32 @@ export function createMetrics(store: Store): Metrics {
     },
   });
 
-  const stats = createStatsRepo(store.db);
+  const { stats } = repos;
 
-  // Read when scraped; a closed store (the server stopping) leaves them as they were.
-  const gauge = (name: string, help: string, read: () => number | null) =>
+  // Read when scraped; a closed or unreachable store (the server stopping, the database away)
+  // leaves them as they were: a scrape still answers.
+  const gauge = (name: string, help: string, read: () => number | null | Promise<number | null>) =>
     new Gauge({
       name,
       help,
       registers,
-      collect() {
-        const v = read();
+      async collect() {
+        const v = await Promise.resolve()
+          .then(read)
+          .catch(() => null);
         if (v !== null) this.set(v);
       },
     });
-  const ifOpen = (read: () => number | null) => () => (store.db.open ? read() : null);
+  const ifOpen = (read: () => Promise<number | null>) => () => (store.db.open ? read() : null);
   gauge('store_size_bytes', 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).', ifOpen(stats.sizeBytes));
   gauge('store_wal_bytes', 'Size of the SQLite write-ahead log file (0 for an in-memory store).', () => walBytes(store.path));
   gauge('store_tokens', 'Tokens in the store.', ifOpen(stats.tokens));
   gauge('store_trades', 'Trades in the store.', ifOpen(stats.trades));
   // The engines' states (docs/operations.md, Many instances): the store is read when scraped;
   // redis_up is set by the Redis wiring (src/coord/wiring.ts), 0 while Redis is down or not configured.
-  gauge('store_up', 'Whether the store answers a query (1) or not (0).', () => {
+  gauge('store_up', 'Whether the store answers a query (1) or not (0).', async () => {
     try {
-      return store.db.open && stats.answers() ? 1 : 0;
+      return store.db.open && (await stats.answers()) ? 1 : 0;
     } catch {
       return 0;
     }

@@ -7,11 +7,10 @@
  * first. The CSRF token is derived from the session id (a hash under a separate label): it is
  * bound to the session, needs no storage, and does not reveal the id.
  *
- * The sign-in throttle keeps its counts in SQLite, so a restart does not reset them.
+ * The sign-in throttle keeps its counts in the store, so a restart does not reset them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { writeTransaction, type Store } from '../store/db.js';
-import { createSessionsRepo, createSignInCountsRepo } from '../store/sessions-repo.js';
+import type { Repos } from '../store/repos.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;
@@ -45,53 +44,56 @@ export function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function createSessions(deps: { store: Store; clock: Clock }, opts: { idleSeconds?: number; absoluteSeconds?: number } = {}) {
-  const { db } = deps.store;
+/** Sessions on `repos.sessions` (either engine). */
+export function createSessions(deps: { clock: Clock; repos: Pick<Repos, 'sessions'> }, opts: { idleSeconds?: number; absoluteSeconds?: number } = {}) {
   const idle = opts.idleSeconds ?? SESSION_DEFAULTS.idleSeconds;
   const absolute = opts.absoluteSeconds ?? SESSION_DEFAULTS.absoluteSeconds;
   const now = () => nowSeconds(deps.clock);
-  const s = createSessionsRepo(db);
+  const s = deps.repos.sessions;
   const idHash = (token: string) => sha256('session', token);
 
   return {
     /** Starts a session for a tenant; the returned token goes into the cookie and nowhere else. */
-    create(tenantId: string): NewSession {
+    async create(tenantId: string): Promise<NewSession> {
       const t = now();
-      s.removeExpired(t);
       const token = randomBytes(32).toString('base64url');
       const absoluteExpiresAt = t + absolute;
       const expiresAt = Math.min(t + idle, absoluteExpiresAt);
-      s.insert({ idHash: idHash(token), tenantId, now: t, expiresAt, absoluteExpiresAt });
+      // Ending the expired sessions rides on the new one's write: one transaction, not two.
+      await s.inTransaction(async (tx) => {
+        await tx.removeExpired(t);
+        await tx.insert({ idHash: idHash(token), tenantId, now: t, expiresAt, absoluteExpiresAt });
+      });
       return { token, tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: t };
     },
 
     /** The live session of a cookie value, or null (unknown, malformed or expired). */
-    find(token: string): Session | null {
+    async find(token: string): Promise<Session | null> {
       if (!TOKEN_PATTERN.test(token)) return null;
       const hash = idHash(token);
-      const row = s.find(hash);
+      const row = await s.find(hash);
       if (!row) return null;
       const t = now();
       if (t >= row.expiresAt || t >= row.absoluteExpiresAt) {
-        s.remove(hash);
+        await s.remove(hash);
         return null;
       }
       let expiresAt = row.expiresAt;
       if (t - row.lastSeenAt >= TOUCH_EVERY) {
         expiresAt = Math.min(t + idle, row.absoluteExpiresAt);
-        s.touch(hash, t, expiresAt);
+        await s.touch(hash, t, expiresAt);
       }
       return { tenantId: row.tenantId, csrfToken: csrfTokenFor(token), expiresAt, createdAt: row.createdAt };
     },
 
     /** Ends a session (signing out); unknown tokens are ignored. */
-    destroy(token: string): void {
-      if (TOKEN_PATTERN.test(token)) s.remove(idHash(token));
+    async destroy(token: string): Promise<void> {
+      if (TOKEN_PATTERN.test(token)) await s.remove(idHash(token));
     },
 
     /** Ends every session of a tenant. */
-    destroyAll(tenantId: string): void {
-      s.removeTenant(tenantId);
+    async destroyAll(tenantId: string): Promise<void> {
+      await s.removeTenant(tenantId);
     },
   };
 }
@@ -106,17 +108,22 @@ export type Sessions = ReturnType<typeof createSessions>;
  * - failures on an account from anywhere: past 10, each attempt on it waits a delay that doubles
  *   with every further failure (250 ms up to 4 s). An account attacked from many addresses is
  *   slowed, never locked: its owner still gets in.
+ * Each count and the row it allows are one transaction of `repos.signInCounts`, so attempts in
+ * flight together (on any instance sharing the store) cannot all pass.
  */
-export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts: Partial<{ [K in keyof typeof THROTTLE_DEFAULTS]: number }> = {}) {
-  const { db } = deps.store;
+export function createSignInThrottle(
+  deps: { clock: Clock; repos: Pick<Repos, 'signInCounts'> },
+  opts: Partial<{ [K in keyof typeof THROTTLE_DEFAULTS]: number }> = {},
+) {
   const o = { ...THROTTLE_DEFAULTS, ...opts };
   const window = o.windowSeconds;
   const now = () => nowSeconds(deps.clock);
-  const s = createSignInCountsRepo(db);
+  const counts = deps.repos.signInCounts;
+  type Tx = typeof counts;
 
   /** Seconds until `bucket` has fewer than `max` rows within the window (0: now). */
-  const waitFor = (bucket: string, max: number, t: number): number => {
-    const times = s.recent(bucket, t - window, max);
+  const waitFor = async (tx: Tx, bucket: string, max: number, t: number): Promise<number> => {
+    const times = await tx.recent(bucket, t - window, max);
     return times.length >= max ? times[max - 1]! + window - t : 0;
   };
 
@@ -128,16 +135,16 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
      * Counts one sign-in attempt from `ip` (a limiter bucket name), before its body is read.
      * Answers the seconds to wait when the IP has used its attempts (nothing is counted then).
      */
-    admit(ip: string): { wait: number } {
-      return writeTransaction(db, () => {
+    admit(ip: string): Promise<{ wait: number }> {
+      return counts.inTransaction(async (tx) => {
         const t = now();
         const bucket = `attempt:${ip}`;
-        const wait = waitFor(bucket, o.ipAttempts, t);
+        const wait = await waitFor(tx, bucket, o.ipAttempts, t);
         if (wait > 0) return { wait };
-        s.prune(t - window);
-        s.add(bucket, t);
+        await tx.prune(t - window);
+        await tx.add(bucket, t);
         return { wait: 0 };
-      })();
+      });
     },
 
     /**
@@ -148,27 +155,26 @@ export function createSignInThrottle(deps: { store: Store; clock: Clock }, opts:
      * (the account's earlier failures decide it). `succeeded()` takes the attempt back and
      * forgets the account's failures.
      */
-    begin(ip: string, account: string): { wait: number; delayMs: number; succeeded(): void } {
-      return writeTransaction(db, () => {
+    begin(ip: string, account: string): Promise<{ wait: number; delayMs: number; succeeded(): Promise<void> }> {
+      return counts.inTransaction(async (tx) => {
         const t = now();
         const pair = `pair:${ip}|${account}`;
         const acct = `account:${account}`;
-        const wait = waitFor(pair, o.pairFailures, t);
-        if (wait > 0) return { wait, delayMs: 0, succeeded: () => {} };
-        const earlier = s.count(acct, t - window, o.accountFreeFailures + 40);
-        const ids = [pair, acct].map((bucket) => s.add(bucket, t));
+        const wait = await waitFor(tx, pair, o.pairFailures, t);
+        if (wait > 0) return { wait, delayMs: 0, succeeded: async () => {} };
+        const earlier = await tx.count(acct, t - window, o.accountFreeFailures + 40);
+        const ids = [await tx.add(pair, t), await tx.add(acct, t)];
         return {
           wait: 0,
           delayMs: delayAfter(earlier),
-          succeeded: () => {
-            writeTransaction(db, () => {
-              for (const id of ids) s.remove(id);
-              s.clear(pair);
-              s.clear(acct);
-            })();
-          },
+          succeeded: () =>
+            counts.inTransaction(async (done) => {
+              for (const id of ids) await done.remove(id);
+              await done.clear(pair);
+              await done.clear(acct);
+            }),
         };
-      })();
+      });
     },
   };
 }

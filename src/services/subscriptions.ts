@@ -7,12 +7,12 @@
  * by that call only.
  */
 import { randomBytes } from 'node:crypto';
-import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { normalizeAddress } from '../domain/address.js';
 import { newId } from '../domain/api-key.js';
-import { createSubscriptionsRepo, type Subscription } from '../store/subscriptions-repo.js';
+import type { Subscription } from '../store/subscriptions-repo.js';
+import type { Repos } from '../store/repos.js';
 import { checkWebhookUrl, WebhookUrlError } from './webhook-target.js';
 
 export type { Subscription } from '../store/subscriptions-repo.js';
@@ -34,9 +34,9 @@ export class SubscriptionError extends Error {
 
 export type RegisterResult = { created: boolean; subscription: Subscription; webhookSecret?: string };
 
-export function createSubscriptions(deps: { store: Store; clock: Clock; config?: { webhookAllowPrivate: boolean } }) {
-  const { db } = deps.store;
-  const repo = createSubscriptionsRepo(db);
+/** Subscriptions on `repos.subscriptions` (either engine); each write and its checks are one transaction. */
+export function createSubscriptions(deps: { clock: Clock; repos: Pick<Repos, 'subscriptions'>; config?: { webhookAllowPrivate: boolean } }) {
+  const repo = deps.repos.subscriptions;
   const allowPrivate = deps.config?.webhookAllowPrivate ?? false;
 
   const address = (value: unknown): string => {
@@ -58,34 +58,36 @@ export function createSubscriptions(deps: { store: Store; clock: Clock; config?:
     }
   };
 
-  const registerTx = writeTransaction(db, (tenantId: string, addr: string, url: string | null | undefined): RegisterResult => {
-    const now = nowSeconds(deps.clock);
-    const max = repo.maxSubscriptions(tenantId);
-    if (max === undefined) throw new SubscriptionError('not_found', `no tenant with id ${tenantId}`);
-    let webhookSecret: string | undefined;
-    if (typeof url === 'string' && repo.webhookSecret(tenantId) === undefined) {
-      webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
-      repo.insertWebhookSecret(tenantId, webhookSecret, now);
-    }
-    const found = repo.find(tenantId, addr);
-    if (found) {
-      if (url !== undefined && url !== found.webhookUrl) repo.setWebhook(found.id, url);
-      const subscription = repo.find(tenantId, addr)!;
-      return webhookSecret === undefined ? { created: false, subscription } : { created: false, subscription, webhookSecret };
-    }
-    if (repo.count(tenantId) >= max) {
-      throw new SubscriptionError('limit', `the plan allows at most ${max} subscription${max === 1 ? '' : 's'}; remove one first`);
-    }
-    const subscription: Subscription = { id: newId('sub'), address: addr, webhookUrl: url ?? null, createdAt: now };
-    repo.insert({ ...subscription, tenantId });
-    return webhookSecret === undefined ? { created: true, subscription } : { created: true, subscription, webhookSecret };
-  });
+  // The cap's count and the insert it allows are one transaction (docs/operations.md, `inTransaction`).
+  const registerTx = (tenantId: string, addr: string, url: string | null | undefined): Promise<RegisterResult> =>
+    repo.inTransaction(async (tx) => {
+      const now = nowSeconds(deps.clock);
+      const max = await tx.maxSubscriptions(tenantId);
+      if (max === undefined) throw new SubscriptionError('not_found', `no tenant with id ${tenantId}`);
+      let webhookSecret: string | undefined;
+      if (typeof url === 'string' && (await tx.webhookSecret(tenantId)) === undefined) {
+        webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+        await tx.insertWebhookSecret(tenantId, webhookSecret, now);
+      }
+      const found = await tx.find(tenantId, addr);
+      if (found) {
+        if (url !== undefined && url !== found.webhookUrl) await tx.setWebhook(found.id, url);
+        const subscription = (await tx.find(tenantId, addr))!;
+        return webhookSecret === undefined ? { created: false, subscription } : { created: false, subscription, webhookSecret };
+      }
+      if ((await tx.count(tenantId)) >= max) {
+        throw new SubscriptionError('limit', `the plan allows at most ${max} subscription${max === 1 ? '' : 's'}; remove one first`);
+      }
+      const subscription: Subscription = { id: newId('sub'), address: addr, webhookUrl: url ?? null, createdAt: now };
+      await tx.insert({ ...subscription, tenantId });
+      return webhookSecret === undefined ? { created: true, subscription } : { created: true, subscription, webhookSecret };
+    });
 
   return {
     /**
      * Registers `address` for the tenant (idempotent). `webhookUrl`: undefined keeps the current
-     * one, null or '' removes it, a string sets it. Async because the URL's host is resolved.
-     * Throws SubscriptionError.
+     * one, null or '' removes it, a string sets it. The URL's host is resolved first, outside the
+     * transaction. Throws SubscriptionError.
      */
     async register(tenantId: string, addressValue: string, webhookUrl?: string | null): Promise<RegisterResult> {
       const addr = address(addressValue);
@@ -94,19 +96,19 @@ export function createSubscriptions(deps: { store: Store; clock: Clock; config?:
     },
 
     /** The tenant's subscriptions, oldest first. */
-    list(tenantId: string): Subscription[] {
+    list(tenantId: string): Promise<Subscription[]> {
       return repo.list(tenantId);
     },
 
     /** Removes a subscription (and its pending webhook deliveries); returns it. */
-    remove(tenantId: string, addressValue: string): Subscription {
+    async remove(tenantId: string, addressValue: string): Promise<Subscription> {
       const addr = address(addressValue);
-      return writeTransaction(db, () => {
-        const found = repo.find(tenantId, addr);
+      return repo.inTransaction(async (tx) => {
+        const found = await tx.find(tenantId, addr);
         if (!found) throw new SubscriptionError('not_found', `${addr} is not registered`);
-        repo.remove(found.id);
+        await tx.remove(found.id);
         return found;
-      })();
+      });
     },
   };
 }

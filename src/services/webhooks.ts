@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (docs/api.md, Subscriptions, events, ingest). Deliveries wait in the SQLite outbox
+ * The webhook delivery worker (docs/api.md, Subscriptions, events, ingest). Deliveries wait in the store's outbox
  * (webhook_deliveries), so a restart loses none. The worker starts due ones in free slots (at most
  * 2 per tenant of 8 in all, so one tenant's dead endpoint cannot hold up another's), claims each (moves
  * its due time past the attempt, so a crash mid-attempt means a retry, never a loss), POSTs the
@@ -12,14 +12,14 @@
  * All scheduling uses the injected clock; the loop's timer only decides when to look.
  */
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
-import { createWebhookOutboxRepo, type DueDelivery } from '../store/webhook-outbox-repo.js';
+import type { Async } from '../store/async.js';
+import type { DueDelivery, WebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { eventId, eventJson } from './events.js';
-import { publicOnlyLookup, refusedLiteral } from './webhook-target.js';
+import { refusedLiteral } from './webhook-target.js';
+import { post, type Outcome } from './webhook-post.js';
 import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
@@ -29,8 +29,8 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export type WebhookWorkerDeps = {
   store: Store;
   clock: Clock;
-  /** The events service (pruning) and the counters, from createServices. */
-  services: Pick<Services, 'events' | 'metrics'>;
+  /** The events service (pruning), the counters and the outbox (`repos.outbox`), from createServices. */
+  services: Pick<Services, 'events' | 'metrics'> & { repos: { outbox: WorkerOutbox } };
   config: { webhookAllowPrivate: boolean };
   logger?: Logger;
   /** How often the loop looks for due deliveries (real ms). Default 1000. */
@@ -45,6 +45,19 @@ export type WebhookWorkerDeps = {
   concurrency?: number;
   /** Attempts of one tenant in flight at once. Default 2. */
   perTenant?: number;
+};
+
+/**
+ * The outbox as the worker uses it, on either engine. Where the engine can take a batch of due
+ * rows in one statement, each row by one caller only (PostgreSQL's `claimDue`: FOR UPDATE SKIP
+ * LOCKED, leased in the same statement), the worker takes its deliveries that way; otherwise
+ * (SQLite) it reads `due()` and takes each row it starts with `claim()`, a compare-and-set on
+ * the row's due time, so two processes never both take one row.
+ */
+export type WorkerOutbox = Pick<Async<WebhookOutboxRepo>, 'due' | 'claim'> & {
+  [K in 'delivered' | 'retry' | 'finish']: (...args: Parameters<WebhookOutboxRepo[K]>) => Promise<unknown>;
+} & {
+  claimDue?: (now: number, limit: number, leaseUntil: number, skipTenants: readonly string[]) => Promise<DueDelivery[]>;
 };
 
 export type WebhookWorker = {
@@ -65,51 +78,8 @@ export function signatureHeader(secret: string, t: number, body: string): string
 /** The delay before retry number `attempts` (1 after the first failure). */
 export const retryDelayMs = (attempts: number): number => Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_MS);
 
-type Outcome = { status: number | null; error: string | null };
-
-/** One POST; resolves with the status, or an error; never rejects. */
-function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (o: Outcome) => {
-      if (!settled) {
-        settled = true;
-        resolve(o);
-      }
-    };
-    const client = url.protocol === 'https:' ? https : http;
-    let req: http.ClientRequest;
-    try {
-      req = client.request(url, {
-        method: 'POST',
-        agent: false,
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-        ...(allowPrivate ? {} : { lookup: publicOnlyLookup }),
-      });
-    } catch (err) {
-      settle({ status: null, error: err instanceof Error ? err.message : 'request failed' });
-      return;
-    }
-    const timer = setTimeout(() => {
-      settle({ status: null, error: `no answer within ${timeoutMs} ms` });
-      req.destroy();
-    }, timeoutMs);
-    req.on('response', (res) => {
-      settle({ status: res.statusCode ?? 0, error: null });
-      res.resume(); // the body is not needed; the timer closes a response that never ends
-      res.on('end', () => clearTimeout(timer));
-      res.on('error', () => clearTimeout(timer));
-    });
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      settle({ status: null, error: err.message });
-    });
-    req.end(body);
-  });
-}
-
 export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
-  const outbox = createWebhookOutboxRepo(deps.store.db);
+  const outbox = deps.services.repos.outbox;
   const { events, metrics } = deps.services;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const batchSize = deps.batchSize ?? 100;
@@ -118,13 +88,19 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const allowPrivate = deps.config.webhookAllowPrivate;
   let lastPrune = -Infinity;
 
+  /** One attempt at a delivery this worker has claimed; false when there was nothing to send. */
   const attempt = async (d: DueDelivery): Promise<boolean> => {
     const now = deps.clock.now();
-    // Claimed past the longest attempt: a crash now means a retry later, never a lost delivery.
-    if (!outbox.claim(d.id, d.dueAt, now + timeoutMs + 60_000)) return false;
     const attempts = d.attempts + 1;
     if (d.webhookUrl === null || d.secret === null) {
-      outbox.finish({ id: d.id, attempts: d.attempts, status: 'cancelled', lastStatus: null, lastError: 'the subscription has no webhook URL any more', now });
+      await outbox.finish({
+        id: d.id,
+        attempts: d.attempts,
+        status: 'cancelled',
+        lastStatus: null,
+        lastError: 'the subscription has no webhook URL any more',
+        now,
+      });
       metrics.webhookDelivery('cancelled');
       return false;
     }
@@ -160,13 +136,13 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     const lastError = ok ? null : (outcome.error ?? `HTTP ${outcome.status}`);
     const seconds = (performance.now() - started) / 1000;
     if (ok) {
-      outbox.delivered({ id: d.id, attempts, lastStatus: outcome.status, lastError: null, now: after });
+      await outbox.delivered({ id: d.id, attempts, lastStatus: outcome.status, lastError: null, now: after });
       metrics.webhookDelivery('delivered', seconds);
     } else {
       const next = after + retryDelayMs(attempts);
       const gaveUp = next > d.deadlineAt;
-      if (gaveUp) outbox.finish({ id: d.id, attempts, status: 'failed', lastStatus: outcome.status, lastError, now: after });
-      else outbox.retry({ id: d.id, attempts, dueAt: next, lastStatus: outcome.status, lastError });
+      if (gaveUp) await outbox.finish({ id: d.id, attempts, status: 'failed', lastStatus: outcome.status, lastError, now: after });
+      else await outbox.retry({ id: d.id, attempts, dueAt: next, lastStatus: outcome.status, lastError });
       metrics.webhookDelivery(gaveUp ? 'failed' : 'retry', seconds);
       deps.logger?.debug({ delivery: d.id, event: eventId(d.eventId), attempts, status: outcome.status, error: outcome.error }, 'webhook attempt failed');
     }
@@ -196,30 +172,71 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return p;
   };
 
+  /** Whether `d` may start now: a free slot, and its tenant below its cap. */
+  const fits = (d: DueDelivery, counts: Map<string, number>, slots: number) => slots > 0 && (counts.get(d.tenantId) ?? 0) < perTenant;
+
+  /**
+   * Takes due deliveries for this worker, tenants in `full` left out; each is leased until
+   * `leaseUntil` (past the longest attempt: a crash mid-attempt means a retry later, never a lost
+   * delivery). By `claimDue` when the outbox has it: as many rows as there are free slots (the
+   * caller starts what fits and gives the rest back). Otherwise by `due()`, choosing in memory
+   * what fits the slots and caps, and `claim()` on each row chosen (a row another process took
+   * first is left out).
+   */
+  const take = async (now: number, full: string[], leaseUntil: number): Promise<DueDelivery[]> => {
+    if (outbox.claimDue) return outbox.claimDue(now, concurrency - busy, leaseUntil, full);
+    const counts = new Map(inFlight);
+    let slots = concurrency - busy;
+    const chosen: DueDelivery[] = [];
+    for (const d of await outbox.due(now, batchSize, full)) {
+      if (!fits(d, counts, slots)) continue;
+      counts.set(d.tenantId, (counts.get(d.tenantId) ?? 0) + 1);
+      slots--;
+      chosen.push(d);
+    }
+    const won = await Promise.all(chosen.map((d) => outbox.claim(d.id, d.dueAt, leaseUntil)));
+    return chosen.filter((_, i) => won[i]);
+  };
+
   /** Starts due attempts in the free slots, tenants at their cap left out; returns them. */
-  const launchDue = (): Promise<boolean>[] => {
+  const round = async (): Promise<Promise<boolean>[]> => {
     if (!deps.store.db.open || busy >= concurrency) return [];
     const now = deps.clock.now();
     if (now - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = now;
-      events.prune();
+      await events.prune();
     }
-    const full = [...inFlight].filter(([, n]) => n >= perTenant).map(([tenant]) => tenant);
+    const leaseUntil = now + timeoutMs + 60_000;
     const launched: Promise<boolean>[] = [];
-    for (const d of outbox.due(now, batchSize, full)) {
-      if (busy >= concurrency) break;
-      if ((inFlight.get(d.tenantId) ?? 0) >= perTenant) continue;
-      launched.push(launch(d));
+    for (;;) {
+      const full = [...inFlight].filter(([, n]) => n >= perTenant).map(([tenant]) => tenant);
+      const taken = await take(now, full, leaseUntil);
+      // A batch taken by claimDue may hold more of one tenant than its cap allows: those rows go
+      // back at once (their due time restored by the same compare-and-set), and the next batch
+      // leaves that tenant out, so one tenant's backlog never keeps another's deliveries waiting.
+      const back: DueDelivery[] = [];
+      for (const d of taken) {
+        if (fits(d, inFlight, concurrency - busy)) launched.push(launch(d));
+        else back.push(d);
+      }
+      if (back.length === 0) return launched;
+      await Promise.all(back.map((d) => outbox.claim(d.id, leaseUntil, d.dueAt)));
+      if (busy >= concurrency) return launched;
     }
-    return launched;
+  };
+
+  // One round at a time: two at once would both count the same free slots.
+  let rounds: Promise<unknown> = Promise.resolve();
+  const launchDue = (): Promise<Promise<boolean>[]> => {
+    const r = rounds.then(round);
+    rounds = r.catch(() => undefined);
+    return r;
   };
 
   const refill = () => {
-    try {
-      launchDue();
-    } catch (err) {
+    launchDue().catch((err: unknown) => {
       if (deps.store.db.open) deps.logger?.error({ err }, 'webhook pass failed');
-    }
+    });
   };
 
   /** Launches due attempts until none is left to start, waiting for each round; counts them. */
@@ -230,7 +247,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     if (writing !== null) await writing.catch(() => undefined);
     let made = 0;
     for (;;) {
-      const launched = launchDue();
+      const launched = await launchDue();
       if (launched.length === 0) return made;
       made += (await Promise.all(launched)).filter(Boolean).length;
     }
@@ -272,6 +289,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       if (timer) clearTimeout(timer);
       timer = null;
       await chain;
+      await rounds;
       await Promise.all(running);
     },
     runOnce,

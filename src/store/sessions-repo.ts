@@ -3,7 +3,7 @@
  * holds their rules). Sessions are keyed by the SHA-256 of their id; throttle rows are one per
  * counted attempt, in named buckets.
  */
-import type { Db } from './db.js';
+import { writeTransaction, type Db } from './db.js';
 
 export type SessionRow = { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number };
 
@@ -32,6 +32,8 @@ export function createSessionsRepo(db: Db) {
     removeTenant: (tenantId: string): void => void removeTenant.run(tenantId),
     /** Deletes the sessions ended at `now` (idle or absolute limit). */
     removeExpired: (now: number): void => void removeExpired.run({ now }),
+    /** Runs `fn` in one IMMEDIATE transaction (ending the expired sessions and starting one are one write). */
+    inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }
 
@@ -58,5 +60,7 @@ export function createSignInCountsRepo(db: Db) {
     remove: (rowid: number | bigint): void => void remove.run(rowid),
     /** Deletes the rows at or before `before`, in every bucket. */
     prune: (before: number): void => void prune.run(before),
+    /** Runs `fn` in one IMMEDIATE transaction, so a count and the row it allows are atomic. */
+    inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }

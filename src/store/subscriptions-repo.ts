@@ -1,5 +1,5 @@
 /** Subscriptions (a tenant's registered tokens) and the tenants' webhook signing secrets. */
-import type { Db } from './db.js';
+import { writeTransaction, type Db } from './db.js';
 
 /** S of docs/api.md, Subscriptions, events, ingest. */
 export type Subscription = { id: string; address: string; webhookUrl: string | null; createdAt: number };
@@ -45,6 +45,8 @@ export function createSubscriptionsRepo(db: Db) {
     maxSubscriptions: (tenantId: string) => s.maxSubscriptions.get(tenantId),
     webhookSecret: (tenantId: string) => s.secret.get(tenantId),
     insertWebhookSecret: (tenantId: string, secret: string, now: number) => void s.insertSecret.run(tenantId, secret, now),
+    /** Runs `fn` in one IMMEDIATE transaction, so a count and the insert it allows are atomic. */
+    inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }
 

@@ -104,7 +104,7 @@ describe('POST /v1/keys', () => {
       expect(res.body.error.param).toBe(param);
       if (param) expect(res.body.error.message.startsWith(`${param} `) || res.body.error.message === `unknown field ${param}`).toBe(true);
     }
-    expect(t.services.accounts.listKeys(tenantId)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(tenantId)).toHaveLength(1);
   });
 
   it('answers JSON that does not parse with 400 invalid_body', async () => {
@@ -262,7 +262,7 @@ describe('scopes', () => {
       expect(res.body.error.code).toBe('forbidden');
     }
     expect((await t.http.get('/v1/me').set('x-api-key', ingestOnly.secret)).status).toBe(200);
-    expect(t.services.accounts.listKeys(ingestOnly.tenantId)[0]!.status).toBe('active');
+    expect((await t.services.accounts.listKeys(ingestOnly.tenantId))[0]!.status).toBe('active');
   });
 
   it('checks the key before the body: no key and a bad body is 401, not 400', async () => {

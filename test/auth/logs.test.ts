@@ -23,7 +23,7 @@ describe('access logs', () => {
     const { http, lines } = loggedApp();
     const { secret } = t.makeKey();
     const revoked = t.makeKey();
-    t.services.accounts.revokeKey(revoked.keyId);
+    await t.services.accounts.revokeKey(revoked.keyId);
     const bad = unknownKey();
     const enc = (s: string) => s.replace(/k/g, '%6B').replace(/_/g, '%5F');
 

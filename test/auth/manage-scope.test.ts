@@ -25,9 +25,9 @@ describe('a read key', () => {
   it('cannot create, rotate or revoke keys, nor register or remove subscriptions (403), and changes nothing', async () => {
     t = makeTestApp();
     const reader = t.makeKey({ scopes: ['read'] });
-    const other = t.services.accounts.createKey(reader.tenantId, { scopes: ['read', 'ingest'] });
+    const other = await t.services.accounts.createKey(reader.tenantId, { scopes: ['read', 'ingest'] });
     const address = anAddress();
-    t.services.subscriptions.register(reader.tenantId, address, null);
+    await t.services.subscriptions.register(reader.tenantId, address, null);
     const key = { 'x-api-key': reader.secret };
     const attempts = [
       t.http.post('/v1/keys').set(key).send({}),
@@ -45,8 +45,8 @@ describe('a read key', () => {
       expectForbidden(res);
       expect(res.body.error.message).toBe('this API key lacks the manage scope');
     }
-    expect(t.services.accounts.listKeys(reader.tenantId).map((k) => k.status)).toEqual(['active', 'active']);
-    expect(t.services.subscriptions.list(reader.tenantId).map((s) => s.address)).toEqual([address]);
+    expect((await t.services.accounts.listKeys(reader.tenantId)).map((k) => k.status)).toEqual(['active', 'active']);
+    expect((await t.services.subscriptions.list(reader.tenantId)).map((s) => s.address)).toEqual([address]);
   });
 
   it('still reads: /v1/me, GET /v1/keys, GET /v1/tokens/registered and /v1/events', async () => {
@@ -99,20 +99,20 @@ describe('POST /v1/keys scopes', () => {
         .send({ scopes: ['read', 'ingest'] }),
       'scopes',
     );
-    const manager = t.services.accounts.createKey(full.tenantId, { scopes: ['manage'] });
+    const manager = await t.services.accounts.createKey(full.tenantId, { scopes: ['manage'] });
     const res = await t.http
       .post('/v1/keys')
       .set('x-api-key', manager.secret)
       .send({ scopes: ['read'] });
     expectForbidden(res, 'scopes');
     expect(res.body.error.message).toBe('this key cannot grant the read scope');
-    expect(t.services.accounts.listKeys(full.tenantId)).toHaveLength(2);
+    expect(await t.services.accounts.listKeys(full.tenantId)).toHaveLength(2);
   });
 
   it('lets a manage key without read register a subscription, which a read key then lists', async () => {
     t = makeTestApp();
     const manager = t.makeKey({ scopes: ['manage'] });
-    const reader = t.services.accounts.createKey(manager.tenantId, { scopes: ['read'] });
+    const reader = await t.services.accounts.createKey(manager.tenantId, { scopes: ['read'] });
     const address = anAddress();
     expect((await t.http.post('/v1/tokens/register').set('x-api-key', manager.secret).send({ address })).status).toBe(201);
     expectForbidden(await t.http.get('/v1/tokens/registered').set('x-api-key', manager.secret));

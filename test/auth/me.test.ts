@@ -14,8 +14,8 @@ afterEach(() => t?.close());
 describe('GET /v1/me', () => {
   it('describes the tenant, the calling key and the plan from the plans table', async () => {
     t = makeTestApp();
-    const tenant = t.services.accounts.createTenant({ name: 'Acme', plan: 'pro', email: 'ops@acme.test' });
-    const made = t.services.accounts.createKey(tenant.id, { name: 'backend', scopes: ['read'] });
+    const tenant = await t.services.accounts.createTenant({ name: 'Acme', plan: 'pro', email: 'ops@acme.test' });
+    const made = await t.services.accounts.createKey(tenant.id, { name: 'backend', scopes: ['read'] });
     t.clock.advance(5000);
     const res = await t.http.get('/v1/me').set('Authorization', `Bearer ${made.secret}`);
     expect(res.status).toBe(200);
@@ -111,7 +111,7 @@ describe('lastUsedAt', () => {
     const b = t.makeKey();
     await t.http.get('/v1/me').set('x-api-key', a.secret).set('Authorization', `Bearer ${b.secret}`);
     expect(lastUsed(a.keyId)).toBeNull();
-    t.services.accounts.revokeKey(b.keyId);
+    await t.services.accounts.revokeKey(b.keyId);
     await t.http.get('/v1/me').set('x-api-key', b.secret);
     expect(lastUsed(b.keyId)).toBeNull();
   });

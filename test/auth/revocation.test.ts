@@ -44,7 +44,7 @@ describe('revocation', () => {
   it('stops a cached key on the next request when revoked through the API', async () => {
     t = makeTestApp();
     const admin = t.makeKey();
-    const k = t.services.accounts.createKey(admin.tenantId);
+    const k = await t.services.accounts.createKey(admin.tenantId);
     await warm(k.secret);
     expect((await t.http.delete(`/v1/keys/${k.key.id}`).set('x-api-key', admin.secret)).status).toBe(200);
     expectUnauthorized(await t.http.get(ROUTES.public).set('x-api-key', k.secret), ROUTES.public);
@@ -54,7 +54,7 @@ describe('revocation', () => {
     t = makeTestApp();
     const k = t.makeKey();
     await warm(k.secret);
-    t.services.accounts.revokeKey(k.keyId, k.tenantId);
+    await t.services.accounts.revokeKey(k.keyId, k.tenantId);
     expectUnauthorized(await t.http.get(ROUTES.keyed).set('x-api-key', k.secret), ROUTES.keyed);
   });
 
@@ -63,7 +63,7 @@ describe('revocation', () => {
     const k = t.makeKey();
     await warm(k.secret);
     const cli = createServices({ store: other, clock: t.clock });
-    cli.accounts.revokeKey(k.keyId);
+    await cli.accounts.revokeKey(k.keyId);
     for (const path of [ROUTES.public, ROUTES.keyed]) expectUnauthorized(await t.http.get(path).set('x-api-key', k.secret), path);
   });
 
@@ -82,16 +82,16 @@ describe('revocation', () => {
     const { other } = onFile();
     const k = t.makeKey();
     await warm(k.secret);
-    const made = createServices({ store: other, clock: t.clock }).accounts.rotateKey(k.tenantId, k.keyId, 0);
+    const made = await createServices({ store: other, clock: t.clock }).accounts.rotateKey(k.tenantId, k.keyId, 0);
     expectUnauthorized(await t.http.get(ROUTES.keyed).set('x-api-key', k.secret), ROUTES.keyed);
     expect((await t.http.get(ROUTES.keyed).set('x-api-key', made.secret)).status).toBe(200);
   });
 
   it('sees a key created by another process at once', async () => {
     const { other } = onFile();
-    const tenant = t.services.accounts.createTenant({ name: 'x', plan: 'free' });
+    const tenant = await t.services.accounts.createTenant({ name: 'x', plan: 'free' });
     expect((await t.http.get(ROUTES.keyed)).status).toBe(401); // the app is running
-    const made = createServices({ store: other, clock: t.clock }).accounts.createKey(tenant.id);
+    const made = await createServices({ store: other, clock: t.clock }).accounts.createKey(tenant.id);
     expect((await t.http.get(ROUTES.keyed).set('x-api-key', made.secret)).status).toBe(200);
   });
 });

@@ -15,7 +15,7 @@ describe('POST /v1/keys/:id/rotate', () => {
   it('issues a new key with the old name and scopes, and ends the old one after the grace period', async () => {
     t = makeTestApp();
     const admin = t.makeKey({ scopes: ['read', 'manage', 'ingest'] });
-    const old = t.services.accounts.createKey(admin.tenantId, { name: 'pipeline', scopes: ['read', 'ingest'] });
+    const old = await t.services.accounts.createKey(admin.tenantId, { name: 'pipeline', scopes: ['read', 'ingest'] });
     const res = await rotate(admin.secret, old.key.id, { graceSeconds: 600 });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -69,16 +69,16 @@ describe('POST /v1/keys/:id/rotate', () => {
     const typo = await rotate(k.secret, k.keyId, { grace_seconds: 60 });
     expect(typo.status).toBe(400);
     expect(typo.body.error).toMatchObject({ code: 'invalid_body', param: 'grace_seconds' });
-    expect(t.services.accounts.listKeys(k.tenantId)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(k.tenantId)).toHaveLength(1);
     expect((await t.http.get('/v1/me').set('x-api-key', k.secret)).status).toBe(200);
   });
 
   it('refuses to rotate a revoked or expired key with 400 invalid_parameter on id', async () => {
     t = makeTestApp();
     const admin = t.makeKey();
-    const revoked = t.services.accounts.createKey(admin.tenantId);
-    t.services.accounts.revokeKey(revoked.key.id);
-    const expiring = t.services.accounts.createKey(admin.tenantId);
+    const revoked = await t.services.accounts.createKey(admin.tenantId);
+    await t.services.accounts.revokeKey(revoked.key.id);
+    const expiring = await t.services.accounts.createKey(admin.tenantId);
     expect((await rotate(admin.secret, expiring.key.id, { graceSeconds: 10 })).status).toBe(201);
     t.clock.advance(10_000);
     for (const [id, status] of [
@@ -90,13 +90,13 @@ describe('POST /v1/keys/:id/rotate', () => {
       expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'id' });
       expect(res.body.error.message).toContain(status);
     }
-    expect(t.services.accounts.listKeys(admin.tenantId)).toHaveLength(4);
+    expect(await t.services.accounts.listKeys(admin.tenantId)).toHaveLength(4);
   });
 
   it('lets a key in its grace period be rotated again, without extending its expiry, within the cap', async () => {
     t = makeTestApp();
     const admin = t.makeKey();
-    const k = t.services.accounts.createKey(admin.tenantId);
+    const k = await t.services.accounts.createKey(admin.tenantId);
     const first = await rotate(admin.secret, k.key.id, { graceSeconds: 600 });
     expect(first.body.previous.expiresAt).toBe(t.clock.seconds() + 600);
     const second = await rotate(admin.secret, k.key.id, { graceSeconds: 3600 });
@@ -111,8 +111,8 @@ describe('POST /v1/keys/:id/rotate', () => {
   it('rotates an active key even when the tenant is at its cap (the swap keeps the count)', async () => {
     t = makeTestApp();
     const admin = t.makeKey();
-    t.services.accounts.createKey(admin.tenantId);
-    const k = t.services.accounts.createKey(admin.tenantId);
+    await t.services.accounts.createKey(admin.tenantId);
+    const k = await t.services.accounts.createKey(admin.tenantId);
     expect((await t.http.post('/v1/keys').set('x-api-key', admin.secret)).status).toBe(409);
     expect((await rotate(admin.secret, k.key.id, { graceSeconds: 60 })).status).toBe(201);
   });
@@ -127,33 +127,33 @@ describe('POST /v1/keys/:id/rotate', () => {
       expect(res.body.error.code).toBe('key_not_found');
     }
     expect((await t.http.get('/v1/me').set('x-api-key', b.secret)).status).toBe(200);
-    expect(t.services.accounts.listKeys(b.tenantId)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(b.tenantId)).toHaveLength(1);
   });
 
   it('refuses to let a managing key mint a key with a scope it lacks (403), and rotates nothing', async () => {
     t = makeTestApp();
     const reader = t.makeKey({ scopes: ['read', 'manage'] });
-    const ingest = t.services.accounts.createKey(reader.tenantId, { scopes: ['read', 'ingest'] });
+    const ingest = await t.services.accounts.createKey(reader.tenantId, { scopes: ['read', 'ingest'] });
     const res = await rotate(reader.secret, ingest.key.id, { graceSeconds: 60 });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
-    expect(t.services.accounts.listKeys(reader.tenantId).map((k) => k.status)).toEqual(['active', 'active']);
+    expect((await t.services.accounts.listKeys(reader.tenantId)).map((k) => k.status)).toEqual(['active', 'active']);
   });
 });
 
 describe('the accounts service (used by the dashboard)', () => {
-  it('issueKey enforces the plan cap and rotateKey validates its grace period', () => {
+  it('issueKey enforces the plan cap and rotateKey validates its grace period', async () => {
     t = makeTestApp();
     const { tenantId } = t.makeKey();
     const acc = t.services.accounts;
-    const a = acc.issueKey(tenantId, { name: 'a' });
-    acc.issueKey(tenantId, {});
-    expect(() => acc.issueKey(tenantId, {})).toThrow(expect.objectContaining({ kind: 'limit' }));
-    expect(() => acc.rotateKey(tenantId, a.key.id, -1)).toThrow(expect.objectContaining({ kind: 'invalid' }));
-    expect(() => acc.rotateKey(tenantId, a.key.id, 0.5)).toThrow(expect.objectContaining({ kind: 'invalid' }));
-    expect(() => acc.rotateKey('ten_other', a.key.id, 0)).toThrow(expect.objectContaining({ kind: 'not_found' }));
-    expect(() => acc.issueKey(tenantId, { name: '' })).toThrow(expect.objectContaining({ kind: 'invalid' }));
-    const r = acc.rotateKey(tenantId, a.key.id, 30);
+    const a = await acc.issueKey(tenantId, { name: 'a' });
+    await acc.issueKey(tenantId, {});
+    await expect(acc.issueKey(tenantId, {})).rejects.toThrow(expect.objectContaining({ kind: 'limit' }));
+    await expect(acc.rotateKey(tenantId, a.key.id, -1)).rejects.toThrow(expect.objectContaining({ kind: 'invalid' }));
+    await expect(acc.rotateKey(tenantId, a.key.id, 0.5)).rejects.toThrow(expect.objectContaining({ kind: 'invalid' }));
+    await expect(acc.rotateKey('ten_other', a.key.id, 0)).rejects.toThrow(expect.objectContaining({ kind: 'not_found' }));
+    await expect(acc.issueKey(tenantId, { name: '' })).rejects.toThrow(expect.objectContaining({ kind: 'invalid' }));
+    const r = await acc.rotateKey(tenantId, a.key.id, 30);
     expect(r.key.name).toBe('a');
     expect(r.previous.expiresAt).toBe(t.clock.seconds() + 30);
     expect(r.secret).toMatch(/^svc_live_/);

@@ -266,8 +266,8 @@ describe.skipIf(!browserAvailable)('pages in headless Chromium', () => {
   it('dashboard: signs in, creates a key shown once, and revokes it so the key gets 401 from /v1/me', async () => {
     const email = 'owner@acme.test';
     const password = 'a long enough password';
-    const tenant = app.services.accounts.createTenant({ name: 'Acme', plan: 'free', email });
-    app.services.accounts.setPassword(tenant.id, password);
+    const tenant = await app.services.accounts.createTenant({ name: 'Acme', plan: 'free', email });
+    await app.services.accounts.setPassword(tenant.id, password);
 
     const context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });

@@ -113,11 +113,11 @@ describe.skipIf(!browserAvailable)('pages on a phone', () => {
   it('dashboard: no wider than the screen, with the key actions and the grace period in reach', async () => {
     const email = 'phone@acme.test';
     const password = 'a long enough password';
-    const tenant = app.services.accounts.createTenant({ name: 'Acme Phone Company Limited', plan: 'free', email });
-    app.services.accounts.setPassword(tenant.id, password);
-    app.services.accounts.createKey(tenant.id, { name: 'production backend' });
-    const old = app.services.accounts.createKey(tenant.id, { name: 'old one' });
-    app.services.accounts.revokeKey(old.key.id);
+    const tenant = await app.services.accounts.createTenant({ name: 'Acme Phone Company Limited', plan: 'free', email });
+    await app.services.accounts.setPassword(tenant.id, password);
+    await app.services.accounts.createKey(tenant.id, { name: 'production backend' });
+    const old = await app.services.accounts.createKey(tenant.id, { name: 'old one' });
+    await app.services.accounts.revokeKey(old.key.id);
 
     const { page, errors } = await open('/dashboard');
     await page.waitForSelector('#signin-form', { state: 'visible' });

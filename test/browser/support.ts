@@ -66,7 +66,7 @@ export async function startDemoApp(): Promise<RunningApp> {
   const clock = systemClock; // the browser's clock is the real one
   const services = createServices({ store, clock, config });
   // The model's own rates (a quiet past and a busy end, as `npm start` loads), over two days.
-  loadDemo({ store, ingest: services.ingest }, { tokens: 5, days: 2, seed: 11, until: nowSeconds(clock) });
+  await loadDemo(services, { tokens: 5, days: 2, seed: 11, until: nowSeconds(clock) });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
   const server = app.listen(0, '127.0.0.1');
   const stream = attachStream(server, app); // as the real server does: the pages go live

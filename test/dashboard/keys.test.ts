@@ -55,7 +55,7 @@ describe('dashboard keys', () => {
     const res = await t.http.post('/dashboard/api/keys').set(as(s)).send(body);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_body', param });
-    expect(t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
+    expect(await t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
   });
 
   it('stops at the plan cap with 409 key_limit_reached (free: 3 active keys)', async () => {
@@ -113,7 +113,7 @@ describe('dashboard keys', () => {
     const res = await t.http.post(`/dashboard/api/keys/${old.key.id}/rotate`).set(as(s)).send({ graceSeconds });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_body', param: 'graceSeconds' });
-    expect(t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
   });
 
   it('refuses to rotate a revoked key', async () => {
@@ -125,7 +125,7 @@ describe('dashboard keys', () => {
     expect(res.status).toBe(400);
     // the same answer /v1/keys/:id/rotate gives: the key in the path is at fault
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'id' });
-    expect(t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
   });
 
   it('answers an unknown key id with 404 key_not_found', async () => {
@@ -157,8 +157,8 @@ describe('dashboard tenant isolation', () => {
     const rotate = await t.http.post(`/dashboard/api/keys/${aKey.key.id}/rotate`).set(as(b)).send({ graceSeconds: 60 });
     expect(rotate.status).toBe(404);
     expect((await me(aKey.secret)).status).toBe(200);
-    expect(t.services.accounts.listKeys(a.tenant.id)).toHaveLength(1);
-    expect(t.services.accounts.listKeys(b.tenant.id)).toHaveLength(0);
+    expect(await t.services.accounts.listKeys(a.tenant.id)).toHaveLength(1);
+    expect(await t.services.accounts.listKeys(b.tenant.id)).toHaveLength(0);
   });
 
   it("does not let a tenant's cookie pass with another tenant's CSRF token", async () => {

@@ -104,8 +104,8 @@ describe('CSRF: every state-changing /dashboard/api/ call needs the X-CSRF-Token
     const res = await send(method, path, body, { Cookie: s.cookie });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'forbidden', message: 'the X-CSRF-Token header is missing or wrong' });
-    expect(t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
-    expect(t.services.subscriptions.list(s.tenant.id)).toEqual([]);
+    expect(await t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
+    expect(await t.services.subscriptions.list(s.tenant.id)).toEqual([]);
     expect((await t.http.get(SESSION).set('Cookie', s.cookie)).status).toBe(200);
   });
 
@@ -121,7 +121,7 @@ describe('CSRF: every state-changing /dashboard/api/ call needs the X-CSRF-Token
     ];
     for (const headers of tries) expect((await t.http.post('/dashboard/api/keys').set(headers).send({})).status).toBe(403);
     expect((await t.http.post('/dashboard/api/keys').set('X-CSRF-Token', a.csrf).send({})).status).toBe(401);
-    expect(t.services.accounts.listKeys(a.tenant.id)).toEqual([]);
+    expect(await t.services.accounts.listKeys(a.tenant.id)).toEqual([]);
   });
 
   it('refuses a call marked as coming from another origin even with the right token', async () => {
@@ -129,7 +129,7 @@ describe('CSRF: every state-changing /dashboard/api/ call needs the X-CSRF-Token
     const s = await signedInTenant(t);
     const res = await t.http.post('/dashboard/api/keys').set({ Cookie: s.cookie, 'X-CSRF-Token': s.csrf, Origin: 'https://evil.example' }).send({});
     expect(res.status).toBe(403);
-    expect(t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
+    expect(await t.services.accounts.listKeys(s.tenant.id)).toEqual([]);
   });
 
   it('checks the session before the token: no cookie is 401', async () => {

@@ -12,7 +12,7 @@ const SIGN_IN = '/dashboard/api/sign-in';
 describe('POST /dashboard/api/sign-in', () => {
   it('signs in with the right email and password and sets an httpOnly, SameSite=Strict session cookie', async () => {
     t = makeTestApp();
-    const { tenant, email } = aTenantWithPassword(t);
+    const { tenant, email } = await aTenantWithPassword(t);
     const res = await t.http.post(SIGN_IN).send({ email, password: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -36,7 +36,7 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('marks the cookie Secure when the request came over HTTPS through a trusted proxy', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const s = await signIn(t, email, PASSWORD, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '198.51.100.4' });
     expect(
       sessionSetCookie(s.res)!
@@ -47,7 +47,7 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('keeps only a hash of the session id in the store', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const s = await signIn(t, email);
     const token = s.cookie.split('=')[1]!;
     const rows = t.store.db.prepare('SELECT * FROM dashboard_sessions').all() as Record<string, unknown>[];
@@ -59,14 +59,14 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('accepts the email in any letter case', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const res = await t.http.post(SIGN_IN).send({ email: email.toUpperCase(), password: PASSWORD });
     expect(res.status).toBe(200);
   });
 
   it('answers a wrong password and an unknown email with the same 401, without a session, with the contract challenge', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const wrong = await t.http.post(SIGN_IN).send({ email, password: 'not the password' });
     const unknown = await t.http.post(SIGN_IN).send({ email: 'nobody@example.com', password: PASSWORD });
     for (const res of [wrong, unknown]) {
@@ -80,7 +80,7 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('refuses a tenant that has no password set', async () => {
     t = makeTestApp();
-    t.services.accounts.createTenant({ name: 'No password', plan: 'free', email: 'nopass@example.com' });
+    await t.services.accounts.createTenant({ name: 'No password', plan: 'free', email: 'nopass@example.com' });
     const res = await t.http.post(SIGN_IN).send({ email: 'nopass@example.com', password: PASSWORD });
     expect(res.status).toBe(401);
   });
@@ -110,7 +110,7 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('refuses a sign-in posted from another site (Origin or Sec-Fetch-Site)', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const fromOrigin = await t.http.post(SIGN_IN).set('Origin', 'https://evil.example').send({ email, password: PASSWORD });
     expect(fromOrigin.status).toBe(403);
     expect(fromOrigin.body.error.code).toBe('forbidden');
@@ -129,7 +129,7 @@ describe('POST /dashboard/api/sign-in', () => {
 
   it('replaces the session a browser already had with a new one', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const first = await signIn(t, email);
     const second = await signIn(t, email, PASSWORD, { Cookie: first.cookie });
     expect(second.cookie).not.toBe(first.cookie);
@@ -144,7 +144,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('counts sign-ins sent at the same time: of 30 concurrent wrong guesses only 10 reach the password check', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => t.http.post(SIGN_IN).send({ email, password: `guess ${i}` })));
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
@@ -155,7 +155,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('takes back the attempt of a successful sign-in and forgets the failures before it; the IP keeps its attempts', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 3; i++) expect((await t.http.post(SIGN_IN).send({ email, password: `wrong ${i}` })).status).toBe(401);
     expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(200);
     expect(count(`account:${email}`)).toBe(0);
@@ -165,7 +165,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('answers 429 with Retry-After after 10 failures from one IP on one account, even for the right password, until the window has passed', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 10; i++) {
       const res = await t.http.post(SIGN_IN).send({ email, password: `wrong ${i}` });
       expect(res.status).toBe(401);
@@ -184,7 +184,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('counts a sliding window: Retry-After is until the oldest counted failure leaves it', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 10; i++) {
       await t.http.post(SIGN_IN).send({ email, password: 'wrong' });
       t.clock.advance(60_000);
@@ -201,8 +201,8 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('never locks the owner out: after failures from many IPs, the owner signs in from a new address', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const victim = aTenantWithPassword(t);
-    const other = aTenantWithPassword(t);
+    const victim = await aTenantWithPassword(t);
+    const other = await aTenantWithPassword(t);
     for (let i = 0; i < 11; i++) {
       expect(
         (
@@ -220,7 +220,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('stops a guesser at its own (IP, account) pair while the owner elsewhere is unaffected', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 10; i++) expect((await t.http.post(SIGN_IN).set(from('203.0.113.9')).send({ email, password: 'guess' })).status).toBe(401);
     expect((await t.http.post(SIGN_IN).set(from('203.0.113.9')).send({ email, password: 'guess' })).status).toBe(429);
     expect((await t.http.post(SIGN_IN).set(from('192.0.2.50')).send({ email, password: PASSWORD })).status).toBe(200);
@@ -228,7 +228,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('counts every attempt from an IP, malformed ones included: the 31st in 15 min is 429, other IPs are not affected', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const real = aTenantWithPassword(t);
+    const real = await aTenantWithPassword(t);
     for (let i = 0; i < 20; i++) {
       expect(
         (
@@ -252,7 +252,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('counts IPv6 clients by their /56, so hopping addresses inside it does not help', async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const real = aTenantWithPassword(t);
+    const real = await aTenantWithPassword(t);
     for (let i = 0; i < 30; i++) {
       await t.http
         .post(SIGN_IN)
@@ -265,7 +265,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it("clears an account's failures once its owner signs in", async () => {
     t = makeTestApp({ env: { TRUST_PROXY: '1' } });
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 9; i++)
       await t.http
         .post(SIGN_IN)
@@ -278,7 +278,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('does not count malformed requests as failed sign-ins', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     for (let i = 0; i < 12; i++) expect((await t.http.post(SIGN_IN).send({ email })).status).toBe(400);
     expect(count(`account:${email}`)).toBe(0);
     expect((await t.http.post(SIGN_IN).send({ email, password: PASSWORD })).status).toBe(200);
@@ -286,7 +286,7 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 
   it('refuses a body over 4 KB with 413 and closes the connection', async () => {
     t = makeTestApp();
-    const { email } = aTenantWithPassword(t);
+    const { email } = await aTenantWithPassword(t);
     const res = await t.http.post(SIGN_IN).send({ email, password: 'p'.repeat(4100) });
     expect(res.status).toBe(413);
     expect(res.body.error).toMatchObject({ code: 'payload_too_large', message: 'the request body is larger than 4 KB' });
@@ -296,17 +296,18 @@ describe('sign-in throttling: 30 attempts per IP, 10 failures per IP and account
 });
 
 describe('the sign-in throttle', () => {
-  it('delays an account attacked from many addresses more with every failure past 10, up to 4 s, and never refuses it', () => {
+  it('delays an account attacked from many addresses more with every failure past 10, up to 4 s, and never refuses it', async () => {
     t = makeTestApp();
-    const throttle = createSignInThrottle({ store: t.store, clock: t.clock });
-    const delays = Array.from({ length: 16 }, (_, i) => {
-      const a = throttle.begin(`203.0.113.${i}`, 'owner@example.com');
+    const throttle = createSignInThrottle({ clock: t.clock, repos: t.services.repos });
+    const delays: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const a = await throttle.begin(`203.0.113.${i}`, 'owner@example.com');
       expect(a.wait).toBe(0);
-      return a.delayMs;
-    });
+      delays.push(a.delayMs);
+    }
     expect(delays).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 250, 500, 1000, 2000, 4000, 4000]);
     // The window passes: no delay any more.
     t.clock.advance(900_000);
-    expect(throttle.begin('203.0.113.99', 'owner@example.com').delayMs).toBe(0);
+    expect((await throttle.begin('203.0.113.99', 'owner@example.com')).delayMs).toBe(0);
   });
 });

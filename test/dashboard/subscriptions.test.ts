@@ -56,7 +56,7 @@ describe('dashboard subscriptions', () => {
     const res = await t.http.post(SUBS).set(as(s)).send(body);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_body', param });
-    expect(t.services.subscriptions.list(s.tenant.id)).toEqual([]);
+    expect(await t.services.subscriptions.list(s.tenant.id)).toEqual([]);
   });
 
   it('stops at the plan cap with 409 subscription_limit_reached (free: 10)', async () => {
@@ -103,6 +103,6 @@ describe('dashboard subscriptions', () => {
     await t.http.post(SUBS).set(as(a)).send({ address });
     expect((await t.http.get(SUBS).set('Cookie', b.cookie)).body.subscriptions).toEqual([]);
     expect((await t.http.delete(`${SUBS}/${address}`).set(as(b))).status).toBe(404);
-    expect(t.services.subscriptions.list(a.tenant.id)).toHaveLength(1);
+    expect(await t.services.subscriptions.list(a.tenant.id)).toHaveLength(1);
   });
 });

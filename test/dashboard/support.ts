@@ -9,10 +9,10 @@ export const PASSWORD = 'correct horse battery staple';
 let n = 0;
 
 /** A tenant with an email and a password set (as `tenants set-password` does). */
-export function aTenantWithPassword(t: TestApp, opts: { plan?: string; email?: string; password?: string } = {}) {
+export async function aTenantWithPassword(t: TestApp, opts: { plan?: string; email?: string; password?: string } = {}) {
   const email = opts.email ?? `owner${++n}@example.com`;
-  const tenant = t.services.accounts.createTenant({ name: `Tenant ${n}`, plan: opts.plan ?? 'free', email });
-  t.services.accounts.setPassword(tenant.id, opts.password ?? PASSWORD);
+  const tenant = await t.services.accounts.createTenant({ name: `Tenant ${n}`, plan: opts.plan ?? 'free', email });
+  await t.services.accounts.setPassword(tenant.id, opts.password ?? PASSWORD);
   return { tenant, email, password: opts.password ?? PASSWORD };
 }
 
@@ -35,7 +35,7 @@ export async function signIn(t: TestApp, email: string, password = PASSWORD, hea
 
 /** A signed-in tenant, ready for calls. */
 export async function signedInTenant(t: TestApp, opts: { plan?: string } = {}) {
-  const made = aTenantWithPassword(t, opts);
+  const made = await aTenantWithPassword(t, opts);
   const s = await signIn(t, made.email);
   return { ...made, ...s };
 }

@@ -171,7 +171,7 @@ describe('a demo set through the API', () => {
     const t = makeTestApp();
     const small = { tokens: 8, days: 2, seed: 5, until };
     t.clock.set(until * 1000);
-    loadDemo({ store: t.store, ingest: t.services.ingest }, small);
+    await loadDemo(t.services, small);
     for (const m of demoTokens(small)) {
       const o = (await t.http.get(`/v1/token/${m.address}/overview`).expect(200)).body;
       expect(o.marketCapUsd).toBeCloseTo(o.priceUsd * o.circulatingSupply, 6);

@@ -32,9 +32,9 @@ describe('demo data', () => {
     expect(trades.filter((tr, k) => k > 0 && trades[k - 1]!.token === tr.token && trades[k - 1]!.blockTime > tr.blockTime)).toEqual([]);
   });
 
-  it('loads through the ingest path, marks the store demo-only, and records seed and anchor', () => {
+  it('loads through the ingest path, marks the store demo-only, and records seed and anchor', async () => {
     const t = makeTestApp();
-    const counts = loadDemo({ store: t.store, ingest: t.services.ingest }, flat);
+    const counts = await loadDemo(t.services, flat);
     expect(counts.tokens).toBe(6);
     expect(t.store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(counts.trades);
     expect(t.store.db.prepare('SELECT count(*) FROM candles').pluck().get()).toBeGreaterThan(0);
@@ -44,9 +44,9 @@ describe('demo data', () => {
       tradesPerTokenPerDay: 300,
       generation: 2,
     });
-    expect(storeHoldsOnlyDemo(t.store)).toBe(true);
+    expect(await storeHoldsOnlyDemo(t.services.repos)).toBe(true);
     t.ingest([aToken()]);
-    expect(storeHoldsOnlyDemo(t.store)).toBe(false);
+    expect(await storeHoldsOnlyDemo(t.services.repos)).toBe(false);
     t.close();
   });
 });

@@ -3,12 +3,13 @@
  * subscriptions of existing and missing tenants, duplicates refused, webhooks set and cleared,
  * removals, a token's subscribers, plan caps and webhook secrets.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Db } from '../../src/store/db.js';
 import { createSubscriptionsRepo, type SubscriptionsRepo } from '../../src/store/subscriptions-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { asyncRepo, sqliteTransaction, type Async } from '../../src/store/async.js';
 import { createPgSubscriptionsRepo } from '../../src/store/pg/subscriptions-repo.js';
+import { createPgPool } from '../../src/store/pg/pool.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';
 
 type Repo = Async<SubscriptionsRepo>;
@@ -24,7 +25,7 @@ const time = fc.integer({ min: 0, max: 20 });
 const call = <A extends unknown[]>(name: string, args: fc.Arbitrary<A>, run: (r: Repo, ...a: A) => Promise<unknown>): fc.Arbitrary<Call<Repo>> =>
   args.map((a) => ({ label: `${name}${show(a)}`, run: (r: Repo) => run(r, ...a) }));
 
-const calls = fc.oneof(
+const simple = [
   call('find', fc.tuple(tenantId, address), (r, t, a) => r.find(t, a)),
   call('list', fc.tuple(tenantId), (r, t) => r.list(t)),
   call('count', fc.tuple(tenantId), (r, t) => r.count(t)),
@@ -38,7 +39,21 @@ const calls = fc.oneof(
   call('maxSubscriptions', fc.tuple(tenantId), (r, t) => r.maxSubscriptions(t)),
   call('webhookSecret', fc.tuple(tenantId), (r, t) => r.webhookSecret(t)),
   call('insertWebhookSecret', fc.tuple(tenantId, fc.constantFrom('sec1', 'sec2'), time), (r, t, s, at) => r.insertWebhookSecret(t, s, at)),
-);
+];
+
+/** A transaction of a few calls, rolled back when `fail` (an error thrown after its writes) or when a call fails. */
+const transaction: fc.Arbitrary<Call<Repo>> = fc.tuple(fc.array(fc.oneof(...simple), { minLength: 1, maxLength: 4 }), fc.boolean()).map(([inner, fail]) => ({
+  label: `inTransaction[${inner.map((c) => c.label).join('; ')}]${fail ? ' then throw' : ''}`,
+  run: (r: Repo) =>
+    r.inTransaction(async (tx) => {
+      const out: unknown[] = [];
+      for (const c of inner) out.push(await c.run(tx));
+      if (fail) throw new Error('rolled back');
+      return out;
+    }),
+}));
+
+const calls = fc.oneof({ arbitrary: fc.oneof(...simple), weight: 6 }, { arbitrary: transaction, weight: 1 });
 
 const finalReads: Call<Repo>[] = [
   ...TENANTS.map((t): Call<Repo> => ({ label: `list(${t})`, run: (r) => r.list(t) })),
@@ -68,12 +83,35 @@ describe('subscriptions repo on PostgreSQL', () => {
         const store = e.sqlite();
         try {
           seedLite(store.db);
-          await sameAnswers(asyncRepo(createSubscriptionsRepo(store.db)), createPgSubscriptionsRepo(e.pool), [...cs, ...finalReads]);
+          await sameAnswers(asyncRepo(createSubscriptionsRepo(store.db), sqliteTransaction(store)), createPgSubscriptionsRepo(e.pool), [...cs, ...finalReads]);
         } finally {
           store.close();
         }
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('keeps the plan cap when registrations race on three instances', async () => {
+    await e.truncate(['webhook_secrets', 'subscriptions', 'tenants']);
+    await e.pool.query(SEED[0]![0]!);
+    const pools = [1, 2, 3].map((i) => createPgPool({ url: e.db.url, instanceId: `subscriptions-${i}`, max: 2 }));
+    try {
+      const cap = (await createPgSubscriptionsRepo(e.pool).maxSubscriptions('t1'))!;
+      // More registrations than the cap, each inserting only while the tenant is below it.
+      const made = await Promise.all(
+        Array.from({ length: cap + 5 }, (_, i) =>
+          createPgSubscriptionsRepo(pools[i % 3]!).inTransaction(async (tx) => {
+            if ((await tx.count('t1')) >= cap) return false;
+            await tx.insert({ id: `s${i}`, tenantId: 't1', address: `A${i}`, webhookUrl: null, createdAt: i });
+            return true;
+          }),
+        ),
+      );
+      expect(made.filter(Boolean)).toHaveLength(cap);
+      expect(await createPgSubscriptionsRepo(e.pool).count('t1')).toBe(cap);
+    } finally {
+      for (const p of pools) await p.end();
+    }
   });
 });

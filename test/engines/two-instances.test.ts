@@ -37,8 +37,8 @@ beforeAll(async () => {
   b = await startInstance('inst-b', dbPath, redis.url);
   store = openStore(dbPath);
   const services = createServices({ store, clock: systemClock });
-  tenantId = services.accounts.createTenant({ name: 'Two instances', plan: 'enterprise' }).id;
-  ingestKey = services.accounts.createKey(tenantId, { scopes: ['read', 'manage', 'ingest'] }).secret;
+  tenantId = (await services.accounts.createTenant({ name: 'Two instances', plan: 'enterprise' })).id;
+  ingestKey = (await services.accounts.createKey(tenantId, { scopes: ['read', 'manage', 'ingest'] })).secret;
   await until(
     async () => [(await health(a)).body.redis, (await health(b)).body.redis],
     (s) => s.every((r) => r === 'up'),

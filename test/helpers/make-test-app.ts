@@ -11,6 +11,8 @@ import { createServices, type Services } from '../../src/services/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Scope } from '../../src/services/accounts.js';
+import { createAccountsRepo } from '../../src/store/accounts-repo.js';
+import { newId, newKeySecret } from '../../src/domain/api-key.js';
 
 export type FakeClock = { now(): number; set(ms: number): void; advance(ms: number): void; seconds(): number };
 
@@ -56,9 +58,17 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
     http,
     ingest: (records) => services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value }))),
     makeKey(o = {}) {
-      const tenantId = o.tenantId ?? services.accounts.createTenant({ name: 'Test tenant', plan: o.plan ?? 'free' }).id;
-      const made = services.accounts.createKey(tenantId, { scopes: o.scopes ?? ['read', 'manage'] });
-      return { secret: made.secret, keyId: made.key.id, tenantId };
+      // Synchronous, so the many tests that make keys stay short: straight into the SQLite store,
+      // as the accounts service writes them (tests of the service itself call it, awaited).
+      const repo = createAccountsRepo(store.db);
+      const tenantId = o.tenantId ?? newId('ten');
+      if (o.tenantId === undefined) repo.insertTenant({ id: tenantId, name: 'Test tenant', plan: o.plan ?? 'free', email: null, createdAt: clock.seconds() });
+      const s = newKeySecret();
+      const keyId = newId('key');
+      const scopes = o.scopes ?? ['read', 'manage'];
+      repo.insertKey({ id: keyId, tenantId, name: null, hash: s.hash, prefix: s.prefix, last4: s.last4, scopes, createdAt: clock.seconds(), expiresAt: null });
+      services.accounts.changed();
+      return { secret: s.secret, keyId, tenantId };
     },
     close: () => store.close(),
   };

@@ -7,7 +7,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Running } from '../../src/server.js';
-import { createAccounts } from '../../src/services/accounts.js';
 import { systemClock } from '../../src/domain/clock.js';
 
 const CAP = 6;
@@ -22,9 +21,9 @@ beforeAll(async () => {
     { limits: { requestTimeoutMs: 800, headersTimeoutMs: 400, keepAliveTimeoutMs: 300, checkEveryMs: 50 } },
   );
   port = (running.server.address() as { port: number }).port;
-  const accounts = createAccounts({ store: running.store, clock: systemClock });
-  const tenant = accounts.createTenant({ name: 'T', plan: 'pro', email: 'owner@example.com' });
-  manageKey = accounts.createKey(tenant.id, { scopes: ['read', 'manage'] }).secret;
+  const accounts = running.services.accounts;
+  const tenant = await accounts.createTenant({ name: 'T', plan: 'pro', email: 'owner@example.com' });
+  manageKey = (await accounts.createKey(tenant.id, { scopes: ['read', 'manage'] })).secret;
 });
 afterAll(async () => {
   await running.stop();

@@ -40,7 +40,7 @@ describe('a full store', () => {
     });
     expect(refused!.headers['ratelimit-limit']).toBe('30000');
     // Nothing half-written: exactly the subscriptions that were answered 201.
-    expect(t.services.subscriptions.list(tenantId)).toHaveLength(accepted);
+    expect(await t.services.subscriptions.list(tenantId)).toHaveLength(accepted);
 
     // Reads still answer.
     const list = await t.http.get('/v1/tokens/registered').set('x-api-key', secret);

@@ -42,7 +42,7 @@ describe('a CLI ingest beside the server', () => {
     );
     writeFileSync(file, lines.join('\n') + '\n');
     const ingestKey = app.makeKey({ plan: 'enterprise', scopes: ['read', 'manage', 'ingest'] });
-    const { email, password } = aTenantWithPassword(app, { plan: 'enterprise' });
+    const { email, password } = await aTenantWithPassword(app, { plan: 'enterprise' });
 
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ingest', file, '--json'], {
       env: { ...process.env, DATABASE_PATH: dbPath, LOG_LEVEL: 'silent' },

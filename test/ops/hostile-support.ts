@@ -48,7 +48,7 @@ export async function hostileWorld(): Promise<World> {
     }),
   );
   t.ingest([a, b, ma, mb, ...trades, aHolder(a.address, { owner: wallet }), aHolder(b.address)]);
-  const tenant = t.services.accounts.createTenant({ name: 'Hostile', plan: 'enterprise' }).id;
+  const tenant = (await t.services.accounts.createTenant({ name: 'Hostile', plan: 'enterprise' })).id;
   const read = t.makeKey({ tenantId: tenant, scopes: ['read'] });
   const ingest = t.makeKey({ tenantId: tenant, scopes: ['read', 'ingest'] });
 

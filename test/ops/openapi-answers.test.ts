@@ -18,7 +18,7 @@ let w: ContractWorld;
 let doc: Doc;
 let specs: RouteSpec[];
 beforeAll(async () => {
-  w = contractWorld();
+  w = await contractWorld();
   doc = (await w.t.http.get('/openapi.json')).body as Doc;
   specs = w.t.app.routes.filter(documented);
 });

@@ -31,7 +31,7 @@ let dir: string;
 let generated: string;
 
 beforeAll(async () => {
-  w = contractWorld();
+  w = await contractWorld();
   server = w.t.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,7 +22,7 @@ export type Call = {
 
 export type ContractWorld = { t: TestApp; traded: string; untraded: string; symbol: string; secret: string; keyId: string };
 
-export function contractWorld(): ContractWorld {
+export async function contractWorld(): Promise<ContractWorld> {
   const t = makeTestApp({ env: { RATE_LIMIT_ANON: '1000000/60' } });
   const now = t.clock.seconds();
   const a = aToken({ symbol: 'TYPED', name: 'Typed Token' });
@@ -38,7 +38,7 @@ export function contractWorld(): ContractWorld {
     }),
   );
   t.ingest([a, b, m, ...trades, aHolder(a.address), aHolder(a.address, { amount: 250 }), aHolder(b.address)]);
-  const tenantId = t.services.accounts.createTenant({ name: 'Contract', plan: 'pro' }).id;
+  const tenantId = (await t.services.accounts.createTenant({ name: 'Contract', plan: 'pro' })).id;
   const key = t.makeKey({ tenantId, scopes: [...SCOPES] });
   return { t, traded: a.address, untraded: b.address, symbol: a.symbol, secret: key.secret, keyId: key.keyId };
 }

@@ -142,7 +142,7 @@ describe('revocation and expiry while connected', () => {
     const c = await Client.open(`${live.wsBase}/v1/stream`, { 'x-api-key': secret });
     const d = await Client.open(`${live.wsBase}/v1/stream`, { 'x-api-key': other.secret });
     const cli = openStore(path);
-    createServices({ store: cli, clock: fakeClock() }).accounts.revokeKey(keyId);
+    await createServices({ store: cli, clock: fakeClock() }).accounts.revokeKey(keyId);
     cli.close();
     expect(await c.closed()).toBe(4401);
     const pong = await d.request({ op: 'ping' });
@@ -153,7 +153,7 @@ describe('revocation and expiry while connected', () => {
   it('closes with 4401 once a rotated key passes its grace period', async () => {
     live = await startLive();
     const { secret, keyId, tenantId } = live.makeKey();
-    live.services.accounts.rotateKey(tenantId, keyId, 60);
+    await live.services.accounts.rotateKey(tenantId, keyId, 60);
     const c = await Client.open(`${live.wsBase}/v1/stream`, { 'x-api-key': secret });
     expect((await c.request({ op: 'ping' })).op).toBe('pong');
     live.clock.advance(61_000);

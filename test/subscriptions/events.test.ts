@@ -244,7 +244,7 @@ describe('GET /v1/events', () => {
     expect(page.body.events).toHaveLength(1);
     const count = () => t.store.db.prepare('SELECT count(*) FROM events').pluck().get();
     expect(count()).toBe(2);
-    expect(createEvents({ store: t.store, clock: t.clock }).prune()).toBe(1);
+    expect(await createEvents({ clock: t.clock, repos: t.services.repos }).prune()).toBe(1);
     expect(count()).toBe(1);
   });
 

@@ -322,16 +322,16 @@ describe('the subscriptions service (shared with the dashboard)', () => {
     expect(first.webhookSecret).toBeTruthy();
     const again = await s.register(tenantId, address);
     expect(again).toEqual({ created: false, subscription: first.subscription });
-    expect(s.list(tenantId)).toEqual([first.subscription]);
+    expect(await s.list(tenantId)).toEqual([first.subscription]);
     await expect(s.register(tenantId, 'bad')).rejects.toMatchObject({ kind: 'invalid', param: 'address' });
-    expect(s.remove(tenantId, address)).toEqual(first.subscription);
-    expect(() => s.remove(tenantId, address)).toThrow(expect.objectContaining({ kind: 'not_found' }));
+    expect(await s.remove(tenantId, address)).toEqual(first.subscription);
+    await expect(s.remove(tenantId, address)).rejects.toThrow(expect.objectContaining({ kind: 'not_found' }));
   });
 
   it('is safe by default: without config it refuses private webhook targets', async () => {
     t = makeTestApp();
     const { createSubscriptions } = await import('../../src/services/subscriptions.js');
-    const s = createSubscriptions({ store: t.store, clock: t.clock });
+    const s = createSubscriptions({ clock: t.clock, repos: t.services.repos });
     const { tenantId } = t.makeKey();
     await expect(s.register(tenantId, anAddress(), 'http://127.0.0.1/x')).rejects.toMatchObject({ kind: 'invalid', param: 'webhookUrl' });
   });

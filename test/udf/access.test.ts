@@ -33,7 +33,7 @@ describe('/udf callers', () => {
     t = makeTestApp();
     const { secret, keyId } = t.makeKey();
     expect((await t.http.get('/udf/config').query({ key: secret })).status).toBe(200);
-    t.services.accounts.revokeKey(keyId);
+    await t.services.accounts.revokeKey(keyId);
     const res = await t.http.get('/udf/config').query({ key: secret });
     expect(res.status).toBe(401);
     expect(res.body.s).toBe('error');

@@ -75,9 +75,9 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       response: S.keyList,
       example: S.keyListExample,
     },
-    ({ caller }, ctx) => {
+    async ({ caller }, ctx) => {
       privateAnswer(ctx);
-      return { keys: accounts.listKeys(caller.tenant.id) };
+      return { keys: await accounts.listKeys(caller.tenant.id) };
     },
   );
 
@@ -94,9 +94,9 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       example: S.keyCreatedExample,
       statuses: [201],
     },
-    ({ body, caller: { tenant, key } }, ctx) => {
+    async ({ body, caller: { tenant, key } }, ctx) => {
       privateAnswer(ctx);
-      const made = accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes });
+      const made = await accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes });
       ctx.status = 201;
       return made;
     },
@@ -114,9 +114,9 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       response: S.keyRevoked,
       example: S.keyRevokedExample,
     },
-    ({ params, caller }, ctx) => {
+    async ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { key: accounts.revokeKey(params.id, caller.tenant.id) };
+      return { key: await accounts.revokeKey(params.id, caller.tenant.id) };
     },
   );
 
@@ -134,9 +134,9 @@ export function accountRouter(deps: AppDeps): ApiRouter {
       example: S.keyRotatedExample,
       statuses: [201],
     },
-    ({ params, body, caller }, ctx) => {
+    async ({ params, body, caller }, ctx) => {
       privateAnswer(ctx);
-      const made = accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, caller.key.scopes);
+      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, caller.key.scopes);
       ctx.status = 201;
       return made;
     },

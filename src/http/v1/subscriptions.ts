@@ -82,9 +82,9 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
       response: S.subscriptionList,
       example: S.subscriptionListExample,
     },
-    ({ caller }, ctx) => {
+    async ({ caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscriptions: subscriptions().list(caller.tenant.id) };
+      return { subscriptions: await subscriptions().list(caller.tenant.id) };
     },
   );
 
@@ -100,9 +100,9 @@ export function subscriptionsRouter(deps: AppDeps): ApiRouter {
       example: S.subscriptionRemovedExample,
       summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
     },
-    ({ params, caller }, ctx) => {
+    async ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscription: subscriptions().remove(caller.tenant.id, params.address) };
+      return { subscription: await subscriptions().remove(caller.tenant.id, params.address) };
     },
   );
 

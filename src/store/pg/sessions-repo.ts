@@ -11,7 +11,11 @@
 import type { Async } from '../async.js';
 import type { SessionRow } from '../sessions-repo.js';
 import type { SessionsRepo, SignInCountsRepo } from '../repos.js';
-import { limitParam, row, rows, type Queryable } from './pg-repo.js';
+import { limitParam, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
+
+/** The advisory lock that makes session and sign-in count transactions one at a time across instances. */
+export const SESSIONS_LOCK_KEY = '7301746852145370005';
+export const SIGN_IN_LOCK_KEY = '7301746852145370006';
 
 /** Line pointers per block in a packed ctid (a block holds far fewer rows than this). */
 const LINES = 2 ** 16;
@@ -43,6 +47,8 @@ export function createPgSessionsRepo(db: Queryable): PgSessionsRepo {
     remove: (idHash) => run('DELETE FROM dashboard_sessions WHERE id_hash = $1', [idHash]),
     removeTenant: (tenantId) => run('DELETE FROM dashboard_sessions WHERE tenant_id = $1', [tenantId]),
     removeExpired: (now) => run('DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR absolute_expires_at <= $1', [now]),
+    // One at a time on every instance, as BEGIN IMMEDIATE makes them on SQLite.
+    inTransaction: (fn) => pgTransaction(db, SESSIONS_LOCK_KEY, (client) => fn(createPgSessionsRepo(client))),
   };
 }
 
@@ -71,5 +77,6 @@ export function createPgSignInCountsRepo(db: Queryable): PgSignInCountsRepo {
       return run('DELETE FROM sign_in_failures WHERE ctid = $1::tid', [`(${Math.floor(n / LINES)},${n % LINES})`]);
     },
     prune: (before) => run('DELETE FROM sign_in_failures WHERE at <= $1', [before]),
+    inTransaction: (fn) => pgTransaction(db, SIGN_IN_LOCK_KEY, (client) => fn(createPgSignInCountsRepo(client))),
   };
 }

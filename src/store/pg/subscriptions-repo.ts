@@ -6,7 +6,10 @@
  */
 import type { Async } from '../async.js';
 import type { Subscriber, Subscription, SubscriptionsRepo } from '../subscriptions-repo.js';
-import { changes, row, rows, type Queryable } from './pg-repo.js';
+import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
+
+/** The advisory lock key of subscription transactions (a count and the insert it allows, on every instance). */
+export const SUBSCRIPTIONS_LOCK_KEY = '7301746852145370004';
 
 const COLUMNS = 'id, address, webhook_url AS "webhookUrl", created_at AS "createdAt"';
 
@@ -43,5 +46,6 @@ export function createPgSubscriptionsRepo(db: Queryable): PgSubscriptionsRepo {
     async insertWebhookSecret(tenantId, secret, now) {
       await db.query('INSERT INTO webhook_secrets (tenant_id, secret, created_at) VALUES ($1, $2, $3)', [tenantId, secret, now]);
     },
+    inTransaction: (fn) => pgTransaction(db, SUBSCRIPTIONS_LOCK_KEY, (client) => fn(createPgSubscriptionsRepo(client))),
   };
 }
