@@ -6,7 +6,7 @@
  * are gone since migration 013: top traders read their boards from the trades.)
  */
 import { writeTransaction, type Db } from './db.js';
-import type { IngestHook, InsertedTrade } from '../services/ingest.js';
+import type { SqliteIngestHook, InsertedTrade } from '../services/ingest.js';
 
 /**
  * Bucket widths of market_rollups, widest first; each divides the one before, so a window's cover
@@ -45,7 +45,7 @@ function fold(folds: Map<string, Fold>, levels: readonly number[], tr: InsertedT
 }
 
 /** The hook that keeps the read views; add it to src/services/ingest-hooks.ts. */
-export function readViewsHook(db: Db): IngestHook {
+export function readViewsHook(db: Db): SqliteIngestHook {
   const upsertWalletLast = db.prepare(`
     INSERT INTO wallet_last (token_id, wallet, last_time) VALUES (?, ?, ?)
     ON CONFLICT (token_id, wallet) DO UPDATE SET last_time = max(last_time, excluded.last_time)`);
