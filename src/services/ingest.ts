@@ -5,6 +5,9 @@
  * A batch is validated whole before anything is written; a batch with any bad record is refused
  * naming each bad line. Writes happen in transactions; derived views (token price, candle
  * rollups, and the hooks registered below) are updated in the same transaction as the trades.
+ * This is the SQLite ingest, synchronous; the rules it applies are engine-neutral
+ * (ingest-slice.ts) and src/services/ingest-engine.ts applies them on any engine, awaited
+ * (docs/architecture.md, The ingest boundary).
  */
 import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
@@ -150,7 +153,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     const batch: IngestBatch = { trades: settled.trades, touchedTokens: settled.touched, now, first };
     for (const hook of hooks) {
       // Nothing may await inside this transaction: a hook answering a promise would run after it.
-      if (hook(batch, tx) !== undefined) throw new Error('an ingest hook answered a promise inside a SQLite transaction');
+      if (hook(batch, tx) instanceof Promise) throw new Error('an ingest hook answered a promise inside a SQLite transaction');
     }
     return settled.result;
   });
