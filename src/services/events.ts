@@ -12,12 +12,17 @@
  * a walk by id never skips or repeats an event.
  */
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import type { Db, Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
 import { createEventsRepo, type EventRow } from '../store/events-repo.js';
-import { createSubscriptionsRepo } from '../store/subscriptions-repo.js';
+import { createSubscriptionsRepo, type Subscriber } from '../store/subscriptions-repo.js';
+import type pg from 'pg';
+import { createPgEventsRepo } from '../store/pg/events-repo.js';
+import { createPgSubscriptionsRepo } from '../store/pg/subscriptions-repo.js';
+import { createPgTradesRepo } from '../store/pg/trades-repo.js';
+import { createPgWebhookOutboxRepo } from '../store/pg/webhook-outbox-repo.js';
 import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
@@ -49,46 +54,85 @@ export function eventJson(row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'da
 
 const byTradeOrder = (a: InsertedTrade, b: InsertedTrade) => a.blockTime - b.blockTime || a.id - b.id;
 
-/** The ingest hook that writes events and queues their webhooks. */
-export function createEventsHook(deps: { store: Store; clock: Clock }): IngestHook {
-  const { db } = deps.store;
-  const subscriptions = createSubscriptionsRepo(db);
-  const events = createEventsRepo(db);
-  const outbox = createWebhookOutboxRepo(db);
-  const trades = createTradesRepo(db);
+/** One event to write: its tenant, token and data, and the subscription whose webhook (if any) delivers it. */
+type NewEvent = { tenantId: string; token: string; data: string; subscriptionId: string; webhookUrl: string | null };
 
-  return ({ trades: inserted, now }) => {
-    if (inserted.length === 0 || !subscriptions.any()) return;
-    const byToken = new Map<string, InsertedTrade[]>();
-    for (const t of inserted) {
-      const list = byToken.get(t.token);
-      if (list) list.push(t);
-      else byToken.set(t.token, [t]);
-    }
+/** The batch's trades of each token, in the batch's order of tokens. */
+function byToken(inserted: readonly InsertedTrade[]): Map<string, InsertedTrade[]> {
+  const out = new Map<string, InsertedTrade[]>();
+  for (const t of inserted) {
+    const list = out.get(t.token);
+    if (list) list.push(t);
+    else out.set(t.token, [t]);
+  }
+  return out;
+}
+
+/** The events of one token's trades (sorted here into trade order), one per TRADES_PER_EVENT trades and subscriber. */
+function eventsOf(token: string, list: InsertedTrade[], subscribers: readonly Subscriber[], dex: ReadonlyMap<string, string | null>): NewEvent[] {
+  const out: NewEvent[] = [];
+  list.sort(byTradeOrder);
+  for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
+    const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => toTradeJson({ ...t, dex: dex.get(t.market) ?? null }));
+    const data = JSON.stringify({ trades: chunk });
+    for (const s of subscribers) out.push({ tenantId: s.tenantId, token, data, subscriptionId: s.subscriptionId, webhookUrl: s.webhookUrl });
+  }
+  return out;
+}
+
+/**
+ * The ingest hook that writes events and queues their webhooks, on either engine: on SQLite with
+ * the store's statements (synchronously, inside its transaction), on PostgreSQL with the repos
+ * built on the ingest's transaction client (docs/architecture.md, The ingest boundary), so the
+ * events are numbered in commit order and exist exactly when their trades do.
+ */
+export function createEventsHook(deps: { store?: Pick<Store, 'db'>; clock: Clock }): IngestHook {
+  let sqlite: ReturnType<typeof sqliteRepos> | undefined;
+  return ({ trades: inserted, now }, tx) => {
+    if (tx.engine === 'postgres') return pgEvents(deps.clock, tx.client, inserted, now);
+    if (deps.store === undefined) throw new Error('the events hook was built without the SQLite store it is called with');
+    const { subscriptions, events, outbox, trades } = (sqlite ??= sqliteRepos(deps.store.db));
+    if (inserted.length === 0 || !subscriptions.any()) return undefined;
     const dexes = new Map<string, string | null>();
-    const dex = (market: string) => {
-      let d = dexes.get(market);
-      if (d === undefined) {
-        d = trades.dexOf(market);
-        dexes.set(market, d);
-      }
-      return d;
-    };
     const nowMs = deps.clock.now();
-    for (const [token, list] of byToken) {
+    for (const [token, list] of byToken(inserted)) {
       const subscribers = subscriptions.subscribers(token);
       if (subscribers.length === 0) continue;
-      list.sort(byTradeOrder);
-      for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
-        const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => toTradeJson({ ...t, dex: dex(t.market) }));
-        const data = JSON.stringify({ trades: chunk });
-        for (const s of subscribers) {
-          const id = events.insert(s.tenantId, token, now, data);
-          if (s.webhookUrl !== null) outbox.enqueue(id, s.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
-        }
+      for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, trades.dexOf(t.market));
+      for (const e of eventsOf(token, list, subscribers, dexes)) {
+        const id = events.insert(e.tenantId, token, now, e.data);
+        if (e.webhookUrl !== null) outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
       }
     }
+    return undefined;
   };
+}
+
+const sqliteRepos = (db: Db) => ({
+  subscriptions: createSubscriptionsRepo(db),
+  events: createEventsRepo(db),
+  outbox: createWebhookOutboxRepo(db),
+  trades: createTradesRepo(db),
+});
+
+/** The events hook's writes on PostgreSQL (the same rows as the SQLite branch above). */
+async function pgEvents(clock: Clock, client: pg.ClientBase, inserted: readonly InsertedTrade[], now: number): Promise<void> {
+  const subscriptions = createPgSubscriptionsRepo(client);
+  if (inserted.length === 0 || !(await subscriptions.any())) return;
+  const events = createPgEventsRepo(client);
+  const outbox = createPgWebhookOutboxRepo(client);
+  const trades = createPgTradesRepo(client);
+  const dexes = new Map<string, string | null>();
+  const nowMs = clock.now();
+  for (const [token, list] of byToken(inserted)) {
+    const subscribers = await subscriptions.subscribers(token);
+    if (subscribers.length === 0) continue;
+    for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, await trades.dexOf(t.market));
+    for (const e of eventsOf(token, list, subscribers, dexes)) {
+      const id = await events.insert(e.tenantId, token, now, e.data);
+      if (e.webhookUrl !== null) await outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+    }
+  }
 }
 
 /** A cursor that this server did not issue for this tenant. */

@@ -1,6 +1,6 @@
 /**
  * The views that ingest keeps up to date in its write transaction, besides the candle rollups and
- * the token's last price (which ingest.ts handles itself). Add one line per view.
+ * the token's last price (which ingest.ts handles itself). Add one line per view, on each engine.
  */
 import type { Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
@@ -9,6 +9,9 @@ import { createEventsHook } from './events.js';
 import { readViewsHook } from '../store/read-views-repo.js';
 import { discoveryHook } from '../store/token-changes-repo.js';
 import { tradeCommitsHook } from '../store/stream-repo.js';
+import { pgReadViewsHook } from '../store/pg/read-views.js';
+import { pgDiscoveryHook } from '../store/pg/discovery-hook.js';
+import { pgTradeCommitsHook } from '../store/pg/stream-repo.js';
 
 export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] {
   return [
@@ -16,5 +19,15 @@ export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] 
     readViewsHook(deps.store.db), // per-wallet and per-market rollups for /v1 ranked lists and windows
     discoveryHook(deps.store.db), // search index and token change log for /v1/search and /v1/market
     tradeCommitsHook(deps.store.db), // where each transaction's trades end, for the live stream
+  ];
+}
+
+/** The same views on PostgreSQL, each written on the ingest's transaction client. */
+export function pgIngestHooks(deps: { clock: Clock }): IngestHook[] {
+  return [
+    createEventsHook(deps), // events and webhook outbox rows for registered tokens
+    pgReadViewsHook(), // per-wallet and per-market rollups for /v1 ranked lists and windows
+    pgDiscoveryHook(), // search index and token change log for /v1/search and /v1/market
+    pgTradeCommitsHook(), // where each transaction's trades end, for the live stream
   ];
 }

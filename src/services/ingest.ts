@@ -5,17 +5,19 @@
  * A batch is validated whole before anything is written; a batch with any bad record is refused
  * naming each bad line. Writes happen in transactions; derived views (token price, candle
  * rollups, and the hooks registered below) are updated in the same transaction as the trades.
+ * This is the SQLite ingest, synchronous; the rules it applies are engine-neutral
+ * (ingest-slice.ts) and src/services/ingest-engine.ts applies them on any engine, awaited
+ * (docs/architecture.md, The ingest boundary).
  */
 import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
-import { rollupDeltas } from '../domain/candles.js';
-import { createCandlesRepo } from '../store/candles-repo.js';
-import { marketRollupDeltas } from '../domain/market-candles.js';
-import { createIngestRepo } from '../store/ingest-repo.js';
-import { createMarketCandlesRepo } from '../store/market-candles-repo.js';
+import { createIngestRepo, createSqliteIngestWriter, type IngestTx } from '../store/ingest-repo.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
+import { settleSlice, sliceRows } from './ingest-slice.js';
+
+export type { IngestTx };
 
 export type IngestResult = { accepted: number; duplicates: number };
 export type LineError = { line: number; error: string };
@@ -34,17 +36,27 @@ export class IngestRejected extends Error {
  */
 export type InsertedTrade = Omit<TradeRecord, 'type'> & { id: number; tokenId: number; isBuy: boolean };
 
-/**
- * Runs inside the ingest transaction after a chunk's records are written. Must not await.
- * Hooks keep views that ingest must update atomically (events, per-wallet rollups, ...).
- */
-export type IngestHook = (batch: {
+/** What a hook is handed: one slice's new trades and touched tokens. */
+export type IngestBatch = {
   trades: readonly InsertedTrade[];
   touchedTokens: ReadonlySet<number>;
   now: number;
   /** Whether this is the transaction's first call: a sliced batch calls its hooks once per slice. */
   first: boolean;
-}) => void;
+};
+
+/**
+ * Runs inside the ingest transaction after a slice's records are written (docs/architecture.md,
+ * The ingest boundary). Hooks keep views that ingest must update atomically (events, read
+ * views, ...). `tx` names the engine and, on PostgreSQL, the transaction's client: a hook that
+ * writes builds its statements on it. On SQLite the transaction is synchronous: a hook must
+ * answer undefined there (it runs its statements at once); on PostgreSQL it may answer a promise.
+ * Hooks that write nothing (metrics, caches) take the batch alone.
+ */
+export type IngestHook = (batch: IngestBatch, tx: IngestTx) => Promise<void> | void;
+
+/** A hook of the SQLite store: its statements are its own, it needs no handle and never awaits. */
+export type SqliteIngestHook = (batch: IngestBatch) => void;
 
 export type Validator = {
   /** Validates one raw record at `line`; returns it, or records the error and returns null. */
@@ -81,151 +93,70 @@ export type Ingest = {
 
 const MAX_ERRORS = 100;
 
+/**
+ * A validator for one batch, tracking which tokens the batch defines, in order; `stored(address)`
+ * tells whether a token is stored already (asked once per address).
+ */
+export function createValidator(stored: (address: string) => boolean): Validator {
+  const defined = new Set<string>();
+  const known = new Map<string, boolean>();
+  const errors: LineError[] = [];
+  const exists = (address: string): boolean => {
+    if (defined.has(address)) return true;
+    let k = known.get(address);
+    if (k === undefined) {
+      k = stored(address);
+      known.set(address, k);
+    }
+    return k;
+  };
+  let invalid = 0;
+  const reject = (line: number, error: string) => {
+    invalid++;
+    if (errors.length < MAX_ERRORS) errors.push({ line, error });
+    else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
+  };
+  return {
+    errors,
+    get invalid() {
+      return invalid;
+    },
+    reject,
+    check(line, value) {
+      const parsed = parseRecord(value);
+      let error: string | null = null;
+      if (!parsed.ok) error = parsed.error;
+      else if (parsed.record.type === 'token') defined.add(parsed.record.address);
+      else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
+      if (error === null) return parsed.ok ? parsed.record : null;
+      reject(line, error);
+      return null;
+    },
+  };
+}
+
 export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
   const { db } = deps.store;
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
-  const candles = createCandlesRepo(db);
-  const marketCandles = createMarketCandlesRepo(db);
-
-  const { tokenId, upsertToken, upsertMarket, marketBefore, insertTrade, upsertHolder, deleteHolder, touchToken, setLastTrade } = createIngestRepo(db);
+  const { tokenId } = createIngestRepo(db);
+  const writer = createSqliteIngestWriter(db);
+  const tx: IngestTx = { engine: 'sqlite' };
 
   function validator(): Validator {
-    const defined = new Set<string>();
-    const known = new Map<string, boolean>();
-    const errors: LineError[] = [];
-    const exists = (address: string): boolean => {
-      if (defined.has(address)) return true;
-      let k = known.get(address);
-      if (k === undefined) {
-        k = tokenId.get(address) !== undefined;
-        known.set(address, k);
-      }
-      return k;
-    };
-    let invalid = 0;
-    const reject = (line: number, error: string) => {
-      invalid++;
-      if (errors.length < MAX_ERRORS) errors.push({ line, error });
-      else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
-    };
-    return {
-      errors,
-      get invalid() {
-        return invalid;
-      },
-      reject,
-      check(line, value) {
-        const parsed = parseRecord(value);
-        let error: string | null = null;
-        if (!parsed.ok) error = parsed.error;
-        else if (parsed.record.type === 'token') defined.add(parsed.record.address);
-        else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
-        if (error === null) return parsed.ok ? parsed.record : null;
-        reject(line, error);
-        return null;
-      },
-    };
+    return createValidator((address) => tokenId.get(address) !== undefined);
   }
 
   const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean): SliceResult => {
     const now = nowSeconds(deps.clock);
-    const ids = new Map<string, number>();
-    const idOf = (address: string): number => {
-      let id = ids.get(address);
-      if (id === undefined) {
-        id = tokenId.get(address);
-        if (id === undefined) throw new Error(`token ${address} vanished during ingest`);
-        ids.set(address, id);
-      }
-      return id;
-    };
-    const touched = new Set<number>();
-    let dexChanged = false;
-    const trades: InsertedTrade[] = [];
-    let accepted = 0;
-    let duplicates = 0;
-
-    for (const { record: r } of records) {
-      switch (r.type) {
-        case 'token': {
-          const id = upsertToken.get({ ...r, now, isDemo: demo ? 1 : 0 }) as number;
-          ids.set(r.address, id);
-          touched.add(id);
-          accepted++;
-          break;
-        }
-        case 'market': {
-          const id = idOf(r.token);
-          const before = marketBefore.get(r.address);
-          // Trades of any token may name this market and show its dex: a new market or a new dex
-          // changes them all. A market moved to another token changes the old token's lists too.
-          if (before === undefined || before.dex !== r.dex) dexChanged = true;
-          else if (before.tokenId !== id) touched.add(before.tokenId);
-          upsertMarket.run({ ...r, tokenId: id });
-          touched.add(id);
-          accepted++;
-          break;
-        }
-        case 'holder': {
-          const id = idOf(r.token);
-          if (r.amount === 0) deleteHolder.run(id, r.owner);
-          else upsertHolder.run({ tokenId: id, owner: r.owner, amount: r.amount, updatedAt: r.updatedAt });
-          touched.add(id);
-          accepted++;
-          break;
-        }
-        case 'trade': {
-          const id = idOf(r.token);
-          const inserted = insertTradeRow(id, r);
-          if (inserted === null) {
-            duplicates++;
-          } else {
-            trades.push(inserted);
-            touched.add(id);
-            accepted++;
-          }
-          break;
-        }
-      }
+    const settled = settleSlice(records, writer.rows(sliceRows(records, now, demo)), now);
+    writer.derived(settled.derived);
+    const batch: IngestBatch = { trades: settled.trades, touchedTokens: settled.touched, now, first };
+    for (const hook of hooks) {
+      // Nothing may await inside this transaction: a hook answering a promise would run after it.
+      if (hook(batch, tx) instanceof Promise) throw new Error('an ingest hook answered a promise inside a SQLite transaction');
     }
-
-    if (trades.length > 0) {
-      candles.applyDeltas(rollupDeltas(trades));
-      marketCandles.applyDeltas(marketRollupDeltas(trades));
-      const newest = new Map<number, InsertedTrade>();
-      for (const t of trades) {
-        const cur = newest.get(t.tokenId);
-        if (cur === undefined || t.blockTime > cur.blockTime || (t.blockTime === cur.blockTime && t.id > cur.id)) {
-          newest.set(t.tokenId, t);
-        }
-      }
-      for (const t of newest.values()) setLastTrade.run({ priceUsd: t.priceUsd, blockTime: t.blockTime, id: t.id, tokenId: t.tokenId });
-    }
-    for (const id of touched) touchToken.run(now, id);
-    for (const hook of hooks) hook({ trades, touchedTokens: touched, now, first });
-    return { accepted, duplicates, change: dexChanged ? 'all' : touched };
+    return settled.result;
   });
-
-  function insertTradeRow(tokenId: number, r: TradeRecord): InsertedTrade | null {
-    const isBuy = r.side === 'buy';
-    // Positional: binding a record by name costs several microseconds more per trade.
-    const info = insertTrade.run(
-      tokenId,
-      r.blockTime,
-      r.signature,
-      r.index,
-      isBuy ? 1 : 0,
-      r.priceUsd,
-      r.amount,
-      r.quoteAmount,
-      r.volumeUsd,
-      r.wallet,
-      r.market,
-    );
-    if (info.changes === 0) return null;
-    // The new fields first: a spread followed by more fields made ingest about 8% slower (V8).
-    return { id: Number(info.lastInsertRowid), tokenId, isBuy, ...r };
-  }
 
   function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {
     const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true);

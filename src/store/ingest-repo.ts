@@ -1,9 +1,70 @@
 /**
- * The statements of the ingest write path (src/services/ingest.ts), prepared once per store.
- * They are handed over as statements, not wrapped: ingest runs them per record inside its
- * transaction, and a wrapper call per record and statement is measurable there.
+ * The write side of the ingest boundary (docs/architecture.md, The ingest boundary) and its
+ * SQLite writer. The ingest service (src/services/ingest.ts) keeps the rules: it validates,
+ * splits a batch into slices and decides from what a slice wrote which trades are new, which
+ * tokens changed and which candle deltas follow. An engine writer stores one slice's rows in one
+ * call and its derived rows (candle rollups, last trades, touched tokens) in a second, so the
+ * PostgreSQL writer (src/store/pg/ingest-repo.ts) can send each as a few multi-row statements.
+ * This SQLite writer runs today's prepared statements row by row inside the caller's
+ * transaction: a statement costs microseconds here, and a wrapper per row would be measurable.
  */
+import type pg from 'pg';
 import type { Db } from './db.js';
+import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../domain/records.js';
+import type { RollupDelta } from '../domain/candles.js';
+import type { MarketRollupDelta } from '../domain/market-candles.js';
+import type { InsertedTrade } from '../services/ingest.js';
+import { createCandlesRepo } from './candles-repo.js';
+import { createMarketCandlesRepo } from './market-candles-repo.js';
+
+/**
+ * The transaction an ingest hook runs in: on SQLite the one connection's (its hooks hold their
+ * own statements), on PostgreSQL the client of the ingest's inWriteOrder() transaction.
+ */
+export type IngestTx = { readonly engine: 'sqlite' } | { readonly engine: 'postgres'; readonly client: pg.ClientBase };
+
+/** One slice's records by kind, each list in record order. */
+export type SliceRows = {
+  now: number;
+  demo: boolean;
+  tokens: readonly TokenRecord[];
+  markets: readonly MarketRecord[];
+  holders: readonly HolderRecord[];
+  trades: readonly TradeRecord[];
+};
+
+/** A market row as it stood: its token and dex. */
+export type MarketBefore = { tokenId: number; dex: string };
+
+/** What storing a slice's rows answered. */
+export type SliceWritten = {
+  /** The id of every token the slice names (defined in it or referenced by its rows). */
+  ids: ReadonlyMap<string, number>;
+  /** For markets[i]: the row just before it was applied (earlier rows of the slice included), or undefined when new. */
+  marketsBefore: readonly (MarketBefore | undefined)[];
+  /** For trades[i]: its new record number, or null when it was stored already (or earlier in the slice). */
+  tradeIds: readonly (number | null)[];
+};
+
+/** The rows that follow from a slice's new trades and touched tokens. */
+export type SliceDerived = {
+  now: number;
+  candles: readonly RollupDelta[];
+  marketCandles: readonly MarketRollupDelta[];
+  /** Each token's newest new trade in trade order: its price and last trade move when it is newer. */
+  last: readonly InsertedTrade[];
+  touched: ReadonlySet<number>;
+};
+
+/**
+ * An engine's writer, bound to one transaction. Rows are applied in record order within each
+ * kind, tokens first, then markets, holders and trades (validation guarantees a row's token is
+ * defined before it or already stored, so this order gives the same rows as record order).
+ */
+export type IngestWriter = {
+  rows(slice: SliceRows): SliceWritten;
+  derived(d: SliceDerived): void;
+};
 
 export function createIngestRepo(db: Db) {
   const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
@@ -26,7 +87,7 @@ export function createIngestRepo(db: Db) {
       ON CONFLICT (address) DO UPDATE SET
         token_id = excluded.token_id, quote_address = excluded.quote_address, quote_symbol = excluded.quote_symbol,
         dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
-  const marketBefore = db.prepare<[string], { tokenId: number; dex: string }>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
+  const marketBefore = db.prepare<[string], MarketBefore>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
   const insertTrade = db.prepare(`
       INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -41,4 +102,64 @@ export function createIngestRepo(db: Db) {
       WHERE id = @tokenId AND (last_trade_at IS NULL OR (last_trade_at, last_trade_id) < (@blockTime, @id))`);
 
   return { tokenId, upsertToken, upsertMarket, marketBefore, insertTrade, upsertHolder, deleteHolder, touchToken, setLastTrade };
+}
+
+/** The SQLite writer: call it inside the store's write transaction (one connection, so no handle). */
+export function createSqliteIngestWriter(db: Db): IngestWriter {
+  const s = createIngestRepo(db);
+  const candles = createCandlesRepo(db);
+  const marketCandles = createMarketCandlesRepo(db);
+
+  return {
+    rows(slice) {
+      const ids = new Map<string, number>();
+      const idOf = (address: string): number => {
+        let id = ids.get(address);
+        if (id === undefined) {
+          id = s.tokenId.get(address);
+          if (id === undefined) throw new Error(`token ${address} vanished during ingest`);
+          ids.set(address, id);
+        }
+        return id;
+      };
+      const isDemo = slice.demo ? 1 : 0;
+      for (const r of slice.tokens) ids.set(r.address, s.upsertToken.get({ ...r, now: slice.now, isDemo }) as number);
+      const marketsBefore: (MarketBefore | undefined)[] = [];
+      for (const r of slice.markets) {
+        marketsBefore.push(s.marketBefore.get(r.address));
+        s.upsertMarket.run({ ...r, tokenId: idOf(r.token) });
+      }
+      for (const r of slice.holders) {
+        const id = idOf(r.token);
+        if (r.amount === 0) s.deleteHolder.run(id, r.owner);
+        else s.upsertHolder.run({ tokenId: id, owner: r.owner, amount: r.amount, updatedAt: r.updatedAt });
+      }
+      const tradeIds: (number | null)[] = [];
+      for (const r of slice.trades) {
+        // Positional: binding a record by name costs several microseconds more per trade.
+        const info = s.insertTrade.run(
+          idOf(r.token),
+          r.blockTime,
+          r.signature,
+          r.index,
+          r.side === 'buy' ? 1 : 0,
+          r.priceUsd,
+          r.amount,
+          r.quoteAmount,
+          r.volumeUsd,
+          r.wallet,
+          r.market,
+        );
+        tradeIds.push(info.changes === 0 ? null : Number(info.lastInsertRowid));
+      }
+      return { ids, marketsBefore, tradeIds };
+    },
+
+    derived(d) {
+      if (d.candles.length > 0) candles.applyDeltas(d.candles);
+      if (d.marketCandles.length > 0) marketCandles.applyDeltas(d.marketCandles);
+      for (const t of d.last) s.setLastTrade.run({ priceUsd: t.priceUsd, blockTime: t.blockTime, id: t.id, tokenId: t.tokenId });
+      for (const id of d.touched) s.touchToken.run(d.now, id);
+    },
+  };
 }

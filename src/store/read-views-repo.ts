@@ -6,7 +6,7 @@
  * are gone since migration 013: top traders read their boards from the trades.)
  */
 import { writeTransaction, type Db } from './db.js';
-import type { IngestHook, InsertedTrade } from '../services/ingest.js';
+import type { SqliteIngestHook, InsertedTrade } from '../services/ingest.js';
 
 /**
  * Bucket widths of market_rollups, widest first; each divides the one before, so a window's cover
@@ -17,7 +17,9 @@ export const MARKET_ROLLUP_SECONDS = [3600, 60] as const;
 /** Sums of one market's trades in one bucket of one width. */
 type Sums = { res: number; t: number; vb: number; vs: number; nb: number; ns: number };
 /** A batch's trades of one market of one token, by bucket * 8 + width index. */
-type Fold = { tokenId: number; key: string; buckets: Map<number, Sums>; last: InsertedTrade };
+export type Fold = { tokenId: number; key: string; buckets: Map<number, Sums>; last: InsertedTrade };
+/** A wallet's newest trade time on a token. */
+export type WalletLast = { tokenId: number; wallet: string; last: number };
 
 /**
  * Adds `tr` to `folds` under its token and `key`, at each width of `levels`. One key string per
@@ -45,7 +47,7 @@ function fold(folds: Map<string, Fold>, levels: readonly number[], tr: InsertedT
 }
 
 /** The hook that keeps the read views; add it to src/services/ingest-hooks.ts. */
-export function readViewsHook(db: Db): IngestHook {
+export function readViewsHook(db: Db): SqliteIngestHook {
   const upsertWalletLast = db.prepare(`
     INSERT INTO wallet_last (token_id, wallet, last_time) VALUES (?, ?, ?)
     ON CONFLICT (token_id, wallet) DO UPDATE SET last_time = max(last_time, excluded.last_time)`);
@@ -60,23 +62,31 @@ export function readViewsHook(db: Db): IngestHook {
 
   return ({ trades }) => {
     if (trades.length === 0) return;
-    // Fold the batch first, so a busy market costs one upsert per bucket and a busy wallet one
-    // upsert, not one per trade.
-    const wallets = new Map<string, { tokenId: number; wallet: string; last: number }>();
-    const markets = new Map<string, Fold>();
-    for (const tr of trades) {
-      const k = `${tr.tokenId}|${tr.wallet}`;
-      const w = wallets.get(k);
-      if (w === undefined) wallets.set(k, { tokenId: tr.tokenId, wallet: tr.wallet, last: tr.blockTime });
-      else if (tr.blockTime > w.last) w.last = tr.blockTime;
-      fold(markets, MARKET_ROLLUP_SECONDS, tr, tr.market);
-    }
-    for (const w of wallets.values()) upsertWalletLast.run(w.tokenId, w.wallet, w.last);
-    for (const f of markets.values()) {
+    const { wallets, markets } = foldReadViews(trades);
+    for (const w of wallets) upsertWalletLast.run(w.tokenId, w.wallet, w.last);
+    for (const f of markets) {
       for (const d of f.buckets.values()) upsertMarket.run(f.tokenId, d.res, d.t, f.key, d.vb + d.vs, d.nb + d.ns);
       upsertMarketLast.run(f.tokenId, f.key, f.last.blockTime, f.last.id, f.last.priceUsd);
     }
   };
+}
+
+/**
+ * A batch's trades folded for the read views, so a busy market costs one upsert per bucket and a
+ * busy wallet one upsert, not one per trade: each wallet's newest time and each market's sums
+ * per bucket and last trade. Both engines' hooks write these (src/store/pg/read-views.ts).
+ */
+export function foldReadViews(trades: readonly InsertedTrade[]): { wallets: WalletLast[]; markets: Fold[] } {
+  const wallets = new Map<string, WalletLast>();
+  const markets = new Map<string, Fold>();
+  for (const tr of trades) {
+    const k = `${tr.tokenId}|${tr.wallet}`;
+    const w = wallets.get(k);
+    if (w === undefined) wallets.set(k, { tokenId: tr.tokenId, wallet: tr.wallet, last: tr.blockTime });
+    else if (tr.blockTime > w.last) w.last = tr.blockTime;
+    fold(markets, MARKET_ROLLUP_SECONDS, tr, tr.market);
+  }
+  return { wallets: [...wallets.values()], markets: [...markets.values()] };
 }
 
 /**

@@ -5,7 +5,7 @@
  * counted (`rowsRead`), so tests can pin how much of the index one search may touch.
  */
 import type { Db } from './db.js';
-import type { IngestHook } from '../services/ingest.js';
+import type { SqliteIngestHook } from '../services/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
 
 /** A token as the search index holds it: symbol and name folded with foldCase. */
@@ -81,7 +81,7 @@ function refoldOnce(db: Db): void {
 }
 
 /** The hook that keeps the search index; add it to src/services/ingest-hooks.ts. */
-export function searchIndexHook(db: Db): IngestHook {
+export function searchIndexHook(db: Db): SqliteIngestHook {
   refoldOnce(db);
   const write = indexWriter(db);
   return ({ touchedTokens }) => {

@@ -6,7 +6,7 @@
  * path but its commit notification and those ends.
  */
 import type { Db } from './db.js';
-import type { IngestHook } from '../services/ingest.js';
+import type { SqliteIngestHook } from '../services/ingest.js';
 import { toTradeJson, type TradeJson, type TradeRowLike } from './trades-repo.js';
 
 /** Commit rows kept: the stream only ever asks about the last few seconds of commits. */
@@ -19,7 +19,7 @@ const PRUNE_EVERY = 1000;
  * added. A sliced batch calls it once per slice; its first slice opens the row, later ones move
  * its end, so one transaction is always one row.
  */
-export function tradeCommitsHook(db: Db): IngestHook {
+export function tradeCommitsHook(db: Db): SqliteIngestHook {
   const insert = db.prepare<[number]>('INSERT INTO trade_commits (last_id) VALUES (?)');
   const move = db.prepare<[number, number]>('UPDATE trade_commits SET last_id = ? WHERE last_id = ?');
   const prune = db.prepare<[number]>('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET ?)');

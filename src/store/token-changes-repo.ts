@@ -5,7 +5,7 @@
  * search index (one hook for what discovery reads), and pruned to the newest KEEP entries.
  */
 import type { Db } from './db.js';
-import type { IngestHook } from '../services/ingest.js';
+import type { SqliteIngestHook } from '../services/ingest.js';
 import { searchIndexHook } from './search-index-repo.js';
 
 /** Entries kept: a reader that fell further behind rebuilds instead. */
@@ -14,7 +14,7 @@ const KEEP = 200_000;
 const PRUNE_EVERY = 100;
 
 /** The hook for discovery's views: the search index and the token change log. */
-export function discoveryHook(db: Db): IngestHook {
+export function discoveryHook(db: Db): SqliteIngestHook {
   const search = searchIndexHook(db);
   const append = db.prepare('INSERT INTO token_changes (token_id) VALUES (?)');
   const prune = db.prepare(`DELETE FROM token_changes WHERE seq <= (SELECT max(seq) FROM token_changes) - ${KEEP}`);

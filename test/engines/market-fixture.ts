@@ -109,7 +109,10 @@ export async function marketFixture(label: string, seed = 17, opts: { holders?: 
   // In a few batches, so the change log has several entries per token.
   for (let i = 0; i < records.length; i += 97) t.ingest(records.slice(i, i + 97));
   if (opts.demo) {
-    await loadDemo({ repos: t.services.repos, ingest: t.services.ingest }, { tokens: 3, days: 1, seed, until: T0 + 200, tradesPerTokenPerDay: 40, holdersPerToken: 6 });
+    await loadDemo(
+      { repos: t.services.repos, ingest: t.services.ingest },
+      { tokens: 3, days: 1, seed, until: T0 + 200, tradesPerTokenPerDay: 40, holdersPerToken: 6 },
+    );
   }
   const byAddress = t.store.db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
   const ids = tokens.map((address) => ({ address, id: byAddress.get(address)! }));

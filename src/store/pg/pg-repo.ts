@@ -53,6 +53,12 @@ export async function pgTransaction<T>(db: Queryable, lockKey: string | null, fn
   }
   const client = await db.connect();
   let broken = false;
+  // A connection lost while checked out also emits 'error' on the client, and the pool listens
+  // only to idle ones: unheard, it would end the process. The failed statement carries the error.
+  const lost = () => {
+    broken = true;
+  };
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     try {
@@ -68,6 +74,7 @@ export async function pgTransaction<T>(db: Queryable, lockKey: string | null, fn
     }
   } finally {
     // A connection whose rollback failed is in an unknown state: the pool must not hand it out.
+    client.removeListener('error', lost);
     client.release(broken);
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * Ingest on any engine (docs/architecture.md, The ingest boundary): the same rules as
+ * src/services/ingest.ts (its validator, the slice rules of ingest-slice.ts, its hooks), with
+ * every store call awaited, so it runs on PostgreSQL, where nothing answers synchronously. A
+ * batch is one transaction of the engine (on PostgreSQL, inWriteOrder(): record numbers are
+ * committed in order, and a CLI file of up to 5,000 records is one transaction), written a slice
+ * at a time, each slice in a fixed number of statements. Changes are announced after the
+ * commit, never before, so no reader caches a view of uncommitted rows.
+ */
+import type { Async } from '../store/async.js';
+import type { IngestTx, IngestWriter } from '../store/ingest-repo.js';
+import type { Change } from '../store/db.js';
+import type { Clock } from '../domain/clock.js';
+import { nowSeconds } from '../domain/clock.js';
+import { createValidator, type IngestBatch, type IngestHook, type IngestResult, type NumberedRecord } from './ingest.js';
+import { validateChunked, type SliceResult } from './ingest-batch.js';
+import { settleSlice, sliceRows } from './ingest-slice.js';
+
+/** What an engine gives the ingest. */
+export type IngestEngine = {
+  /** Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: IngestTx, writer: Async<IngestWriter>) => Promise<T>): Promise<T>;
+  /** Which of `addresses` are stored tokens (one read for a whole batch's validation). */
+  storedTokens(addresses: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Records per slice. */
+  readonly slice: number;
+};
+
+export type EngineIngest = {
+  /** Validates every value (in chunks that yield); the records, or throws IngestRejected naming the bad ones. */
+  validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
+  /** Writes validated records as one transaction. */
+  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  /** Validates every record, then writes all of them in one transaction, or throws IngestRejected. */
+  ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  /** Adds a hook called in the write transaction, once per slice. */
+  addHook(hook: IngestHook): void;
+};
+
+/** The token addresses raw values name, valid or not (validation decides). */
+function namedTokens(values: readonly { value: unknown }[]): string[] {
+  const out = new Set<string>();
+  for (const { value } of values) {
+    const token = typeof value === 'object' && value !== null ? (value as { token?: unknown }).token : undefined;
+    if (typeof token === 'string') out.add(token);
+  }
+  return [...out];
+}
+
+export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; hooks?: IngestHook[]; onCommit?: (change: Change) => void }): EngineIngest {
+  const { engine } = deps;
+  const hooks: IngestHook[] = [...(deps.hooks ?? [])];
+
+  async function writeSlice(tx: IngestTx, writer: Async<IngestWriter>, records: readonly NumberedRecord[], demo: boolean, first: boolean) {
+    const now = nowSeconds(deps.clock);
+    const settled = settleSlice(records, await writer.rows(sliceRows(records, now, demo)), now);
+    await writer.derived(settled.derived);
+    const batch: IngestBatch = { trades: settled.trades, touchedTokens: settled.touched, now, first };
+    for (const hook of hooks) {
+      const done = hook(batch, tx);
+      if (done !== undefined) await done;
+    }
+    return settled.result;
+  }
+
+  async function writeSliced(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): Promise<IngestResult> {
+    const demo = opts.demo === true;
+    const total = await engine.transaction(async (tx, writer) => {
+      const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
+      // An empty batch still runs its one slice, as on SQLite: hooks see every transaction.
+      for (let i = 0; i === 0 || i < records.length; i += engine.slice) {
+        const r = await writeSlice(tx, writer, records.slice(i, i + engine.slice), demo, i === 0);
+        sum.accepted += r.accepted;
+        sum.duplicates += r.duplicates;
+        if (r.change === 'all') sum.change = 'all';
+        else if (sum.change !== 'all') for (const id of r.change) sum.change.add(id);
+      }
+      return sum;
+    });
+    const { change } = total;
+    if (change === 'all' || change.size > 0) deps.onCommit?.({ tokens: change });
+    return { accepted: total.accepted, duplicates: total.duplicates };
+  }
+
+  async function validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]> {
+    const stored = await engine.storedTokens(namedTokens(values));
+    return validateChunked(
+      createValidator((address) => stored.has(address)),
+      values,
+    );
+  }
+
+  return {
+    validate,
+    writeSliced,
+    ingest: async (values, opts) => writeSliced(await validate(values), opts),
+    addHook(hook) {
+      hooks.push(hook);
+    },
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * The ingest writer on PostgreSQL: the twin of createSqliteIngestWriter() in
+ * src/store/ingest-repo.ts (the same rows in every table for the same slices), built on the
+ * client of the ingest's inWriteOrder() transaction (src/store/pg/write-order.ts), so record
+ * numbers are taken and committed in order. A slice costs a fixed number of round trips, not one
+ * per record: each kind is one or two multi-row statements over `unnest()` of its columns.
+ *
+ * Record numbers match SQLite's: an upsert's ON CONFLICT still draws a number from the identity
+ * on PostgreSQL, so tokens, markets, trades and market keys are written as an UPDATE of the rows
+ * that exist and an INSERT of the others, in first-seen order; trades already stored (or twice in
+ * the slice) are left out before the insert, so duplicates use up no number either. Rows twice in
+ * a slice are folded to what record order leaves (the last values, at the first one's place),
+ * because one statement may not change a row twice.
+ */
+import type pg from 'pg';
+import type { Async } from '../async.js';
+import type { IngestWriter, MarketBefore, SliceWritten } from '../ingest-repo.js';
+import type { MarketRecord, TokenRecord } from '../../domain/records.js';
+import { rows } from './pg-repo.js';
+import { inWriteOrder } from './write-order.js';
+import type { IngestEngine } from '../../services/ingest-engine.js';
+import { pgCandlesWriter } from './candles-repo.js';
+import { pgMarketCandlesWriter } from './market-candles-repo.js';
+
+export type PgIngestWriter = Async<IngestWriter>;
+
+/** The last record for each key, kept at the place of the first. */
+function lastByKey<T>(list: readonly T[], key: (r: T) => string): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const r of list) {
+    // A Map keeps a key where it was first set.
+    out.set(key(r), r);
+  }
+  return out;
+}
+
+/** Columns of `list` as arrays, for unnest(). */
+const col = <T, V>(list: readonly T[], f: (r: T) => V): V[] => list.map(f);
+
+export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
+  const candles = pgCandlesWriter(client);
+  const marketCandles = pgMarketCandlesWriter(client);
+
+  async function writeTokens(list: readonly TokenRecord[], now: number, demo: number): Promise<void> {
+    if (list.length === 0) return;
+    const params = [
+      col(list, (r) => r.address),
+      col(list, (r) => r.symbol),
+      col(list, (r) => r.name),
+      col(list, (r) => r.decimals),
+      col(list, (r) => r.totalSupply),
+      col(list, (r) => r.circulatingSupply),
+      col(list, (r) => r.createdAt),
+      col(list, (r) => r.logoUri),
+      now,
+      demo,
+    ];
+    const src = `unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[])
+      WITH ORDINALITY AS u (address, symbol, name, decimals, total_supply, circulating_supply, created_at, logo_uri, n)`;
+    await client.query(
+      `UPDATE tokens t SET symbol = u.symbol, name = u.name, decimals = u.decimals, total_supply = u.total_supply,
+         circulating_supply = u.circulating_supply, created_at = u.created_at, logo_uri = u.logo_uri, updated_at = $9, is_demo = $10
+       FROM ${src} WHERE t.address = u.address`,
+      params,
+    );
+    await client.query(
+      `INSERT INTO tokens (address, symbol, name, decimals, total_supply, circulating_supply, created_at, logo_uri, updated_at, is_demo)
+       SELECT u.address, u.symbol, u.name, u.decimals, u.total_supply, u.circulating_supply, u.created_at, u.logo_uri, $9, $10
+       FROM ${src} WHERE NOT EXISTS (SELECT 1 FROM tokens t WHERE t.address = u.address) ORDER BY u.n`,
+      params,
+    );
+  }
+
+  async function writeMarkets(list: readonly MarketRecord[], idOf: (a: string) => number): Promise<void> {
+    if (list.length === 0) return;
+    const params = [
+      col(list, (r) => r.address),
+      col(list, (r) => idOf(r.token)),
+      col(list, (r) => r.quoteAddress),
+      col(list, (r) => r.quoteSymbol),
+      col(list, (r) => r.dex),
+      col(list, (r) => r.liquidityUsd),
+      col(list, (r) => r.createdAt),
+    ];
+    const src = `unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::bigint[])
+      WITH ORDINALITY AS u (address, token_id, quote_address, quote_symbol, dex, liquidity_usd, created_at, n)`;
+    await client.query(
+      `UPDATE markets m SET token_id = u.token_id, quote_address = u.quote_address, quote_symbol = u.quote_symbol, dex = u.dex,
+         liquidity_usd = u.liquidity_usd, created_at = u.created_at
+       FROM ${src} WHERE m.address = u.address`,
+      params,
+    );
+    await client.query(
+      `INSERT INTO markets (address, token_id, quote_address, quote_symbol, dex, liquidity_usd, created_at)
+       SELECT u.address, u.token_id, u.quote_address, u.quote_symbol, u.dex, u.liquidity_usd, u.created_at
+       FROM ${src} WHERE NOT EXISTS (SELECT 1 FROM markets m WHERE m.address = u.address) ORDER BY u.n`,
+      params,
+    );
+  }
+
+  return {
+    async rows(slice): Promise<SliceWritten> {
+      await writeTokens([...lastByKey(slice.tokens, (r) => r.address).values()], slice.now, slice.demo ? 1 : 0);
+
+      const named = new Set<string>();
+      for (const r of slice.tokens) named.add(r.address);
+      for (const r of slice.markets) named.add(r.token);
+      for (const r of slice.holders) named.add(r.token);
+      for (const r of slice.trades) named.add(r.token);
+      const ids = new Map<string, number>();
+      if (named.size > 0) {
+        for (const r of await rows<{ address: string; id: number }>(client, 'SELECT address, id FROM tokens WHERE address = ANY($1::text[])', [[...named]])) {
+          ids.set(r.address, r.id);
+        }
+      }
+      const idOf = (address: string): number => {
+        const id = ids.get(address);
+        if (id === undefined) throw new Error(`token ${address} vanished during ingest`);
+        return id;
+      };
+
+      // Each market record sees the row as the records before it left it.
+      const marketsBefore: (MarketBefore | undefined)[] = [];
+      if (slice.markets.length > 0) {
+        const state = new Map<string, MarketBefore>();
+        const stored = await rows<{ address: string; tokenId: number; dex: string }>(
+          client,
+          'SELECT address, token_id AS "tokenId", dex FROM markets WHERE address = ANY($1::text[])',
+          [[...new Set(slice.markets.map((r) => r.address))]],
+        );
+        for (const r of stored) state.set(r.address, { tokenId: r.tokenId, dex: r.dex });
+        for (const r of slice.markets) {
+          marketsBefore.push(state.get(r.address));
+          state.set(r.address, { tokenId: idOf(r.token), dex: r.dex });
+        }
+        await writeMarkets([...lastByKey(slice.markets, (r) => r.address).values()], idOf);
+      }
+
+      if (slice.holders.length > 0) {
+        const last = [...lastByKey(slice.holders, (r) => `${idOf(r.token)} ${r.owner}`).values()];
+        const gone = last.filter((r) => r.amount === 0);
+        const kept = last.filter((r) => r.amount !== 0);
+        if (gone.length > 0) {
+          await client.query(
+            `DELETE FROM holders h USING unnest($1::bigint[], $2::text[]) AS u (token_id, owner) WHERE h.token_id = u.token_id AND h.owner = u.owner`,
+            [col(gone, (r) => idOf(r.token)), col(gone, (r) => r.owner)],
+          );
+        }
+        if (kept.length > 0) {
+          await client.query(
+            `INSERT INTO holders (token_id, owner, amount, updated_at)
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::bigint[])
+             ON CONFLICT (token_id, owner) DO UPDATE SET amount = excluded.amount, updated_at = excluded.updated_at`,
+            [col(kept, (r) => idOf(r.token)), col(kept, (r) => r.owner), col(kept, (r) => r.amount), col(kept, (r) => r.updatedAt)],
+          );
+        }
+      }
+
+      const tradeIds: (number | null)[] = new Array<number | null>(slice.trades.length).fill(null);
+      if (slice.trades.length > 0) {
+        // The first record of each (signature, index) is the one that may insert, as on SQLite.
+        const first = new Map<string, number>();
+        slice.trades.forEach((r, i) => {
+          const k = `${r.signature} ${r.index}`;
+          if (!first.has(k)) first.set(k, i);
+        });
+        const list = [...first.values()].map((i) => slice.trades[i]!);
+        const inserted = await rows<{ id: number; signature: string; idx: number }>(
+          client,
+          `INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
+           SELECT u.token_id, u.block_time, u.signature, u.idx, u.is_buy, u.price_usd, u.amount, u.quote_amount, u.volume_usd, u.wallet, u.market
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::text[])
+             WITH ORDINALITY AS u (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market, n)
+           WHERE NOT EXISTS (SELECT 1 FROM trades t WHERE t.signature = u.signature AND t.idx = u.idx)
+           ORDER BY u.n
+           RETURNING id, signature, idx`,
+          [
+            col(list, (r) => idOf(r.token)),
+            col(list, (r) => r.blockTime),
+            col(list, (r) => r.signature),
+            col(list, (r) => r.index),
+            col(list, (r) => (r.side === 'buy' ? 1 : 0)),
+            col(list, (r) => r.priceUsd),
+            col(list, (r) => r.amount),
+            col(list, (r) => r.quoteAmount),
+            col(list, (r) => r.volumeUsd),
+            col(list, (r) => r.wallet),
+            col(list, (r) => r.market),
+          ],
+        );
+        for (const r of inserted) tradeIds[first.get(`${r.signature} ${r.idx}`)!] = r.id;
+      }
+      return { ids, marketsBefore, tradeIds };
+    },
+
+    async derived(d) {
+      await candles(d.candles);
+      await marketCandles(d.marketCandles);
+      if (d.last.length > 0) {
+        await client.query(
+          `UPDATE tokens t SET price_usd = u.price_usd, last_trade_at = u.block_time, last_trade_id = u.id
+           FROM unnest($1::bigint[], $2::float8[], $3::bigint[], $4::bigint[]) AS u (token_id, price_usd, block_time, id)
+           WHERE t.id = u.token_id AND (t.last_trade_at IS NULL OR (t.last_trade_at, t.last_trade_id) < (u.block_time, u.id))`,
+          [col(d.last, (t) => t.tokenId), col(d.last, (t) => t.priceUsd), col(d.last, (t) => t.blockTime), col(d.last, (t) => t.id)],
+        );
+      }
+      if (d.touched.size > 0) await client.query('UPDATE tokens SET updated_at = $1 WHERE id = ANY($2::bigint[])', [d.now, [...d.touched]]);
+    },
+  };
+}
+
+/** Records per slice on PostgreSQL: each slice is a fixed number of statements, so fewer, larger ones. */
+export const PG_INGEST_SLICE = 1000;
+
+/**
+ * The ingest engine on a pool (src/services/ingest-engine.ts): a batch is one inWriteOrder()
+ * transaction, its writer and hooks on that transaction's client.
+ */
+export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): IngestEngine {
+  return {
+    slice,
+    transaction: (fn) => inWriteOrder(pool, (client) => fn({ engine: 'postgres', client }, createPgIngestWriter(client))),
+    async storedTokens(addresses) {
+      if (addresses.length === 0) return new Set();
+      const found = await rows<{ address: string }>(pool, 'SELECT address FROM tokens WHERE address = ANY($1::text[])', [addresses]);
+      return new Set(found.map((r) => r.address));
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The live stream's reads on PostgreSQL: the twin of createStreamRepo() in
+ * src/store/stream-repo.ts (same answers for the same calls, each a promise), and the twin of its
+ * trade commits hook, which records on the ingest's transaction client where each transaction's
+ * trades end (one row per transaction however many slices it writes).
+ */
+import type { Async } from '../async.js';
+import type { IngestHook } from '../../services/ingest.js';
+import type { StreamRepo } from '../stream-repo.js';
+import { toTradeJson, type TradeRowLike } from '../trades-repo.js';
+import { row, rows, type Queryable } from './pg-repo.js';
+import { clientOf } from './ingest-tx.js';
+
+export type PgStreamRepo = Async<StreamRepo>;
+
+const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS "blockTime", t.is_buy AS "isBuy", t.price_usd AS "priceUsd",
+  t.amount, t.quote_amount AS "quoteAmount", t.volume_usd AS "volumeUsd", t.wallet, t.market, m.dex`;
+
+export function createPgStreamRepo(db: Queryable): PgStreamRepo {
+  return {
+    tradesAfter: async (tokenId, afterId, upTo, limit) =>
+      (
+        await rows<TradeRowLike>(
+          db,
+          `SELECT ${COLUMNS} FROM trades t LEFT JOIN markets m ON m.address = t.market
+           WHERE t.token_id = $1 AND t.id > $2 AND t.id <= $3 ORDER BY t.id LIMIT $4`,
+          [tokenId, afterId, upTo, limit],
+        )
+      ).map(toTradeJson),
+    commitEnds: async (from, to) =>
+      (await rows<{ id: number }>(db, 'SELECT last_id AS id FROM trade_commits WHERE last_id >= $1 AND last_id < $2 ORDER BY last_id', [from, to])).map(
+        (r) => r.id,
+      ),
+    maxTradeId: async (tokenId) => (await row<{ n: number | null }>(db, 'SELECT max(id) AS n FROM trades WHERE token_id = $1', [tokenId]))!.n ?? 0,
+  };
+}
+
+/** Commit rows kept, and how often pruning runs: as src/store/stream-repo.ts. */
+const KEEP_COMMITS = 100_000;
+const PRUNE_EVERY = 1000;
+
+export function pgTradeCommitsHook(): IngestHook {
+  let open: number | null = null;
+  let transactions = 0;
+  return async (batch, tx) => {
+    if (batch.first) open = null;
+    if (batch.trades.length === 0) return;
+    const client = clientOf(tx);
+    let last = 0;
+    for (const t of batch.trades) if (t.id > last) last = t.id;
+    if (open === null) {
+      await client.query('INSERT INTO trade_commits (last_id) VALUES ($1)', [last]);
+      if (++transactions % PRUNE_EVERY === 0) {
+        await client.query('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET $1)', [
+          KEEP_COMMITS,
+        ]);
+      }
+    } else await client.query('UPDATE trade_commits SET last_id = $1 WHERE last_id = $2', [last, open]);
+    open = last;
+  };
+}
