@@ -4,12 +4,12 @@
  * the PostgreSQL twins on the instance's pool, so nothing above src/store/ knows which engine
  * answers. Each repo here takes any pool connection per call; writes that must share one
  * transaction build their repos on the transaction's client instead (src/store/pg/pg-repo.ts).
- *
- * The candle, market-candle and stream twins are written with the ingest path; until they are
- * here, the caller passes them in `rest`.
  */
 import type pg from 'pg';
 import type { Repos } from '../repos.js';
+import { createPgCandlesRepo } from './candles-repo.js';
+import { createPgMarketCandlesRepo } from './market-candles-repo.js';
+import { createPgStreamRepo } from './stream-repo.js';
 import { createPgAccountsRepo } from './accounts-repo.js';
 import { createPgDemoRepo } from './demo-repo.js';
 import { createPgDiscoveryRepo } from './discovery-repo.js';
@@ -29,24 +29,23 @@ import { createPgWebhookOutboxRepo } from './webhook-outbox-repo.js';
 import { createPgWindowRepo } from './window-repo.js';
 
 /** The repos whose PostgreSQL twins are not in this file yet. */
-export type PgReposRest = Pick<Repos, 'candles' | 'marketCandles' | 'stream'>;
 
 /** The repos of a PostgreSQL store on `pool`; `chain` names the store's chain for the symbols repo. */
-export function createPgRepos(pool: pg.Pool, chain: string, rest: PgReposRest): Repos {
+export function createPgRepos(pool: pg.Pool, chain: string): Repos {
   return {
     accounts: createPgAccountsRepo(pool),
-    candles: rest.candles,
+    candles: createPgCandlesRepo(pool),
     demo: createPgDemoRepo(pool),
     discovery: createPgDiscoveryRepo(pool),
     events: createPgEventsRepo(pool),
-    marketCandles: rest.marketCandles,
+    marketCandles: createPgMarketCandlesRepo(pool),
     meta: createPgMetaRepo(pool),
     ranking: createPgRankingRepo(pool),
     searchIndex: createPgSearchIndexRepo(pool),
     sessions: createPgSessionsRepo(pool),
     signInCounts: createPgSignInCountsRepo(pool),
     stats: createPgStatsRepo(pool),
-    stream: rest.stream,
+    stream: createPgStreamRepo(pool),
     subscriptions: createPgSubscriptionsRepo(pool),
     symbols: createPgSymbolsRepo(pool, chain),
     tokenChanges: createPgTokenChangesRepo(pool),
