@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSessionsRepo, createSignInCountsRepo } from '../../src/store/sessions-repo.js';
 import { createAccountsRepo } from '../../src/store/accounts-repo.js';
-import { asyncRepo } from '../../src/store/async.js';
+import { asyncRepo, sqliteTransaction } from '../../src/store/async.js';
 import type { SessionsRepo, SignInCountsRepo } from '../../src/store/repos.js';
 import type { Async } from '../../src/store/async.js';
 import { createPgSessionsRepo, createPgSignInCountsRepo } from '../../src/store/pg/sessions-repo.js';
@@ -89,7 +89,7 @@ describe('sessions and sign-in counts on PostgreSQL', () => {
         await e.truncate(['dashboard_sessions']);
         const store = sqlite();
         try {
-          const answers = await sameAnswers(asyncRepo(createSessionsRepo(store.db)), createPgSessionsRepo(e.pool), [...calls, ...sessionReads]);
+          const answers = await sameAnswers(asyncRepo(createSessionsRepo(store.db), sqliteTransaction(store)), createPgSessionsRepo(e.pool), [...calls, ...sessionReads]);
           found += answers.filter((a) => 'value' in a && a.value !== undefined).length;
         } finally {
           store.close();
@@ -111,7 +111,7 @@ describe('sessions and sign-in counts on PostgreSQL', () => {
         await e.truncate(['sign_in_failures']);
         const store = sqlite();
         try {
-          const lite = asyncRepo(createSignInCountsRepo(store.db));
+          const lite = asyncRepo(createSignInCountsRepo(store.db), sqliteTransaction(store));
           const pg = createPgSignInCountsRepo(e.pool);
           handles.set(lite, []);
           handles.set(pg, []);
