@@ -89,7 +89,10 @@ describe('sessions and sign-in counts on PostgreSQL', () => {
         await e.truncate(['dashboard_sessions']);
         const store = sqlite();
         try {
-          const answers = await sameAnswers(asyncRepo(createSessionsRepo(store.db), sqliteTransaction(store)), createPgSessionsRepo(e.pool), [...calls, ...sessionReads]);
+          const answers = await sameAnswers(asyncRepo(createSessionsRepo(store.db), sqliteTransaction(store)), createPgSessionsRepo(e.pool), [
+            ...calls,
+            ...sessionReads,
+          ]);
           found += answers.filter((a) => 'value' in a && a.value !== undefined).length;
         } finally {
           store.close();
