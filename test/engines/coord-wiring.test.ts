@@ -37,11 +37,11 @@ async function instance(id: string): Promise<Live> {
 }
 
 /** Runs `write` on `l` with its change notice held back: its own listeners hear nothing and nothing is published. */
-function quietly<T>(l: Live, write: () => T): T {
+async function quietly<T>(l: Live, write: () => T | Promise<T>): Promise<T> {
   const notify = l.store.notifyChange;
   l.store.notifyChange = () => {};
   try {
-    return write();
+    return await write();
   } finally {
     l.store.notifyChange = notify;
   }
@@ -65,7 +65,7 @@ describe('the Redis wiring between two instances', () => {
     const [a, b] = [await instance('wire-a'), await instance('wire-b')];
     const one = aToken({ name: 'One' });
     const two = aToken({ name: 'Two' });
-    for (const l of [a, b]) quietly(l, () => l.ingest([one, two]));
+    for (const l of [a, b]) await quietly(l, () => l.ingest([one, two]));
     expect([await overviewName(b, one.address), await overviewName(b, two.address)]).toEqual(['One', 'Two']);
     rename(b, one.address, 'One renamed');
     rename(b, two.address, 'Two renamed');
@@ -98,7 +98,7 @@ describe('the Redis wiring between two instances', () => {
     const [a, b] = [await instance('wire-c'), await instance('wire-d')];
     const { secret, keyId } = b.makeKey();
     expect((await b.http.get('/v1/tokens/registered').set('x-api-key', secret)).status).toBe(200);
-    quietly(b, () => b.services.accounts.revokeKey(keyId));
+    await quietly(b, () => b.services.accounts.revokeKey(keyId));
     // B's key cache still holds the key: only a notice can tell it.
     expect((await b.http.get('/v1/tokens/registered').set('x-api-key', secret)).status).toBe(200);
     a.store.notifyChange({ tokens: new Set(), accounts: true });
@@ -113,11 +113,11 @@ describe('the Redis wiring between two instances', () => {
   it("hands the other instance's stream subscribers the trades a notice names, with their exact ids", async () => {
     const [a, b] = [await instance('wire-e'), await instance('wire-f')];
     const token = aToken();
-    for (const l of [a, b]) quietly(l, () => l.ingest([token]));
+    for (const l of [a, b]) await quietly(l, () => l.ingest([token]));
     const c = await Client.open(`${b.wsBase}/v1/stream`);
     const sub = await c.request({ op: 'subscribe', channel: 'trades', token: token.address });
     expect(sub.op).toBe('subscribed');
-    quietly(b, () => b.ingest([aTrade(token.address, { blockTime: 1_700_000_100 }), aTrade(token.address, { blockTime: 1_700_000_101 })]));
+    await quietly(b, () => b.ingest([aTrade(token.address, { blockTime: 1_700_000_100 }), aTrade(token.address, { blockTime: 1_700_000_101 })]));
     const ids = b.store.db.prepare('SELECT id FROM trades ORDER BY id').pluck().all() as number[];
     expect(ids).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 400));

@@ -49,7 +49,7 @@ describe('key lookups through the async repo', () => {
     const { secret, keyId } = t.makeKey();
     const resolve = createCallerResolver(t.app.deps);
     const pending = resolve(contextWith({ 'x-api-key': secret }));
-    t.services.accounts.revokeKey(keyId);
+    await t.services.accounts.revokeKey(keyId);
     // The answer read before the revocation serves the request it was read for...
     expect(((await pending) as Caller).kind).toBe('key');
     // ...but is not kept: the next request reads the key again and finds it revoked.
