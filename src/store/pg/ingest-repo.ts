@@ -133,16 +133,10 @@ export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
           marketsBefore.push(state.get(r.address));
           state.set(r.address, { tokenId: idOf(r.token), dex: r.dex });
         }
-        // In rounds, the k-th record of each market in the k-th: folding a market's records into its
-        // last would skip the listing a first dex spelling makes (the triggers see every record on SQLite).
-        const rounds: MarketRecord[][] = [];
-        const seen = new Map<string, number>();
-        for (const r of slice.markets) {
-          const k = seen.get(r.address) ?? 0;
-          seen.set(r.address, k + 1);
-          (rounds[k] ??= []).push(r);
-        }
-        for (const round of rounds) await writeMarkets(round, idOf);
+        // One record at a time, in record order: the udf_listing triggers keep the first spelling of
+        // a dex per token, so folding or reordering market records could list another spelling than
+        // SQLite does. Market records are few beside trades; a round trip each is the price.
+        for (const r of slice.markets) await writeMarkets([r], idOf);
       }
 
       if (slice.holders.length > 0) {
