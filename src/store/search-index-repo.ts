@@ -107,9 +107,11 @@ export function createSearchIndexRepo(db: Db) {
     )
     .raw();
   const bySymbolPrefix = db
-    .prepare<[{ lo: string; hi: string; sym: string; after: string; n: number }], Row>(
+    // The seek starts at (sym, after), which is never below the prefix: each page reads its own rows
+    // only, where `sym >= prefix AND ...` made every page scan the prefix's range from its start.
+    .prepare<[{ hi: string; sym: string; after: string; n: number }], Row>(
       `SELECT ${COLS} FROM token_search s
-       WHERE s.sym >= @lo AND s.sym < @hi AND (s.sym, s.address) > (@sym, @after) ORDER BY s.sym, s.address LIMIT @n`,
+       WHERE (s.sym, s.address) > (@sym, @after) AND s.sym < @hi ORDER BY s.sym, s.address LIMIT @n`,
     )
     .raw();
   const inAddressOrder = db
@@ -146,7 +148,7 @@ export function createSearchIndexRepo(db: Db) {
     bySymbol: (sym: string, after: string, n: number): IndexedToken[] => count(bySymbol.all({ sym, after, n })),
     /** Up to `n` tokens whose folded symbol starts with `prefix`, after (sym, address) = `from`, by (sym, address). */
     bySymbolPrefix: (prefix: string, from: { sym: string; address: string }, n: number): IndexedToken[] =>
-      count(bySymbolPrefix.all({ lo: prefix, hi: prefix + TOP, sym: from.sym, after: from.address, n })),
+      count(bySymbolPrefix.all({ hi: prefix + TOP, sym: from.sym < prefix ? prefix : from.sym, after: from.sym < prefix ? '' : from.address, n })),
     /** Up to `n` tokens with addresses after `after`, by address. */
     inAddressOrder: (after: string, n: number): IndexedToken[] => count(inAddressOrder.all({ after, n })),
     /**

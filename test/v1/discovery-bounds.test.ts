@@ -11,7 +11,7 @@ import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Db } from '../../src/store/db.js';
 import { createWindowBoard, RECOMPUTE_SLICE } from '../../src/http/v1/window-board.js';
-import { searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
+import { PAGES_PER_TURN, searchTokens, SEARCH_PAGE } from '../../src/http/v1/search-views.js';
 import { asyncRepo } from '../../src/store/async.js';
 import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
 import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
@@ -122,6 +122,42 @@ describe('search and discovery on 20,000 tokens', () => {
     // Plus the first page of each enumeration (symbol, prefix, name), read to see whether every
     // match fits one page.
     expect(index.rowsRead()).toBeLessThanOrEqual(2 * (cheaper + SEARCH_PAGE) + 3 * SEARCH_PAGE);
+  });
+
+  it('pauses after every PAGES_PER_TURN index pages of a walk, the first reads aside', async () => {
+    const board = createWindowBoard(t.store, t.services.repos, '24h');
+    await board.refresh(() => t.clock.seconds());
+    const index = asyncRepo(createSearchIndexRepo(t.store.db));
+    // Every index read and every pause, in order; small pages, so 'e' walks hundreds of them.
+    const events: string[] = [];
+    const counted = new Proxy(index, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (...args: unknown[]) => (events.push('read'), (value as (...a: unknown[]) => unknown)(...args)) : value;
+      },
+    });
+    const hits = await searchTokens(counted, board, 'e', null, 100, 16, async () => void events.push('pause'));
+    expect(hits).toHaveLength(100);
+    const runs = events
+      .join(' ')
+      .split('pause')
+      .map((run) => run.trim().split(' ').filter(Boolean).length);
+    const reads = events.filter((e) => e === 'read').length;
+    // The three first reads go out together (exact symbol, prefix, name; no address here), then
+    // each walk step reads one page and every fourth read is followed by a pause.
+    expect(runs[0]).toBe(3 + PAGES_PER_TURN);
+    expect(runs.slice(1, -1).every((n) => n === PAGES_PER_TURN)).toBe(true);
+    expect(runs.length - 1).toBe(Math.floor((reads - 3) / PAGES_PER_TURN));
+    expect(runs.length - 1).toBeGreaterThan(10);
+    // The same answer as without pauses.
+    expect(await searchTokens(index, board, 'e', null, 100, 16)).toEqual(hits);
+  });
+
+  it('reads each page of a symbol prefix from where the last ended (an index seek on (sym, address))', () => {
+    const sources = preparedBy(t.store.db, createSearchIndexRepo).filter((sql) => /s\.sym < @hi/.test(sql));
+    expect(sources).toHaveLength(1);
+    const plan = t.store.db.prepare(`EXPLAIN QUERY PLAN ${sources[0]!}`).all({ hi: 'f', sym: 'e', after: '', n: 1 }) as { detail: string }[];
+    expect(plan.map((r) => r.detail)).toEqual(['SEARCH s USING INDEX token_search_sym ((sym,address)>(?,?) AND sym<?)']);
   });
 
   it('recomputes only the tokens whose window changed when the clock moves or a trade arrives', async () => {

@@ -13,7 +13,8 @@ import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../../domain/discovery.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
-import { searchTokens } from './search-views.js';
+import { SEARCH_PAGE, searchTokens } from './search-views.js';
+import { pauseForReads } from '../write-gate.js';
 
 export type DiscoveryKind = BoardKind;
 
@@ -79,7 +80,7 @@ export function createDiscoveryViews(store: Store, repos: DiscoveryRepos, views:
       'tokens',
       `search:${now}:${q}`,
       async () => {
-        const hits = await searchTokens(index, view, q, normalizeAddress(q), MAX_DISCOVERY);
+        const hits = await searchTokens(index, view, q, normalizeAddress(q), MAX_DISCOVERY, SEARCH_PAGE, () => pauseForReads(store));
         // Tokens off the board (no 24 h volume) are read together, not one await each.
         const off = await Promise.all(hits.map((hit) => (view.get(hit.id) === undefined ? repo.summary(hit.id) : undefined)));
         return hits.flatMap((hit, i) => {

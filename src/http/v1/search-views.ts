@@ -19,13 +19,18 @@ import { RANKINGS, byAddress, matchKind } from '../../domain/discovery.js';
 
 /** Rows per index page. */
 export const SEARCH_PAGE = 256;
+/** Index pages read between two pauses: about 1,000 rows, a few milliseconds of one turn. */
+export const PAGES_PER_TURN = 4;
 
 export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
 
 /**
  * The first `want` tokens matching `q` in search order; `address` is the query as an address
  * (normalised) or null. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
- * index read (smaller in tests, to cross page boundaries with few tokens).
+ * index read (smaller in tests, to cross page boundaries with few tokens). A query that matches
+ * thousands of tokens pages through them: every PAGES_PER_TURN pages the search calls `pause`, which
+ * lets the event loop run other requests (docs/api.md, Search: what a request costs); the caller
+ * makes it wait for a sliced ingest under way as well, so no page reads half a batch.
  */
 export async function searchTokens(
   index: Async<SearchIndexRepo>,
@@ -34,8 +39,14 @@ export async function searchTokens(
   address: string | null,
   want: number,
   page = SEARCH_PAGE,
+  pause: () => Promise<void> = async () => {},
 ): Promise<SearchHit[]> {
   const PAGE = page;
+  let pages = 0;
+  /** After each page of a walk: every PAGES_PER_TURN pages, a pause. */
+  const paged = async (): Promise<void> => {
+    if (++pages % PAGES_PER_TURN === 0) await pause();
+  };
   const qf = foldCase(q);
   const kindOf = (x: { address: string; sym: string; name: string }): number => matchKind(x, qf, address);
   const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
@@ -103,6 +114,7 @@ export async function searchTokens(
       const out: IndexedToken[] = [];
       for (let after = ''; ;) {
         const page = await index.bySymbol(qf, after, PAGE);
+        await paged();
         out.push(...page.filter(fits));
         if (out.length >= need || page.length < PAGE) return out.slice(0, need);
         after = page.at(-1)!.address;
@@ -128,10 +140,12 @@ export async function searchTokens(
     const enumerated: IndexedToken[] = [];
     for (let after = ''; ;) {
       const page = await index.inAddressOrder(after, PAGE);
+      await paged();
       walked.push(...page.filter(fits));
       if (walked.length >= need || page.length < PAGE) return walked.slice(0, need);
       after = page.at(-1)!.address;
       const found = await enumerate();
+      await paged();
       enumerated.push(...found.filter(fits));
       if (found.length < PAGE) return enumerated.sort(byAddress).slice(0, need);
     }
