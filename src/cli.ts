@@ -12,6 +12,7 @@ import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
 import { backup, EMAIL, removeDemoData, setEmail, setPassword, type CommandContext } from './cli-commands.js';
 import { ingestFiles } from './cli-ingest.js';
+import { migrateStore } from './cli-migrate-store.js';
 
 /** A wrong call: exit 2. */
 class UsageError extends Error {}
@@ -36,7 +37,8 @@ const USAGE = `usage: cli <command> [options] [--json]
   ingest FILE...                           (NDJSON; - for stdin)
   demo [--tokens N] [--days D] [--seed S] [--until T]
   demo --remove                            (deletes the demo tokens and all their data)
-  backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)`;
+  backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)
+  migrate-store --to postgres://...        (copies the SQLite store, not in use, into an empty PostgreSQL database)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -52,6 +54,7 @@ const OPTIONS = {
   until: { type: 'string' },
   remove: { type: 'boolean' },
   force: { type: 'boolean' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -98,7 +101,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
   };
   const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
-  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' ? '' : (action ?? '')}`.trim()) {
+  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' || group === 'migrate-store' ? '' : (action ?? '')}`.trim()) {
     case 'tenants create': {
       const name = need(opts, 'name');
       const plan = need(opts, 'plan');
@@ -114,6 +117,8 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
       return print(await setPassword(ctx));
     case 'backup':
       return print(await backup(ctx));
+    case 'migrate-store':
+      return print(await migrateStore({ ...ctx, opts: { ...ctx.opts, to: opts.to } }));
     case 'tenants list': {
       const tenants = await withStore(async (_s, sv) => sv.accounts.tenants());
       out({ tenants }, tenants.map((t) => `${t.id}\t${t.plan}\t${t.name}\t${t.email ?? ''}`).join('\n') || '(no tenants)');
