@@ -4,7 +4,8 @@
  * spread over both, even at once, are allowed exactly as one bucket allows them, RateLimit-Remaining
  * falls by one whichever instance answers, a plan edit shows on both, the stream's cap counts both
  * instances' connections; with Redis stopped each instance limits on its own, and once Redis is
- * back the limits are shared again.
+ * back the limits are shared again. Last, B is killed: its connections stop counting when their
+ * leases end (a minute at most, so that test takes about one).
  *
  * TRUST_PROXY=1, so each test picks its own anonymous bucket with X-Forwarded-For. The anonymous
  * limit is 20 an hour: a request is regained every 3 minutes, so the counts below are exact on a
@@ -212,4 +213,38 @@ describe('with Redis stopped', () => {
     expect(statuses(answers)).toEqual({ ok: LIMIT, limited: 40 - LIMIT });
     expect(a.stderr()).toMatch(/"instance":"lim-a".*"redis":"down".*rate limits and stream connection caps are per instance/);
   });
+});
+
+describe('an instance that dies', () => {
+  it('stops counting its stream connections once their leases end (within 60 s)', async () => {
+    const tenant = await services.accounts.createTenant({ name: 'Dying streams', plan: 'free' });
+    const { secret } = await services.accounts.createKey(tenant.id, { scopes: ['read'] });
+    const key = () => ({ 'x-api-key': secret, 'x-forwarded-for': freshIp() });
+    const onA: Client[] = [];
+    for (let k = 0; k < 3; k++) onA.push(await open(a, key()));
+    for (let k = 0; k < 7; k++) await open(b, key());
+    expect(await upgrade(a, key())).toEqual({ status: 429, message: capMessage(10) });
+    b.child.kill('SIGKILL'); // nothing releases or renews B's seven leases any more
+    await b.exit;
+    expect(await upgrade(a, key())).toEqual({ status: 429, message: capMessage(10) });
+    // Polled once a second: a refused upgrade costs a request of the tenant's 300 a minute.
+    const polls: number[] = [];
+    const admitted = await until(
+      async () => {
+        await new Promise((r) => setTimeout(r, 1000));
+        const u = await upgrade(a, key());
+        polls.push(u.status);
+        return u;
+      },
+      (u) => u.status === 101,
+      "A admits once the dead instance's leases have ended",
+      75,
+    );
+    onA.push(admitted.client!);
+    // A's own four still count: six more fit, not seven.
+    for (let k = 0; k < 6; k++) onA.push(await open(a, key()));
+    expect(await upgrade(a, key())).toEqual({ status: 429, message: capMessage(10) });
+    expect(polls.length).toBeGreaterThan(1);
+    for (const c of onA) c.close();
+  }, 120_000);
 });
