@@ -4,6 +4,8 @@
  * is resolved, counted in its rate-limit bucket and refused (401, 429) by the very code of the
  * HTTP routes, with the same envelope and RateLimit-* headers. Only once the route has admitted
  * it does `ws` take the socket, and the 101 carries the caller's RateLimit-* headers too.
+ * Connection caps count this instance's connections, or with REDIS_URL every instance's (leases
+ * in Redis, src/limiter/connection-caps.ts).
  */
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
