@@ -55,7 +55,8 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
     clock,
     logger,
     services,
-    limiter: createLimiter({ clock }),
+    // With REDIS_URL, buckets shared by every instance in Redis, these while Redis is away.
+    limiter: coord.limiter(createLimiter({ clock })),
     cache,
     views: createViews({ config: input.config, store: input.store, clock, cache, repos: services.repos }),
     history: createHistoryCache({ config: input.config, store: input.store, services, cache }),

@@ -8,8 +8,12 @@
  * While the bus is down this instance may have missed notices, so it serves no cached answer:
  * every event-loop turn that handles a request, and every 250 ms for the stream hub, it tells the
  * listeners "everything changed" (reads go through to the store, keys are checked in the store).
- * When the bus is back it flushes once more and caches again. Without REDIS_URL none of this
- * exists: nothing is imported, wrapped or added to a request.
+ * When the bus is back it flushes once more and caches again.
+ *
+ * The rate limits and the stream's connection caps are shared too (shared-limits.ts): buckets and
+ * connection leases in Redis, this instance's own while Redis is away. A revocation goes out as a
+ * `revoke` notice naming the keys. Without REDIS_URL none of this exists: nothing is imported,
+ * wrapped or added to a request, and the app's limiter is the in-memory one itself.
  */
 import type { Logger } from 'pino';
 import type { Gauge, Registry } from 'prom-client';
@@ -17,6 +21,10 @@ import type { Config } from '../config.js';
 import type { Change, Store } from '../store/db.js';
 import type { Notice, RedisBus } from './redis-bus.js';
 import type { AppMiddleware } from '../http/types.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { AsyncLimiter } from '../limiter/redis-gcra.js';
+import type { ConnectionCaps } from '../limiter/connection-caps.js';
+import { createSharedLimits } from './shared-limits.js';
 
 export type RedisState = 'off' | 'up' | 'down';
 
@@ -27,6 +35,13 @@ export type Coord = {
   ready(timeoutMs: number): Promise<RedisState>;
   /** Request middleware: no cached answer while the bus is down; a write answers after its notice is out. */
   middleware: AppMiddleware | null;
+  /**
+   * The app's limiter over `memory`: `memory` itself without REDIS_URL; with it, buckets in Redis
+   * shared by every instance (`prefix` names the kind of bucket), `memory`'s while Redis is away.
+   */
+  limiter(memory: Limiter, prefix?: string): Limiter | AsyncLimiter;
+  /** The stream's connection caps across instances; null without REDIS_URL (the hub's own count). */
+  caps: ConnectionCaps | null;
   close(): Promise<void>;
 };
 
@@ -45,6 +60,10 @@ export const channelPrefix = (redisUrl: string): string => `svc:${new URL(redisU
 const EVERYTHING: Change = { tokens: 'all', accounts: true };
 
 function toNotice(change: Change): Notice | null {
+  // A revocation alone: the other instances drop their key caches and close the keys' streams.
+  if (change.revoked !== undefined && change.revoked.length > 0 && change.tokens !== 'all' && change.tokens.size === 0) {
+    return { type: 'revoke', keyIds: [...change.revoked] };
+  }
   if (change.tokens !== 'all' && change.tokens.size === 0 && change.accounts !== true) return null;
   return { type: 'change', tokens: change.tokens === 'all' ? 'all' : [...change.tokens], accounts: change.accounts === true };
 }
@@ -55,7 +74,7 @@ function fromNotice(notice: Notice): Change {
       return { tokens: notice.tokens === 'all' ? 'all' : new Set(notice.tokens), accounts: notice.accounts };
     case 'revoke':
       // The key cache drops; the hub's own check closes the key's streams (within 250 ms).
-      return { tokens: new Set(), accounts: true };
+      return { tokens: new Set(), accounts: true, revoked: notice.keyIds };
     case 'stream':
       return { tokens: new Set(notice.tokens) };
   }
@@ -68,9 +87,10 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
   const redisUp = deps.registry.getSingleMetric('redis_up') as Gauge | undefined;
   if (config.redisUrl === null) {
     redisUp?.set(0);
-    return { redis: () => 'off', ready: async () => 'off', middleware: null, close: async () => {} };
+    return { redis: () => 'off', ready: async () => 'off', middleware: null, limiter: (memory) => memory, caps: null, close: async () => {} };
   }
   const url = config.redisUrl;
+  const limits = createSharedLimits({ url, instanceId: config.instanceId, logger });
   // The listeners as they were: what remote notices and flushes go through, so they never go out again.
   const local = store.notifyChange.bind(store);
   let bus: RedisBus | null = null;
@@ -135,7 +155,11 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
   };
 
   const goDown = (error: unknown, sayNow: boolean) => {
-    const say = () => logger.warn({ redis: 'down', err: error }, 'redis is down: serving no cached answer, reading through to the store');
+    const say = () =>
+      logger.warn(
+        { redis: 'down', err: error },
+        'redis is down: serving no cached answer, reading through to the store; rate limits and stream connection caps are per instance',
+      );
     stopTimers();
     if (closed) return;
     if (sayNow) {
@@ -176,29 +200,38 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
     if (pending.size > 0) await Promise.all([...pending]);
   };
 
+  // Up only when the bus and the limits' connection both are (the gauge follows the bus).
+  const redis = (): Exclude<RedisState, 'off'> => (state === 'up' && limits.ready() ? 'up' : 'down');
+
   return {
-    redis: () => state,
+    redis,
     middleware,
+    limiter: (memory, prefix = 'rl:') => limits.limiter(memory, prefix),
+    caps: limits.caps,
     async ready(timeoutMs) {
-      await started;
-      if (state === 'up') return state;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, timeoutMs);
-        waiters.add(done);
-      });
-      return state;
+      const deadline = Date.now() + timeoutMs;
+      await Promise.all([started, limits.loaded]);
+      if (state !== 'up') {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            waiters.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, timeoutMs);
+          waiters.add(done);
+        });
+      }
+      // The limits' own connection comes up about when the bus does.
+      while (state === 'up' && !limits.ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      return redis();
     },
     async close() {
       closed = true;
       stopTimers();
       store.notifyChange = local;
       await started.catch(() => undefined);
-      await bus?.close();
+      await Promise.all([bus?.close(), limits.close()]);
     },
   };
 }

@@ -8,7 +8,9 @@
  *
  * Key lookups go through the async accounts repo and are cached by hash; the cache is dropped
  * whenever accounts change, in this process (services notify) or another (PRAGMA data_version,
- * checked at the start of every request), so a revocation takes effect on the very next request. Expiry is checked against the clock on every
+ * checked at the start of every request), so a revocation takes effect on the very next request; an
+ * entry is read again after KEY_CACHE_MS, so a plan edited where no instance hears of it still
+ * takes effect within a minute. Expiry is checked against the clock on every
  * request, cached or not, so a rotated key stops exactly at its expiresAt.
  */
 import { ApiError, errors, forbidden, unauthorized } from '../errors.js';
@@ -23,6 +25,12 @@ type Found = { key: KeyRow; tenant: Tenant; plan: Plan };
 /** lastUsedAt is written at most this often per key (seconds), not on every request. */
 export const LAST_USED_EVERY = 60;
 const CACHE_MAX = 10_000;
+/**
+ * A cached key is read again (with its tenant and plan) after this long (ms), so a plan edited in
+ * the store without a notice (an operator's UPDATE on PostgreSQL, seen by no instance) takes
+ * effect on every instance within a minute (docs/api.md, Rate limits).
+ */
+export const KEY_CACHE_MS = 30_000;
 
 /** Routes that also accept `?key=`: the UDF datafeed and the stream (browsers cannot set WebSocket headers). */
 const acceptsQueryKey = (path: string) => path === '/udf' || path.startsWith('/udf/') || path === '/v1/stream';
@@ -89,7 +97,7 @@ export function createCallerResolver(deps: AppDeps): CallerResolver {
   const { store, clock, logger } = deps;
   const repo = deps.services.repos.accounts;
   // Hits only: unknown keys are not cached, so random guesses cannot evict real keys.
-  const cache = new Map<string, Found>();
+  const cache = new Map<string, { found: Found; until: number }>();
   let generation = 0;
   store.onChange((c) => {
     if (c.accounts || c.tokens === 'all') {
@@ -108,7 +116,7 @@ export function createCallerResolver(deps: AppDeps): CallerResolver {
     const found = { key, tenant, plan };
     if (seen === generation) {
       if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(id, found);
+      cache.set(id, { found, until: clock.now() + KEY_CACHE_MS });
     }
     return found;
   };
@@ -150,7 +158,7 @@ export function createCallerResolver(deps: AppDeps): CallerResolver {
     const hash = hashKey(presented);
     const id = hash.toString('base64');
     const hit = cache.get(id);
-    if (hit !== undefined) return judge(hit);
+    if (hit !== undefined && clock.now() < hit.until) return judge(hit.found);
     try {
       return load(hash, id).then(judge, (err: unknown) => failed(ctx, err));
     } catch (err) {

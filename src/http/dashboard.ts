@@ -151,7 +151,7 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
           activeKeys: keys.filter((k) => k.status === 'active').length,
           subscriptions: subscribed.length,
           // The tenant's API bucket, read without spending a request (the dashboard has its own IP bucket).
-          rateLimit: toRateLimitState(deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
+          rateLimit: toRateLimitState(await deps.limiter.tenant(tenant.id, tenantRate(plan), false)),
         },
       };
     },

@@ -39,11 +39,10 @@ export const FREE_ASSETS: Rate = { limit: 50, windowSeconds: 60 };
 /** A tenant's rate: its plan's requests per minute. */
 export const tenantRate = (plan: Plan): Rate => ({ limit: plan.requestsPerMinute, windowSeconds: TENANT_WINDOW_SECONDS });
 
-/** Spends one of the caller's free asset requests; false when none is left. */
-function freeAsset(assets: Limiter, ctx: AppContext): boolean {
+/** Spends one of the caller's free asset requests: the allowance's decision (allowed: one was left). */
+function freeAsset(assets: Limiter | AsyncLimiter, ctx: AppContext): Decision | Promise<Decision> {
   const caller = ctx.state.caller;
-  const d = caller?.kind === 'key' ? assets.tenant(caller.tenant.id, FREE_ASSETS, true) : assets.ip(clientIp(ctx).key, FREE_ASSETS, true);
-  return d.allowed;
+  return caller?.kind === 'key' ? assets.tenant(caller.tenant.id, FREE_ASSETS, true) : assets.ip(clientIp(ctx).key, FREE_ASSETS, true);
 }
 
 /** The limiter's decision for this request's caller (a promise when the limiter answers one). */
@@ -70,22 +69,28 @@ export type LimitStep = (ctx: AppContext) => void | Promise<void>;
 /** The limiter step, on the app's limiter (deps.limiter) unless a test hands it another. */
 export function createLimitStep(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): LimitStep {
   const anon = deps.config.rateLimitAnon;
-  // A bucket per caller (the same keys as the main limiter) holding its free asset requests.
-  const assets = createLimiter({ clock: deps.clock });
+  // A bucket per caller (the same keys as the main limiter) holding its free asset requests;
+  // with REDIS_URL shared by the instances, as the main buckets are.
+  const assets = deps.coord.limiter(createLimiter({ clock: deps.clock }), 'rla:');
   // A limiter fault must not take the API down: serve the request unlimited, and say so.
   const failed = (ctx: AppContext, err: unknown) => deps.logger.error({ err, requestId: ctx.state.requestId }, 'rate limiter failed; request not limited');
+  const record = (ctx: AppContext, d: Decision | Promise<Decision>): void | Promise<void> => {
+    if (!(d instanceof Promise)) {
+      ctx.state.rateLimit = toRateLimitState(d);
+      return;
+    }
+    return d.then(
+      (decided) => void (ctx.state.rateLimit = toRateLimitState(decided)),
+      (err: unknown) => failed(ctx, err),
+    );
+  };
   return (ctx) => {
     try {
-      const free = isUncounted(ctx) || (isAsset(ctx) && freeAsset(assets, ctx));
-      const d = decide(limiter, anon, ctx, !free);
-      if (!(d instanceof Promise)) {
-        ctx.state.rateLimit = toRateLimitState(d);
-        return;
-      }
-      return d.then(
-        (decided) => void (ctx.state.rateLimit = toRateLimitState(decided)),
-        (err: unknown) => failed(ctx, err),
-      );
+      if (isUncounted(ctx)) return record(ctx, decide(limiter, anon, ctx, false));
+      if (!isAsset(ctx)) return record(ctx, decide(limiter, anon, ctx, true));
+      const free = freeAsset(assets, ctx);
+      if (!(free instanceof Promise)) return record(ctx, decide(limiter, anon, ctx, !free.allowed));
+      return free.then((f) => record(ctx, decide(limiter, anon, ctx, !f.allowed))).catch((err: unknown) => failed(ctx, err));
     } catch (err) {
       failed(ctx, err);
       return;

@@ -4,6 +4,8 @@
  * is resolved, counted in its rate-limit bucket and refused (401, 429) by the very code of the
  * HTTP routes, with the same envelope and RateLimit-* headers. Only once the route has admitted
  * it does `ws` take the socket, and the 101 carries the caller's RateLimit-* headers too.
+ * Connection caps count this instance's connections, or with REDIS_URL every instance's (leases
+ * in Redis, src/limiter/connection-caps.ts).
  */
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -21,6 +23,7 @@ import { WsStreamSocket, frameText } from './stream-socket.js';
 import type { App } from '../app.js';
 import type { AppContext, AppDeps } from './types.js';
 import type { ConnectionInfo } from '../stream/types.js';
+import type { Decision } from '../limiter/gcra.js';
 
 export const STREAM_PATH = '/v1/stream';
 /** A message over this many bytes closes the connection with 1008. */
@@ -76,7 +79,7 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       upgrade: 'websocket',
       query: z.object({ key: textParam(1, 512).optional() }),
     },
-    (_input, ctx) => {
+    async (_input, ctx) => {
       const { hub, wss, upgrades } = deps.stream;
       const up = upgrades.get(ctx.req);
       if (up === undefined) {
@@ -87,8 +90,20 @@ export function streamRouter(deps: AppDeps): ApiRouter {
       if (caller.kind === 'key' && !caller.key.scopes.includes('read')) throw errors.forbidden('this API key lacks the read scope');
       const bucket = caller.kind === 'key' ? `tenant:${caller.tenant.id}` : `ip:${clientIp(ctx).address}`;
       const cap = caller.kind === 'key' ? (PLAN_CONNECTIONS[caller.plan.name] ?? ANON_CONNECTIONS) : ANON_CONNECTIONS;
-      if (hub.openIn(bucket) >= cap) {
-        throw errors.rateLimited(`at most ${cap} open stream connections for this caller`, CAP_RETRY_SECONDS);
+      const full = () => errors.rateLimited(`at most ${cap} open stream connections for this caller`, CAP_RETRY_SECONDS);
+      if (deps.coord.caps === null) {
+        if (hub.openIn(bucket) >= cap) throw full();
+      } else {
+        // With REDIS_URL the cap counts every instance's connections (this one's alone while Redis is away).
+        const lease = await deps.coord.caps.admit(bucket, cap);
+        if (lease === null) throw full();
+        // Released when the socket closes, however: after the stream, a failed handshake, a client gone meanwhile.
+        if (up.socket.destroyed) {
+          lease.release();
+          ctx.respond = false;
+          return;
+        }
+        up.socket.once('close', lease.release);
       }
       const headers = rateLimitLines(ctx);
       const charge = chargeFor(deps, ctx);
@@ -135,23 +150,28 @@ function rateLimitLines(ctx: AppContext): string[] {
   return lines;
 }
 
-/** Counts one request in the bucket the upgrade was counted in: null when allowed, else seconds to wait. */
-function chargeFor(deps: AppDeps, ctx: AppContext): () => number | null {
+const waitOf = (d: Decision): number | null => (d.allowed ? null : (d.retryAfterSeconds ?? 1));
+
+/**
+ * Counts one request in the bucket the upgrade was counted in: null when allowed, else seconds to
+ * wait (a promise of it when the limiter is shared through Redis).
+ */
+function chargeFor(deps: AppDeps, ctx: AppContext): ConnectionInfo['charge'] {
   const caller = ctx.state.caller;
   const limiter = deps.limiter;
+  let decide: () => Decision | Promise<Decision>;
   if (caller.kind === 'key') {
     const id = caller.tenant.id;
     const rate = tenantRate(caller.plan);
-    return () => {
-      const d = limiter.tenant(id, rate, true);
-      return d.allowed ? null : (d.retryAfterSeconds ?? 1);
-    };
+    decide = () => limiter.tenant(id, rate, true);
+  } else {
+    const ip = clientIp(ctx).key;
+    const rate = deps.config.rateLimitAnon;
+    decide = () => limiter.ip(ip, rate, true);
   }
-  const ip = clientIp(ctx).key;
-  const rate = deps.config.rateLimitAnon;
   return () => {
-    const d = limiter.ip(ip, rate, true);
-    return d.allowed ? null : (d.retryAfterSeconds ?? 1);
+    const d = decide();
+    return d instanceof Promise ? d.then(waitOf) : waitOf(d);
   };
 }
 

@@ -8,6 +8,7 @@ import type { ApiError } from '../errors.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
+import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 import type { ResponseCache } from './response-cache.js';
 import type { Views } from './v1/views.js';
 import type { Stream } from './stream.js';
@@ -20,8 +21,8 @@ export type AppDeps = {
   clock: Clock;
   logger: Logger;
   services: Services;
-  /** The app's rate limiter (in memory, one per app). */
-  limiter: Limiter;
+  /** The app's rate limiter: in memory, one per app; with REDIS_URL, shared through Redis (answers promises). */
+  limiter: Limiter | AsyncLimiter;
   /** The app's cache of read answers, dropped by store changes (one per app). */
   cache: ResponseCache;
   /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */

@@ -5,8 +5,10 @@
  * scored with the time its lease ends; admitting one is one Lua script (drop ended leases,
  * count, add), so instances admitting at once never pass the cap together. An instance renews
  * its connections' leases every ttl/3, so the connections of an instance that died stop counting
- * when their leases end (60 s by default), while a live instance's never lapse. Time is Redis's
- * own clock (TIME), one clock for every instance.
+ * when their leases end (60 s by default), while a live instance's never lapse. A renewal writes
+ * every connection the instance holds, present or not: a Redis that restarted empty, and the
+ * connections the instance admitted on its own while Redis was away (`adopt`), count again at
+ * the next renewal. Time is Redis's own clock (TIME), one clock for every instance.
  */
 import { randomUUID } from 'node:crypto';
 import { evalScript, luaScript, type ScriptClient } from './redis-script.js';
@@ -23,12 +25,12 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `;
 
-/** KEYS[1]: the group. ARGV: lease ms, then the members to renew (only those still there). */
+/** KEYS[1]: the group. ARGV: lease ms, then the members to renew (written again when missing). */
 export const RENEW_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[i]) end
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], now + ttl, ARGV[i]) end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `;
@@ -51,10 +53,17 @@ export type ConnectionCounterOptions = {
 export type ConnectionCounter = {
   /** Counts one more connection of `group` if fewer than `cap` are open: its ticket, or null when full. */
   acquire(group: string, cap: number): Promise<string | null>;
+  /**
+   * Counts a connection this instance admitted without Redis (it was away): its ticket. Redis
+   * hears of it at the next renewal, whatever the cap.
+   */
+  adopt(group: string): string;
   /** Stops counting the connection of that ticket. */
   release(ticket: string): Promise<void>;
   /** Connections this instance holds now. */
   held(): number;
+  /** Connections this instance holds now in `group` (admitted or adopted, not yet released). */
+  heldIn(group: string): number;
   /** Stops renewing (the instance's connections stop counting when their leases end). */
   stop(): void;
 };
@@ -77,18 +86,23 @@ export function createRedisConnectionCounter(opts: ConnectionCounterOptions): Co
   const timer = setInterval(() => void renewAll(), Math.max(10, Math.floor(leaseMs / 3)));
   timer.unref();
 
+  const hold = (key: string, member: string): string => {
+    let set = mine.get(key);
+    if (!set) mine.set(key, (set = new Set()));
+    set.add(member);
+    byTicket.set(member, { key, member });
+    return member;
+  };
+  const newMember = () => `${opts.instanceId}:${randomUUID()}`;
+
   return {
     async acquire(group, cap) {
       const key = `${prefix}${group}`;
-      const member = `${opts.instanceId}:${randomUUID()}`;
+      const member = newMember();
       const ok = await run('acquire', key, [member, String(cap), String(leaseMs)]);
-      if (ok !== 1) return null;
-      let set = mine.get(key);
-      if (!set) mine.set(key, (set = new Set()));
-      set.add(member);
-      byTicket.set(member, { key, member });
-      return member;
+      return ok === 1 ? hold(key, member) : null;
     },
+    adopt: (group) => hold(`${prefix}${group}`, newMember()),
     async release(ticket) {
       const held = byTicket.get(ticket);
       if (!held) return;
@@ -99,6 +113,7 @@ export function createRedisConnectionCounter(opts: ConnectionCounterOptions): Co
       await client.zRem(held.key, held.member);
     },
     held: () => byTicket.size,
+    heldIn: (group) => mine.get(`${prefix}${group}`)?.size ?? 0,
     stop: () => clearInterval(timer),
   };
 }

@@ -30,12 +30,24 @@ export type FailoverOptions = {
 
 class RedisTimeout extends Error {}
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/**
+ * `p`, or a RedisTimeout after `ms`. The timeout waits one more turn of the event loop
+ * (setImmediate runs after the loop has read its sockets): when this process was busy or
+ * descheduled rather than Redis slow, the answer that arrived meanwhile wins, so a loaded
+ * instance does not fall back to its own buckets for nothing.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeout(`Redis did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new RedisTimeout(`Redis did not answer within ${ms} ms`)));
+    }, ms);
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([p, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+  });
 }
 
 export function createFailoverLimiter(opts: FailoverOptions): FailoverLimiter {

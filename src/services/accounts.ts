@@ -265,8 +265,9 @@ export function createAccounts(deps: { store: Store; clock: Clock; repos: Pick<R
         await tx.revoke(keyId, now());
         return (await tx.key(keyId))!;
       });
-      // After the commit: caches that hold keys drop them before the revoking request answers.
-      changed();
+      // After the commit: caches that hold keys drop them before the revoking request answers,
+      // on every instance (a `revoke` notice with REDIS_URL, src/coord/wiring.ts).
+      deps.store.notifyChange({ tokens: new Set(), accounts: true, revoked: [keyId] });
       return keyView(row, now());
     },
 

@@ -11,8 +11,11 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export type Db = Database.Database;
 
-/** What changed: the ids of the tokens whose data changed, or 'all' when it is not known. */
-export type Change = { tokens: ReadonlySet<number> | 'all'; accounts?: boolean };
+/**
+ * What changed: the ids of the tokens whose data changed, or 'all' when it is not known; whether
+ * accounts changed, and the keys a revocation ended (other instances hear them as a `revoke`).
+ */
+export type Change = { tokens: ReadonlySet<number> | 'all'; accounts?: boolean; revoked?: readonly string[] };
 type Listener = (change: Change) => void;
 
 export type Store = {

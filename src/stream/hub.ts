@@ -231,7 +231,7 @@ export class Hub {
     if (cmd.op === 'unsubscribe') {
       const sub = conn.subs.get(cmd.sub);
       if (sub === undefined) return { id: cmd.id, code: 'subscription_not_found', message: `no subscription ${cmd.sub} on this connection`, param: 'sub' };
-      const wait = conn.info.charge();
+      const wait = await conn.info.charge();
       if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
       this.unsubscribe(conn, sub);
       conn.send('unsubscribed', JSON.stringify({ op: 'unsubscribed', id: cmd.id, sub: sub.id }));
@@ -250,7 +250,7 @@ export class Hub {
       if (t === null) return { id: cmd.id, code: 'token_not_found', message: `unknown token ${name}`, param: cmd.channel === 'prices' ? 'tokens' : 'token' };
       asked.push(t);
     }
-    const wait = conn.info.charge();
+    const wait = await conn.info.charge();
     if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
     await this.view.inTurn(() => this.subscribe(conn, cmd, asked));
     return null;

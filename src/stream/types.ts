@@ -81,6 +81,6 @@ export type ConnectionInfo = {
   bucket: string;
   /** The key the connection was opened with (checked for revocation), or null when anonymous. */
   keyId: string | null;
-  /** Counts one request in the caller's bucket: null when allowed, else seconds to wait. */
-  charge(): number | null;
+  /** Counts one request in the caller's bucket: null when allowed, else seconds to wait (a promise with a shared limiter). */
+  charge(): number | null | Promise<number | null>;
 };

@@ -110,6 +110,34 @@ describe('the Redis wiring between two instances', () => {
     expect(res.body.error.code).toBe('unauthorized');
   });
 
+  it('publishes a revocation as a revoke notice naming the key before answering, and the other instance drops its cached keys', async () => {
+    const [a, b] = [await instance('wire-i'), await instance('wire-j')];
+    // Made quietly: B hears nothing from A before the revocation.
+    const admin = await quietly(a, () => a.makeKey());
+    const doomed = await quietly(a, () => a.services.accounts.createKey(admin.tenantId));
+    const { secret, keyId } = b.makeKey();
+    expect((await b.http.get('/v1/tokens/registered').set('x-api-key', secret)).status).toBe(200);
+    await quietly(b, () => b.services.accounts.revokeKey(keyId));
+    expect((await b.http.get('/v1/tokens/registered').set('x-api-key', secret)).status).toBe(200);
+    const heard: string[] = [];
+    const spy = createClient({ url });
+    await spy.connect();
+    await spy.subscribe(`${channelPrefix(url)}notices`, (m) => void heard.push(m));
+    try {
+      expect((await a.http.delete(`/v1/keys/${doomed.key.id}`).set('x-api-key', admin.secret)).status).toBe(200);
+      await spy.ping();
+      expect(heard.map((m) => JSON.parse(m))).toEqual([{ from: 'wire-i', notice: { type: 'revoke', keyIds: [doomed.key.id] } }]);
+      const res = await until(
+        () => b.http.get('/v1/tokens/registered').set('x-api-key', secret),
+        (r) => r.status === 401,
+        'B refuses the key',
+      );
+      expect(res.body.error.message).toBe('the API key was revoked');
+    } finally {
+      await spy.close();
+    }
+  });
+
   it("hands the other instance's stream subscribers the trades a notice names, with their exact ids", async () => {
     const [a, b] = [await instance('wire-e'), await instance('wire-f')];
     const token = aToken();

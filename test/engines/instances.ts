@@ -66,9 +66,9 @@ export async function ownRedis(): Promise<OwnRedis> {
 
 export type Instance = Child & { id: string; base: string; stop(): Promise<void> };
 
-/** One instance of the service on `dbPath` and `redisUrl`, no demo data or feed. */
-export async function startInstance(id: string, dbPath: string, redisUrl: string): Promise<Instance> {
-  const c = await spawnServer({ INSTANCE_ID: id, DATABASE_PATH: dbPath, REDIS_URL: redisUrl, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'info' });
+/** One instance of the service on `dbPath` and `redisUrl`, no demo data or feed; `env` adds to its environment. */
+export async function startInstance(id: string, dbPath: string, redisUrl: string, env: Record<string, string> = {}): Promise<Instance> {
+  const c = await spawnServer({ INSTANCE_ID: id, DATABASE_PATH: dbPath, REDIS_URL: redisUrl, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'info', ...env });
   return {
     ...c,
     id,

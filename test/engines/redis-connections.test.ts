@@ -1,8 +1,8 @@
 /**
  * Connection caps shared through Redis: two instances (separate connections) never hold more
  * than the cap of a group together, even admitting at once; a released connection frees its slot
- * for either; a live instance's leases are renewed, and a dead instance's stop counting when
- * their leases end.
+ * for either; a live instance's leases are renewed (written again when Redis lost them, as are
+ * connections admitted while it was away), and a dead instance's stop counting when their leases end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
@@ -75,6 +75,19 @@ describe('shared connection caps', () => {
     expect(tickets.filter((t) => t !== null)).toHaveLength(5);
     expect(one.held() + two.held()).toBe(5);
     expect(await a.zCard(`${prefix}burst`)).toBe(5);
+  });
+
+  it('writes again at the next renewal a lease Redis lost and a connection adopted while Redis was away', async () => {
+    const one = counter(a, 'one', 900);
+    const held = await one.acquire('lost', 5);
+    const adopted = one.adopt('lost');
+    expect(await a.zRange(`${prefix}lost`, 0, -1)).toEqual([held]);
+    await a.del(`${prefix}lost`); // as a Redis restarted empty
+    await until(async () => (await a.zCard(`${prefix}lost`)) === 2, 'both leases are written again');
+    expect((await a.zRange(`${prefix}lost`, 0, -1)).sort()).toEqual([held, adopted].sort());
+    await one.release(adopted);
+    expect(await a.zRange(`${prefix}lost`, 0, -1)).toEqual([held]);
+    expect(one.held()).toBe(1);
   });
 
   it("renews a live instance's leases and lets a dead instance's lapse", async () => {

@@ -1,7 +1,8 @@
 /**
  * The failover limiter against a Redis of its own (a redis-server child process, so it can be
  * killed, stalled and restarted without touching the shared test Redis): shared buckets while
- * Redis answers, in-memory buckets while it is gone or stalled, shared again once it is back.
+ * Redis answers, in-memory buckets while it is gone or stalled, shared again once it is back; a
+ * process too busy to read Redis's answer in time still takes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -109,5 +110,22 @@ describe('failover limiter', () => {
     expect(await client.exists(key)).toBe(1);
     expect(limiter.redisState()).toBe('up');
     expect(changes).toEqual(['down', 'up', 'down', 'up']);
+  });
+
+  it('takes the answer Redis gave while this process, not Redis, was busy past the timeout', async () => {
+    const memory = createLimiter({ clock: { now: () => Date.now() } });
+    const limiter = createFailoverLimiter({ redis: createRedisLimiter({ client, prefix: 'busy:' }), ready: () => client.isReady, memory, timeoutMs: 50 });
+    const rate: Rate = { limit: 3, windowSeconds: 3600 };
+    await limiter.tenant('warm-up', rate, true); // the script is loaded: one round trip from here on
+    const decided = limiter.tenant('acme', rate, true);
+    await new Promise((r) => setImmediate(r)); // node-redis writes the command
+    // The event loop held for six times the timeout: Redis answers meanwhile, and the timeout falls due.
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+    expect(await decided).toMatchObject({ allowed: true, remaining: 2 });
+    expect(limiter.redisState()).toBe('up');
+    expect(await client.exists(tenantBucketKey('busy:', 'acme'))).toBe(1);
+    // This instance's own bucket was not used.
+    expect(memory.tenant('acme', rate, false).remaining).toBe(3);
   });
 });
