@@ -4,7 +4,8 @@
  * `"kind":"postgres"` on /healthz; the CLI with DATABASE_URL makes the tenant and key and ingests
  * a file; an ingest over HTTP or by the CLI shows in the server's reads (token overview, trades,
  * /udf/history) right after, caches included, and reaches a stream subscriber with the exact
- * trade ids. No Redis: the CLI's commits reach the server through LISTEN/NOTIFY.
+ * trade ids; the webhook worker delivers its events (the outbox's claimDue path). No Redis: the
+ * CLI's commits reach the server through LISTEN/NOTIFY.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { main } from '../../src/cli.js';
 import { DEMO_DEFAULTS } from '../../src/services/demo.js';
 import { aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';
 import { Client } from '../stream/support.js';
+import { startReceiver } from '../subscriptions/receiver.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
 import { health, startServer, until, type Instance } from './instances.js';
 
@@ -69,7 +71,7 @@ beforeAll(async () => {
   db = await freshDatabase('server');
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
   dir = mkdtempSync(join(tmpdir(), 'pg-server-'));
-  s = await startServer('pg-a', { DATABASE_URL: db.url, DEMO_DATA: 'auto', DEMO_FEED: 'off' });
+  s = await startServer('pg-a', { DATABASE_URL: db.url, DEMO_DATA: 'auto', DEMO_FEED: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' });
 }, 120_000);
 
 afterAll(async () => {
@@ -167,5 +169,35 @@ describe('a server process with DATABASE_URL on a fresh database', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/line 3: .*nothing of it was written/s);
     expect(await ids(before)).toEqual([]);
+  });
+
+  it('delivers the events of an ingest to a registered webhook, from the PostgreSQL outbox', async () => {
+    const receiver = await startReceiver([204]);
+    try {
+      const reg = await fetch(`${s.base}/v1/tokens/register`, {
+        method: 'POST',
+        headers: { 'x-api-key': ingestKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ address: token.address, webhookUrl: receiver.url() }),
+      });
+      expect(reg.status).toBe(201);
+      const before = await maxTradeId();
+      await ingest(trades(2));
+      const added = await ids(before);
+      await until(
+        async () => receiver.received.length,
+        (n) => n >= 1,
+        'the webhook is called',
+      );
+      const body = JSON.parse(receiver.received[0]!.body) as { token: string; data: { trades: { id: number }[] } };
+      expect(body.token).toBe(token.address);
+      expect(body.data.trades.map((t) => t.id)).toEqual(added);
+      await until(
+        async () => (await pool.query<{ status: string }>('SELECT status FROM webhook_deliveries')).rows.map((r) => r.status),
+        (st) => st.length === 1 && st[0] === 'delivered',
+        'the delivery is recorded as delivered',
+      );
+    } finally {
+      await receiver.close();
+    }
   });
 });
