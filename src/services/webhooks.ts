@@ -21,6 +21,7 @@ import type { DueDelivery, WebhookOutboxRepo } from '../store/webhook-outbox-rep
 import { eventId, eventJson } from './events.js';
 import { refusedLiteral } from './webhook-target.js';
 import { post, type Outcome } from './webhook-post.js';
+import { isUnavailable } from '../store/pg/unavailable.js';
 import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
@@ -239,9 +240,15 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return r;
   };
 
+  // A database out of reach fails every pass until it is back: said once a minute, as a warning.
+  let lastUnreachable = -Infinity;
   const refill = () => {
     launchDue().catch((err: unknown) => {
-      if (deps.store.isOpen()) deps.logger?.error({ err }, 'webhook pass failed');
+      if (!deps.store.isOpen()) return;
+      if (!isUnavailable(err)) return deps.logger?.error({ err }, 'webhook pass failed');
+      if (Date.now() - lastUnreachable < 60_000) return;
+      lastUnreachable = Date.now();
+      deps.logger?.warn({ err }, 'webhook pass failed: the store cannot be reached; deliveries wait in the outbox');
     });
   };
 
