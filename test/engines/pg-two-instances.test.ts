@@ -1,27 +1,31 @@
 /**
- * Two server processes on one PostgreSQL database, no Redis (docs/operations.md, Many
- * instances): batches ingested on both at once, the same trades sent to both, lose nothing and
- * store nothing twice (each trade accepted by exactly one instance, a duplicate on the other);
- * the candles add up to the trades; and what one instance ingests shows in the other's cached
- * reads and reaches its stream subscribers, through LISTEN/NOTIFY.
+ * Two server processes on one PostgreSQL database (docs/operations.md, Many instances), once
+ * with no Redis (changes travel by LISTEN/NOTIFY) and once with a Redis of the test's own:
+ * batches ingested on both at once, the same trades sent to both, lose nothing and store nothing
+ * twice (each trade accepted by exactly one instance, a duplicate on the other); the candles add
+ * up to the trades; what one instance ingests shows in the other's cached reads and reaches its
+ * stream subscribers; a key revoked on one is refused by the other at its next request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { main } from '../../src/cli.js';
 import { aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';
 import { Client } from '../stream/support.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
-import { startServer, until, type Instance } from './instances.js';
+import { health, ownRedis, startServer, until, type Instance, type OwnRedis } from './instances.js';
 
 let db: FreshDatabase;
 let pool: pg.Pool;
 let a: Instance;
 let b: Instance;
+let redis: OwnRedis | null = null;
 let key: string;
-const token = aToken({ name: 'Shared Postgres' });
-const market = aMarket(token.address);
+let cliEnv: Record<string, string> = {};
 let blockTime = 1_700_000_300;
-const trades = (n: number) => Array.from({ length: n }, () => aTrade(token.address, { market: market.address, blockTime: blockTime++, volumeUsd: 3 }));
+let dir: string;
 
 async function ingest(i: Instance, records: unknown[]): Promise<{ accepted: number; duplicates: number }> {
   const res = await fetch(`${i.base}/v1/ingest`, {
@@ -35,27 +39,53 @@ async function ingest(i: Instance, records: unknown[]): Promise<{ accepted: numb
 
 const one = async (sql: string): Promise<number> => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
 
-beforeAll(async () => {
-  db = await freshDatabase('two_pg');
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  let out = '';
-  const io = { stdout: (x: string) => (out += x), stderr: () => undefined, stdin: process.stdin, env: { DATABASE_URL: db.url } };
-  expect(await main(['tenants', 'create', '--name', 'Two', '--plan', 'enterprise', '--json'], io)).toBe(0);
-  const tenant = (JSON.parse(out) as { id: string }).id;
-  out = '';
-  expect(await main(['keys', 'create', '--tenant', tenant, '--scopes', 'read,manage,ingest', '--json'], io)).toBe(0);
-  key = (JSON.parse(out) as { secret: string }).secret;
-  const env = { DATABASE_URL: db.url, DEMO_DATA: 'off', DEMO_FEED: 'off' };
-  [a, b] = await Promise.all([startServer('two-pg-a', env), startServer('two-pg-b', env)]);
-}, 120_000);
+describe.each([
+  { bus: 'LISTEN/NOTIFY', withRedis: false },
+  { bus: 'Redis', withRedis: true },
+])('two instances on one PostgreSQL database, changes by $bus', ({ withRedis }) => {
+  const token = aToken({ name: 'Shared Postgres' });
+  const market = aMarket(token.address);
+  const trades = (n: number) => Array.from({ length: n }, () => aTrade(token.address, { market: market.address, blockTime: blockTime++, volumeUsd: 3 }));
 
-afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await pool?.end();
-  await db?.drop();
-});
+  beforeAll(async () => {
+    db = await freshDatabase('two_pg');
+    dir = mkdtempSync(join(tmpdir(), 'two-pg-'));
+    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    const env: Record<string, string> = { DATABASE_URL: db.url, DEMO_DATA: 'off', DEMO_FEED: 'off' };
+    if (withRedis) {
+      redis = await ownRedis();
+      await redis.start();
+      env.REDIS_URL = redis.url;
+    }
+    cliEnv = env;
+    let out = '';
+    const io = { stdout: (x: string) => (out += x), stderr: () => undefined, stdin: process.stdin, env };
+    expect(await main(['tenants', 'create', '--name', 'Two', '--plan', 'enterprise', '--json'], io)).toBe(0);
+    const tenant = (JSON.parse(out) as { id: string }).id;
+    out = '';
+    expect(await main(['keys', 'create', '--tenant', tenant, '--scopes', 'read,manage,ingest', '--json'], io)).toBe(0);
+    key = (JSON.parse(out) as { secret: string }).secret;
+    [a, b] = await Promise.all([startServer('two-pg-a', env), startServer('two-pg-b', env)]);
+    await until(
+      async () => [(await health(a)).body.status, (await health(b)).body.status],
+      (st) => st.every((x) => x === 'ok'),
+      'both instances are ok',
+    );
+  }, 120_000);
 
-describe('two instances on one PostgreSQL database', () => {
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    redis?.kill();
+    redis = null;
+    await pool?.end();
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('say which store and bus they use', async () => {
+    expect((await health(a)).body).toEqual({ status: 'ok', instance: 'two-pg-a', store: { kind: 'postgres', state: 'up' }, redis: withRedis ? 'up' : 'off' });
+  });
+
   it('ingesting at once, the same trades on both, lose nothing and store nothing twice', async () => {
     await ingest(a, [token, market]);
     const batches = Array.from({ length: 8 }, () => trades(250));
@@ -91,5 +121,31 @@ describe('two instances on one PostgreSQL database', () => {
     );
     expect(streamed()).toEqual(ids);
     c.close();
+  });
+
+  it("shows the CLI's ingest in both instances' cached reads (the CLI announces its commits on the bus)", async () => {
+    const overview = async (i: Instance) =>
+      ((await (await fetch(`${i.base}/v1/token/${token.address}/overview`)).json()) as { lastTradeAt: number }).lastTradeAt;
+    expect([await overview(a), await overview(b)]).toEqual([blockTime - 1, blockTime - 1]);
+    const file = join(dir, `cli-${withRedis ? 'redis' : 'pg'}.ndjson`);
+    writeFileSync(file, ndjson(trades(2)));
+    const io = { stdout: () => undefined, stderr: () => undefined, stdin: process.stdin, env: cliEnv };
+    expect(await main(['ingest', file, '--json'], io)).toBe(0);
+    for (const i of [a, b])
+      await until(
+        () => overview(i),
+        (t) => t === blockTime - 1,
+        `${i.id} shows the CLI's trades`,
+      );
+  });
+
+  it('refuses on B, at its next request, a key revoked on A', async () => {
+    const made = await fetch(`${a.base}/v1/keys`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"name":"k"}' });
+    expect(made.status).toBe(201);
+    const k = (await made.json()) as { key: { id: string }; secret: string };
+    expect((await fetch(`${b.base}/v1/tokens/registered`, { headers: { 'x-api-key': k.secret } })).status).toBe(200);
+    expect((await fetch(`${a.base}/v1/keys/${k.key.id}`, { method: 'DELETE', headers: { 'x-api-key': key } })).status).toBe(200);
+    const res = await fetch(`${b.base}/v1/tokens/registered`, { headers: { 'x-api-key': k.secret } });
+    expect(res.status).toBe(401);
   });
 });
