@@ -9,7 +9,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Store } from './store/db.js';
+import type { AnyStore } from './store/open.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
@@ -40,13 +40,13 @@ import type { AppDeps, AppState } from './http/types.js';
 /** `routes`: every route the app declares, in the order they were added (OpenAPI, tests). */
 export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] };
 
-export function createApp(input: { config: Config; store: Store; clock?: Clock; logger?: Logger; services?: Services }): App {
+export function createApp(input: { config: Config; store: AnyStore; clock?: Clock; logger?: Logger; services?: Services }): App {
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel, undefined, input.config.instanceId);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
   // CACHE=off turns caching off: the benchmark's uncached run.
   const cache = createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes });
-  // What instances share through Redis (src/coord/wiring.ts); nothing without REDIS_URL.
+  // What instances share through a bus (src/coord/wiring.ts): Redis, or PostgreSQL's LISTEN/NOTIFY; nothing on SQLite alone.
   const coord = createCoord({ config: input.config, store: input.store, logger, registry: services.metrics.registry });
   const parts = {
     coord,
@@ -97,7 +97,7 @@ export function createApp(input: { config: Config; store: Store; clock?: Clock; 
   // outer one owns the request id, the error envelope, compression, metrics and the log line; the
   // inner one the caller, the limiter, CORS, the 429 and 401, the write gate and the ETag.
   app.use(edge(deps, app.routes));
-  // With REDIS_URL: a write answers once its notices are out (src/coord/wiring.ts).
+  // With a bus: a write answers once its notices are out (src/coord/wiring.ts).
   if (coord.middleware) app.use(coord.middleware);
   app.use(gate(deps));
   app.use(staticFirst(root));

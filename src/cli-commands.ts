@@ -5,7 +5,7 @@
  */
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Store } from './store/db.js';
+import type { AnyStore } from './store/open.js';
 import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
@@ -17,9 +17,11 @@ export type CommandContext = {
   positionals: string[];
   opts: { tenant?: string; email?: string; force?: boolean; remove?: boolean };
   databasePath: () => string;
+  /** DATABASE_URL, or null. */
+  databaseUrl: () => string | null;
   stdin: NodeJS.ReadableStream;
   stderr: (s: string) => void;
-  withStore: <T>(fn: (store: Store, services: Services) => Promise<T>) => Promise<T>;
+  withStore: <T>(fn: (store: AnyStore, services: Services) => Promise<T>) => Promise<T>;
   fail: Fail;
 };
 
@@ -69,6 +71,7 @@ export async function backup(ctx: CommandContext): Promise<Output> {
   const [file, ...extra] = ctx.positionals;
   if (file === undefined) throw ctx.fail.usage('backup needs a FILE to write');
   if (extra.length > 0) throw ctx.fail.usage(`backup takes one FILE (got ${ctx.positionals.length})`);
+  if (ctx.databaseUrl() !== null) throw ctx.fail.command('DATABASE_URL names a PostgreSQL store: back it up with pg_dump (docs/operations.md, Backups)');
   const source = ctx.databasePath();
   if (source === ':memory:') throw ctx.fail.command('DATABASE_PATH is :memory:; there is no store file to back up');
   if (!existsSync(source)) throw ctx.fail.command(`no store at ${source} (DATABASE_PATH)`);

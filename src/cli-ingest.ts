@@ -1,8 +1,9 @@
 /**
  * `cli ingest FILE...` (docs/operations.md, Command-line tool): NDJSON files (or stdin) written
  * through the ingest path beside a running server. Each file is validated whole before anything of
- * it is written, then written in short transactions with pauses, so the server keeps its turns
- * at the write lock.
+ * it is written. On SQLite it is then written in short transactions with pauses, so the server
+ * keeps its turns at the write lock; on PostgreSQL, where writers do not take turns at one lock,
+ * in transactions of 5,000 records (a file of up to 5,000 records is one transaction).
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,9 +43,31 @@ const CLI_PAUSE_MS = 20;
 /** The CLI waits this long for a lock (a server may hold it for a large HTTP batch). */
 const CLI_BUSY_TIMEOUT_MS = 120_000;
 
+/**
+ * Records per PostgreSQL transaction of the CLI: a file of up to this many is one transaction
+ * (docs/operations.md, Many instances), and a longer one is written in transactions this long.
+ */
+export const PG_CLI_BATCH = 5000;
+
+/** How the CLI writes on its store's engine. */
+type Pace = { batch: number; pauseMs: number };
+
+/** The token addresses a file's records name (read only where the engine looks them up first: PostgreSQL). */
+async function namedTokens(path: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const item of numberedLines(path)) {
+    if ('error' in item) continue;
+    const token = typeof item.value === 'object' && item.value !== null ? (item.value as { token?: unknown }).token : undefined;
+    if (typeof token === 'string') out.add(token);
+  }
+  return out;
+}
+
 /** One file is one batch: validated whole in a first pass, then written in transactions. */
-async function ingestFile(services: Services, path: string, label: string, ctx: CommandContext) {
-  const validator = services.ingest.validator();
+async function ingestFile(services: Services, path: string, label: string, ctx: CommandContext, pace: Pace) {
+  let names: Promise<Set<string>> | null = null;
+  const named = () => (names ??= namedTokens(path));
+  const validator = await services.ingest.validatorFor(named);
   let count = 0;
   for await (const item of numberedLines(path)) {
     count++;
@@ -56,15 +79,15 @@ async function ingestFile(services: Services, path: string, label: string, ctx: 
     throw ctx.fail.command(`${label}: ${validator.invalid} invalid record(s); nothing of it was written`);
   }
   // Second pass: every record is known valid; tokens the file defines are written before use.
-  const again = services.ingest.validator();
+  const again = await services.ingest.validatorFor(named);
   let chunk: NumberedRecord[] = [];
   let accepted = 0;
   let duplicates = 0;
   let written = 0;
   const flush = async () => {
     if (chunk.length === 0) return;
-    if (written > 0) await sleep(CLI_PAUSE_MS);
-    const r = services.ingest.write(chunk);
+    if (written > 0 && pace.pauseMs > 0) await sleep(pace.pauseMs);
+    const r = await services.ingest.write(chunk);
     accepted += r.accepted;
     duplicates += r.duplicates;
     written += chunk.length;
@@ -80,7 +103,7 @@ async function ingestFile(services: Services, path: string, label: string, ctx: 
       throw ctx.fail.command(`${label}: line ${item.line}: ${again.errors.at(-1)?.error ?? 'invalid'}; records before it were written`);
     }
     chunk.push({ line: item.line, record });
-    if (chunk.length >= CLI_SLICE) await flush();
+    if (chunk.length >= pace.batch) await flush();
   }
   await flush();
   return { accepted, duplicates };
@@ -91,7 +114,11 @@ export async function ingestFiles(ctx: CommandContext): Promise<Output> {
   const files = ctx.positionals;
   if (files.length === 0) throw ctx.fail.usage('ingest needs at least one FILE (- for stdin)');
   const result = await ctx.withStore(async (store, sv) => {
-    setBusyTimeout(store.db, CLI_BUSY_TIMEOUT_MS);
+    let pace: Pace = { batch: PG_CLI_BATCH, pauseMs: 0 };
+    if (store.kind === 'sqlite') {
+      setBusyTimeout(store.db, CLI_BUSY_TIMEOUT_MS);
+      pace = { batch: CLI_SLICE, pauseMs: CLI_PAUSE_MS };
+    }
     let accepted = 0;
     let duplicates = 0;
     for (const file of files) {
@@ -105,7 +132,7 @@ export async function ingestFiles(ctx: CommandContext): Promise<Output> {
         await finished(ws);
       }
       try {
-        const r = await ingestFile(sv, path, file === '-' ? 'stdin' : file, ctx);
+        const r = await ingestFile(sv, path, file === '-' ? 'stdin' : file, ctx, pace);
         accepted += r.accepted;
         duplicates += r.duplicates;
       } catch (err) {

@@ -5,7 +5,10 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { SchemaTooNewError } from './store/db.js';
+import { openConfiguredStore, type AnyStore } from './store/open.js';
+import { createCoord, type Coord } from './coord/wiring.js';
+import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
@@ -38,7 +41,8 @@ const USAGE = `usage: cli <command> [options] [--json]
   demo [--tokens N] [--days D] [--seed S] [--until T]
   demo --remove                            (deletes the demo tokens and all their data)
   backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)
-  migrate-store --to postgres://...        (copies the SQLite store, not in use, into an empty PostgreSQL database)`;
+  migrate-store --to postgres://...        (copies the SQLite store, not in use, into an empty PostgreSQL database)
+The store is PostgreSQL when DATABASE_URL is set, else the SQLite file at DATABASE_PATH.`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -74,7 +78,7 @@ const wholeNumber = (value: string | undefined, name: string, min: number, max: 
   return Number(value);
 };
 
-async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, services: Services) => Promise<T>) => Promise<T>): Promise<number> {
+async function run(argv: string[], io: Io, withStore: <T>(fn: (store: AnyStore, services: Services) => Promise<T>) => Promise<T>): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -98,6 +102,7 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
     stderr: io.stderr,
     withStore,
     databasePath: () => loadConfig(io.env).databasePath,
+    databaseUrl: () => loadConfig(io.env).databaseUrl,
     fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
   };
   const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
@@ -171,13 +176,22 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: Store, ser
   }
 }
 
-/** Runs the CLI; returns the exit status. */
+/**
+ * Runs the CLI; returns the exit status. The store is the server's (DATABASE_URL, else
+ * DATABASE_PATH). With a bus (REDIS_URL, or a PostgreSQL store's LISTEN/NOTIFY) the CLI's commits
+ * are announced on it, as a server instance announces its own, so every running instance drops
+ * what they change from its caches and streams them (docs/operations.md, Many instances).
+ */
 export async function main(argv: string[], io: Io): Promise<number> {
-  let store: Store | null = null;
-  const withStore = async <T>(fn: (store: Store, services: Services) => Promise<T>): Promise<T> => {
+  let opened: { store: AnyStore; coord: Coord } | null = null;
+  const withStore = async <T>(fn: (store: AnyStore, services: Services) => Promise<T>): Promise<T> => {
     const config = loadConfig(io.env);
-    store = openStore(config.databasePath);
-    return fn(store, createServices({ store, clock: systemClock }));
+    const store = await openConfiguredStore(config);
+    const services = createServices({ store, clock: systemClock, config });
+    const coord = createCoord({ config, store, logger: createLogger('warn', undefined, config.instanceId), registry: services.metrics.registry });
+    opened = { store, coord };
+    await coord.ready(3000);
+    return fn(store, services);
   };
   try {
     return await run(argv, io, withStore);
@@ -193,7 +207,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
-    (store as Store | null)?.close();
+    const o = opened as { store: AnyStore; coord: Coord } | null;
+    if (o !== null) {
+      // What was committed is announced, even when a later step failed.
+      await o.coord.drain();
+      await o.coord.close();
+      await o.store.close();
+    }
   }
 }
 

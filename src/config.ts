@@ -124,7 +124,7 @@ const schema = z.object({
 });
 
 /** `value` as shown in an error message: a URL's password is masked. */
-function shownValue(value: string): string {
+export function shownValue(value: string): string {
   try {
     const u = new URL(value);
     if (u.password !== '') {

@@ -1,20 +1,22 @@
 /**
- * The service's entry point: loadConfig -> openStore (migrate) -> demo data into an empty store
- * -> createApp(deps).listen. SIGTERM/SIGINT stop taking connections, let the requests in flight
- * finish, close the store and exit 0.
+ * The service's entry point: loadConfig -> open the store (PostgreSQL with DATABASE_URL, else
+ * the SQLite file; migrated) -> demo data into an empty store -> createApp(deps).listen.
+ * SIGTERM/SIGINT stop taking connections, let the requests in flight finish, close the store and
+ * exit 0.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { SchemaTooNewError } from './store/db.js';
+import { openConfiguredStore, type AnyStore } from './store/open.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
-import { defaultDemoOptions, loadDemo, startDemoFeed } from './services/demo.js';
+import { loadDemoIfEmpty, startJobs } from './services/jobs.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { startBanner } from './start-banner.js';
@@ -22,17 +24,7 @@ import { startBanner } from './start-banner.js';
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-export type Running = { server: Server; store: Store; config: Config; services: Services; stop(): Promise<void> };
-
-/** The store at DATABASE_PATH; a path that cannot be opened is a configuration error naming it. */
-function openConfiguredStore(path: string): Store {
-  try {
-    return openStore(path);
-  } catch (err) {
-    if (err instanceof SchemaTooNewError) throw err;
-    throw new ConfigError(`DATABASE_PATH ${path} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
+export type Running = { server: Server; store: AnyStore; config: Config; services: Services; stop(): Promise<void> };
 
 /**
  * Starts the service; resolves once it listens. `opts.extend` may append middleware to the app
@@ -46,21 +38,16 @@ export async function start(
 ): Promise<Running> {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel, undefined, config.instanceId);
-  const store = openConfiguredStore(config.databasePath);
-  const services = createServices({ store, clock, config });
-
-  const empty = (await services.repos.stats.tokens()) === 0;
-  if (empty && config.demoData === 'auto') {
-    logger.info('loading the demo data set into the empty store');
-    const t0 = Date.now();
-    const counts = await loadDemo(services, defaultDemoOptions(clock));
-    logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
+  const store = await openConfiguredStore(config);
+  if (store.kind === 'postgres' && store.migrated !== null && store.migrated.applied.length > 0) {
+    logger.info({ from: store.migrated.from, to: store.migrated.to }, 'migrated the PostgreSQL store');
   }
-  const stopFeed = config.demoFeed
-    ? startDemoFeed({ ...services, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) })
-    : () => {};
+  const services = createServices({ store, clock, config });
+  const jobDeps = { store, services, clock, config, logger };
+  await loadDemoIfEmpty(jobDeps);
+  const jobs = startJobs(jobDeps);
 
-  const worker = startWebhookWorker({ store, clock, config, logger, services });
+  const worker = startWebhookWorker({ store, clock, config, logger, services, prunes: jobs.prunes });
 
   const app = createApp({ config, store, clock, logger, services });
   opts.extend?.(app);
@@ -72,7 +59,7 @@ export async function start(
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
   });
-  // With REDIS_URL, a moment for the bus to the other instances; a Redis away leaves us degraded.
+  // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it; a bus away leaves us degraded.
   await app.deps.coord.ready(3000);
   const address = server.address();
   logger.info({ address }, 'listening');
@@ -80,7 +67,7 @@ export async function start(
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      stopFeed();
+      await jobs.stop();
       // Requests already sent are answered (none is reset); stragglers are cut after 10 s. The
       // stream's connections are closed with 1001 once those requests are answered.
       const drained = connections.close(DRAIN_TIMEOUT_MS);
@@ -88,7 +75,7 @@ export async function start(
       await drained;
       await worker.stop();
       await app.deps.coord.close();
-      store.close();
+      await store.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
   return { server, store, config, services, stop };

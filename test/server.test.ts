@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { start } from '../src/server.js';
+import type { Store } from '../src/store/db.js';
 
 let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'srv-'))));
@@ -17,17 +18,17 @@ describe('server', () => {
       const { port } = running.server.address() as { port: number };
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(res.status).toBe(200);
-      expect(running.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(20);
-      expect(running.store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBeGreaterThan(50_000);
+      expect((running.store as Store).db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(20);
+      expect((running.store as Store).db.prepare('SELECT count(*) FROM trades').pluck().get()).toBeGreaterThan(50_000);
     } finally {
       await running.stop();
     }
-    expect(running.store.db.open).toBe(false);
+    expect((running.store as Store).db.open).toBe(false);
   }, 60_000);
 
   it('does not load demo data when DEMO_DATA=off', async () => {
     const running = await start({ PORT: '0', DATABASE_PATH: join(dir, 'e.db'), DEMO_DATA: 'off', LOG_LEVEL: 'silent' });
-    expect(running.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
+    expect((running.store as Store).db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
     await running.stop();
   });
 

@@ -12,48 +12,17 @@
  * Redis is away publish() answers false at once (the offline queue is off).
  */
 import { createClient } from 'redis';
-import { z } from 'zod';
+import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState } from './notice.js';
 
-const noticeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('change'), tokens: z.union([z.array(z.number().int()), z.literal('all')]), accounts: z.boolean() }),
-  z.object({ type: z.literal('revoke'), keyIds: z.array(z.string()) }),
-  z.object({ type: z.literal('stream'), tokens: z.array(z.number().int()) }),
-]);
+export type { BusState, Notice } from './notice.js';
 
-/** What one instance tells the others. */
-export type Notice = z.infer<typeof noticeSchema>;
-
-/** A notice nobody can read (another version's, or garbled) stands for "anything may have changed". */
-const EVERYTHING: Notice = { type: 'change', tokens: 'all', accounts: true };
-
-const envelopeSchema = z.object({ from: z.string(), notice: z.unknown() });
-
-export type BusState = 'up' | 'down';
-
-export type RedisBusOptions = {
+export type RedisBusOptions = BusOptions & {
   url: string;
-  /** This instance's name: its own notices are not handed back to it. */
-  instanceId: string;
   /** Prefix of the channel name (instances of one deployment share it). */
   prefix?: string;
-  /** A notice from another instance. */
-  onNotice: (notice: Notice, from: string) => void;
-  /**
-   * The subscription was lost ('down') or is back ('up'); `flush` is true when notices may have
-   * been missed, so every cached answer must go. The first 'up' after start flushes too.
-   */
-  onState?: (state: BusState, info: { flush: boolean; error?: unknown }) => void;
-  /** Wait between reconnection attempts, in ms (default 500). */
-  reconnectMs?: number;
 };
 
-export type RedisBus = {
-  /** Sends a notice to every other instance: false when Redis cannot take it now. */
-  publish(notice: Notice): Promise<boolean>;
-  /** 'up' while the subscription is live. */
-  state(): BusState;
-  close(): Promise<void>;
-};
+export type RedisBus = Bus;
 
 /** Connects in the background: a bus made while Redis is away reports 'up' when it arrives. */
 export function createRedisBus(opts: RedisBusOptions): RedisBus {
@@ -83,17 +52,7 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
   });
 
   const onMessage = (message: string) => {
-    let from: string;
-    let notice: Notice;
-    try {
-      const env = envelopeSchema.parse(JSON.parse(message));
-      from = env.from;
-      const parsed = noticeSchema.safeParse(env.notice);
-      notice = parsed.success ? parsed.data : EVERYTHING;
-    } catch {
-      from = '';
-      notice = EVERYTHING;
-    }
+    const { from, notice } = decodeNotice(message);
     if (from !== opts.instanceId) opts.onNotice(notice, from);
   };
 
@@ -111,7 +70,7 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
     async publish(notice) {
       if (!pub.isReady) return false;
       try {
-        await pub.publish(channel, JSON.stringify({ from: opts.instanceId, notice }));
+        await pub.publish(channel, encodeNotice(opts.instanceId, notice));
         return true;
       } catch {
         return false;

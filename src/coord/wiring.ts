@@ -1,25 +1,30 @@
 /**
- * What the instances of one deployment share through Redis (docs/operations.md, Many instances):
- * after every commit this instance notifies (store.notifyChange: tokens, accounts), the change
- * goes out on the bus; a notice from another instance is fed to this store's change listeners
- * (response cache, history cache, symbol resolve cache, window and trader boards, the key cache,
- * the stream hub, the webhook worker) exactly as a local commit is, without going out again.
+ * What the instances of one deployment share through a bus (docs/operations.md, Many
+ * instances): after every commit this instance notifies (store.notifyChange: tokens, accounts),
+ * the change goes out on the bus; a notice from another instance is fed to this store's change
+ * listeners (response cache, history cache, symbol resolve cache, window and trader boards, the
+ * key cache, the stream hub, the webhook worker) exactly as a local commit is, without going out
+ * again. The bus is Redis pub/sub with REDIS_URL (src/coord/redis-bus.ts); without it, on a
+ * PostgreSQL store, LISTEN/NOTIFY of that database (src/coord/pg-bus.ts); on SQLite alone there
+ * is none (other processes' commits show through `PRAGMA data_version`).
  *
  * While the bus is down this instance may have missed notices, so it serves no cached answer:
  * every event-loop turn that handles a request, and every 250 ms for the stream hub, it tells the
  * listeners "everything changed" (reads go through to the store, keys are checked in the store).
  * When the bus is back it flushes once more and caches again.
  *
- * The rate limits and the stream's connection caps are shared too (shared-limits.ts): buckets and
- * connection leases in Redis, this instance's own while Redis is away. A revocation goes out as a
- * `revoke` notice naming the keys. Without REDIS_URL none of this exists: nothing is imported,
- * wrapped or added to a request, and the app's limiter is the in-memory one itself.
+ * With REDIS_URL the rate limits and the stream's connection caps are shared too
+ * (shared-limits.ts): buckets and connection leases in Redis, this instance's own while Redis is
+ * away. A revocation goes out as a `revoke` notice naming the keys. Without a bus none of this
+ * exists: nothing is imported, wrapped or added to a request, and the app's limiter is the
+ * in-memory one itself (on PostgreSQL without Redis too: limits are then per instance).
  */
 import type { Logger } from 'pino';
 import type { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Change, Store } from '../store/db.js';
-import type { Notice, RedisBus } from './redis-bus.js';
+import type { Change } from '../store/handle.js';
+import type { AnyStore } from '../store/open.js';
+import type { Bus, BusOptions, BusState, Notice } from './notice.js';
 import type { AppMiddleware } from '../http/types.js';
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
@@ -29,8 +34,12 @@ import { createSharedLimits } from './shared-limits.js';
 export type RedisState = 'off' | 'up' | 'down';
 
 export type Coord = {
-  /** 'off' without REDIS_URL; otherwise whether the bus to the other instances is live. */
+  /** 'off' without REDIS_URL; otherwise whether the Redis bus to the other instances is live. */
   redis(): RedisState;
+  /** Which bus carries this instance's changes: 'off' without one, else whether it is live. */
+  bus(): RedisState;
+  /** Resolves once the notices of this process's commits so far are out (or given up). */
+  drain(): Promise<void>;
   /** Resolves once the bus is up, or after `timeoutMs` (a start with Redis away goes on degraded). */
   ready(timeoutMs: number): Promise<RedisState>;
   /** Request middleware: no cached answer while the bus is down; a write answers after its notice is out. */
@@ -71,30 +80,51 @@ function toNotice(change: Change): Notice | null {
 function fromNotice(notice: Notice): Change {
   switch (notice.type) {
     case 'change':
-      return { tokens: notice.tokens === 'all' ? 'all' : new Set(notice.tokens), accounts: notice.accounts };
+      return { tokens: notice.tokens === 'all' ? 'all' : new Set(notice.tokens), accounts: notice.accounts, remote: true };
     case 'revoke':
       // The key cache drops; the hub's own check closes the key's streams (within 250 ms).
-      return { tokens: new Set(), accounts: true, revoked: notice.keyIds };
+      return { tokens: new Set(), accounts: true, revoked: notice.keyIds, remote: true };
     case 'stream':
-      return { tokens: new Set(notice.tokens) };
+      return { tokens: new Set(notice.tokens), remote: true };
   }
 }
 
-export function createCoord(deps: { config: Config; store: Store; logger: Logger; registry: Registry }): Coord {
+export function createCoord(deps: { config: Config; store: AnyStore; logger: Logger; registry: Registry }): Coord {
   const { config, store, logger } = deps;
   // Every metric carries the instance, so a scrape of several instances can be told apart.
   deps.registry.setDefaultLabels({ instance: config.instanceId });
   const redisUp = deps.registry.getSingleMetric('redis_up') as Gauge | undefined;
-  if (config.redisUrl === null) {
-    redisUp?.set(0);
-    return { redis: () => 'off', ready: async () => 'off', middleware: null, limiter: (memory) => memory, caps: null, close: async () => {} };
+  redisUp?.set(0);
+  const redisUrl = config.redisUrl;
+  // Each bus's client is imported only when it is the one used.
+  const openBus: ((o: BusOptions) => Promise<Bus>) | null =
+    redisUrl !== null
+      ? async (o) => (await import('./redis-bus.js')).createRedisBus({ ...o, url: redisUrl, prefix: channelPrefix(redisUrl) })
+      : store.kind === 'postgres'
+        ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
+        : null;
+  if (openBus === null) {
+    return {
+      redis: () => 'off',
+      bus: () => 'off',
+      drain: async () => {},
+      ready: async () => 'off',
+      middleware: null,
+      limiter: (memory) => memory,
+      caps: null,
+      close: async () => {},
+    };
   }
-  const url = config.redisUrl;
-  const limits = createSharedLimits({ url, instanceId: config.instanceId, logger });
+  const kind = redisUrl !== null ? 'redis' : 'postgres';
+  // Log lines name the bus: `redis` (the field /healthz and the metrics use), or `bus` for LISTEN/NOTIFY.
+  const name = kind === 'redis' ? 'redis' : 'the postgres change bus';
+  const field = kind === 'redis' ? 'redis' : 'bus';
+  // Limits and connection caps are shared through Redis only.
+  const limits = redisUrl === null ? null : createSharedLimits({ url: redisUrl, instanceId: config.instanceId, logger });
   // The listeners as they were: what remote notices and flushes go through, so they never go out again.
   const local = store.notifyChange.bind(store);
-  let bus: RedisBus | null = null;
-  let state: Exclude<RedisState, 'off'> = 'down';
+  let bus: Bus | null = null;
+  let state: BusState = 'down';
   let closed = false;
   const pending = new Set<Promise<unknown>>();
   const waiters = new Set<() => void>();
@@ -124,7 +154,7 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
   const lostNotice = () => {
     if (Date.now() - lastLostWarn < DOWN_WARN_MS) return;
     lastLostWarn = Date.now();
-    logger.warn({ redis: 'up' }, 'a change notice could not be published in time: other instances may serve older cached answers until their next flush');
+    logger.warn({ [field]: 'up' }, 'a change notice could not be published in time: other instances may serve older cached answers until their next flush');
   };
 
   const flush = () => {
@@ -142,12 +172,12 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
 
   const onState = (next: 'up' | 'down', info: { flush: boolean; error?: unknown }) => {
     state = next;
-    redisUp?.set(next === 'up' ? 1 : 0);
+    if (kind === 'redis') redisUp?.set(next === 'up' ? 1 : 0);
     if (next === 'up') {
       stopTimers();
       // Notices may have been missed while the subscription was away.
       if (info.flush) flush();
-      logger.info({ redis: 'up' }, 'redis is up: sharing caches, revocations and the stream with the other instances');
+      logger.info({ [field]: 'up' }, `${name} is up: sharing caches, revocations and the stream with the other instances`);
       for (const w of [...waiters]) w();
       return;
     }
@@ -157,8 +187,10 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
   const goDown = (error: unknown, sayNow: boolean) => {
     const say = () =>
       logger.warn(
-        { redis: 'down', err: error },
-        'redis is down: serving no cached answer, reading through to the store; rate limits and stream connection caps are per instance',
+        { [field]: 'down', err: error },
+        kind === 'redis'
+          ? 'redis is down: serving no cached answer, reading through to the store; rate limits and stream connection caps are per instance'
+          : `${name} is down: serving no cached answer, reading through to the store`,
       );
     stopTimers();
     if (closed) return;
@@ -174,18 +206,11 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
     poll.unref();
   };
 
-  redisUp?.set(0);
   // Down until the first subscription: nothing cached is served before it.
   goDown(undefined, false);
-  const started = import('./redis-bus.js').then(({ createRedisBus }) => {
-    if (closed) return;
-    bus = createRedisBus({
-      url,
-      instanceId: config.instanceId,
-      prefix: channelPrefix(url),
-      onNotice: (notice) => local(fromNotice(notice)),
-      onState,
-    });
+  const started = openBus({ instanceId: config.instanceId, onNotice: (notice) => local(fromNotice(notice)), onState }).then((b) => {
+    if (closed) void b.close();
+    else bus = b;
   });
 
   const middleware: AppMiddleware = async (_ctx, next) => {
@@ -200,17 +225,21 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
     if (pending.size > 0) await Promise.all([...pending]);
   };
 
-  // Up only when the bus and the limits' connection both are (the gauge follows the bus).
-  const redis = (): Exclude<RedisState, 'off'> => (state === 'up' && limits.ready() ? 'up' : 'down');
+  // Redis is up only when the bus and the limits' connection both are (the gauge follows the bus).
+  const redis = (): Exclude<RedisState, 'off'> => (state === 'up' && (limits === null || limits.ready()) ? 'up' : 'down');
 
   return {
-    redis,
+    redis: () => (kind === 'redis' ? redis() : 'off'),
+    bus: () => state,
+    async drain() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
     middleware,
-    limiter: (memory, prefix = 'rl:') => limits.limiter(memory, prefix),
-    caps: limits.caps,
+    limiter: (memory, prefix = 'rl:') => (limits === null ? memory : limits.limiter(memory, prefix)),
+    caps: limits?.caps ?? null,
     async ready(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      await Promise.all([started, limits.loaded]);
+      await Promise.all([started, limits?.loaded]);
       if (state !== 'up') {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -223,15 +252,15 @@ export function createCoord(deps: { config: Config; store: Store; logger: Logger
         });
       }
       // The limits' own connection comes up about when the bus does.
-      while (state === 'up' && !limits.ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      return redis();
+      while (limits !== null && state === 'up' && !limits.ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      return kind === 'redis' ? redis() : state;
     },
     async close() {
       closed = true;
       stopTimers();
       store.notifyChange = local;
       await started.catch(() => undefined);
-      await Promise.all([bus?.close(), limits.close()]);
+      await Promise.all([bus?.close(), limits?.close()]);
     },
   };
 }

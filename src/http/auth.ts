@@ -19,6 +19,7 @@ import { nowSeconds } from '../domain/clock.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { AppContext, AppDeps, AppMiddleware, Caller } from './types.js';
 import type { Scope } from '../services/accounts.js';
+import { isStoreUnavailable } from './service-errors.js';
 
 type Found = { key: KeyRow; tenant: Tenant; plan: Plan };
 
@@ -85,7 +86,7 @@ export type CallerResolver = (ctx: AppContext) => Caller | Promise<Caller>;
 
 /**
  * The caller of a request: anonymous, a valid key (with its tenant and plan), or invalid (with
- * the error to answer). Never rejects: a store failure becomes an invalid caller answered 500
+ * the error to answer). Never rejects: a store failure becomes an invalid caller answered 503 (store unreachable) or 500
  * (after the limiter, so the answer keeps its RateLimit-* headers), never an anonymous one.
  *
  * Keys are read through the async accounts repo (docs/operations.md, Many instances), behind a
@@ -142,7 +143,10 @@ export function createCallerResolver(deps: AppDeps): CallerResolver {
     return { kind: 'key', ...found };
   };
 
+  // A key that cannot be checked is never answered 401: 503 while the store cannot be reached
+  // (it is a passing state: retry), 500 for anything else.
   const failed = (ctx: AppContext, err: unknown): Caller => {
+    if (isStoreUnavailable(err)) return { kind: 'invalid', error: errors.unavailable() };
     ctx.app.emit('error', err, ctx);
     return { kind: 'invalid', error: errors.internal() };
   };

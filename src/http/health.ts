@@ -14,18 +14,17 @@
  * succeeds (a full disk shows only that way).
  */
 import { ApiRouter } from './route.js';
-import type { Store } from '../store/db.js';
-import { createStatsRepo } from '../store/stats-repo.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { AppDeps } from './types.js';
 import type { RedisState } from '../coord/wiring.js';
 
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
-export function markStoreFull(store: Store): void {
+export function markStoreFull(store: Pick<StoreHandle, 'full'>): void {
   store.full = true;
 }
 
 /** Records that a write to `store` succeeded, so it has room again. */
-export function markStoreWritable(store: Store): void {
+export function markStoreWritable(store: Pick<StoreHandle, 'full'>): void {
   store.full = false;
 }
 
@@ -38,33 +37,38 @@ export type Health = {
 
 export function healthRouter(deps: AppDeps): ApiRouter {
   const { store } = deps;
-  const stats = createStatsRepo(store.db);
-  // DATABASE_URL names the store kind (docs/operations.md, Many instances).
-  const kind = deps.config.databaseUrl === null ? 'sqlite' : 'postgres';
-  const answers = (): boolean => {
+  const { stats } = deps.services.repos;
+  // One query through the storage boundary: SQLite's one connection, or a pool connection of
+  // PostgreSQL (a database that cannot be reached fails it within the pool's 3 s connect bound).
+  const answers = async (): Promise<boolean> => {
     try {
-      return store.db.open && stats.answers();
+      return store.isOpen() && (await stats.answers());
     } catch {
       return false;
     }
   };
-  const isFull = (): boolean => {
+  const isFull = async (): Promise<boolean> => {
     try {
-      return store.full || stats.atPageLimit();
+      return store.full || (await stats.atPageLimit());
     } catch {
       return store.full;
     }
   };
   return new ApiRouter().add(
     { method: 'get', path: '/healthz', summary: 'The instance, its store and Redis (503 when the store is down)', access: 'internal', tag: 'operations' },
-    (_input, ctx): Health => {
+    async (_input, ctx): Promise<Health> => {
       ctx.set('Cache-Control', 'no-store');
       const redis = deps.coord.redis();
-      const up = answers();
-      const full = up && isFull();
+      const up = await answers();
+      const full = up && (await isFull());
       const status = !up ? 'down' : full || redis === 'down' ? 'degraded' : 'ok';
       if (!up) ctx.status = 503;
-      return { status, instance: deps.config.instanceId, store: { kind, state: up ? 'up' : 'down', ...(full ? { full: true as const } : {}) }, redis };
+      return {
+        status,
+        instance: deps.config.instanceId,
+        store: { kind: store.kind, state: up ? 'up' : 'down', ...(full ? { full: true as const } : {}) },
+        redis,
+      };
     },
   );
 }

@@ -4,7 +4,7 @@
  * its newest bars; a trade marks it stale from the trade's bucket on (ingest hook, in the write
  * transaction), so a new trade re-reads only the forming bar, and a backfilled one re-reads from
  * its own bucket: never a bar that could have changed, never more than that. A change made by
- * another process (not told which tokens) drops every series. The answers themselves stay in the
+ * another process drops every series (not told which tokens) or the series of the tokens it names. The answers themselves stay in the
  * response cache, keyed by what they select (src/domain/history-range.ts barQueryKey), so every
  * viewer of a token asking "up to now" shares one entry until the token's next trade.
  *
@@ -97,18 +97,38 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
     }
   };
 
+  const markStale = (tokenId: number, from: number) => {
+    const kept = byToken.get(tokenId);
+    if (kept !== undefined) for (const s of kept) if (from < s.staleFrom) s.staleFrom = from;
+  };
+  // On PostgreSQL requests go on reading (on other connections) between the hook, inside the
+  // ingest's transaction, and its commit: a refresh then reads the bars without the batch and
+  // marks the series fresh. So the oldest trade time per token is kept until the commit is
+  // announced, and marked again then. A change heard from another process names tokens, not
+  // trades: their series are read again whole.
+  const afterCommit = deps.store.kind === 'postgres';
+  const pending = new Map<number, number>();
+
   if (enabled) {
     deps.services.ingest.addHook(({ trades }) => {
       for (const tr of trades) {
-        const kept = byToken.get(tr.tokenId);
-        if (kept !== undefined) for (const s of kept) if (tr.blockTime < s.staleFrom) s.staleFrom = tr.blockTime;
+        markStale(tr.tokenId, tr.blockTime);
+        if (afterCommit && !(tr.blockTime >= (pending.get(tr.tokenId) ?? Infinity))) pending.set(tr.tokenId, tr.blockTime);
       }
     });
     deps.store.onChange((change) => {
-      if (change.tokens !== 'all') return;
-      series.clear();
-      byToken.clear();
-      bars = 0;
+      if (change.tokens === 'all') {
+        series.clear();
+        byToken.clear();
+        pending.clear();
+        bars = 0;
+        return;
+      }
+      if (!afterCommit && change.remote !== true) return;
+      for (const id of change.tokens) {
+        markStale(id, (change.remote === true ? undefined : pending.get(id)) ?? -Infinity);
+        pending.delete(id);
+      }
     });
   }
 

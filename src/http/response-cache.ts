@@ -6,7 +6,7 @@
  * change made by another process), so a read after an ingest never sees an answer computed before
  * it. Answers that depend on the current second (windows) put it in their key and live briefly.
  */
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import { PreparedJson } from './prepared-json.js';
 import { approxBytes, createByteLru } from './byte-lru.js';
 
@@ -48,7 +48,7 @@ export type ResponseCache = {
 /** `maxBytes`: the bound on what the entries hold (default 256 MB, CACHE_MAX_MB). */
 export type ResponseCacheOptions = { enabled?: boolean; maxBytes?: number };
 
-export function createResponseCache(store: Store, opts: ResponseCacheOptions = {}): ResponseCache {
+export function createResponseCache(store: StoreHandle, opts: ResponseCacheOptions = {}): ResponseCache {
   const enabled = opts.enabled ?? true;
   const maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
   const cache = createByteLru<{ v: unknown }>(maxBytes);

@@ -2,7 +2,7 @@
 import type { ParameterizedContext, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { ApiError } from '../errors.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
@@ -17,7 +17,7 @@ import type { Coord } from '../coord/wiring.js';
 
 export type AppDeps = {
   config: Config;
-  store: Store;
+  store: StoreHandle;
   clock: Clock;
   logger: Logger;
   services: Services;

@@ -5,12 +5,12 @@
  * keeps serving what does not read market data: /healthz, /metrics and static assets go through.
  */
 import type { Middleware } from 'koa';
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 
 const PASS = /^\/(healthz|metrics)$|^\/assets\//;
 
 /** What a request at `path` must wait for before it runs: the sliced write under way, or null. */
-export function sliceWait(store: Pick<Store, 'settled'>, path: string): Promise<void> | null {
+export function sliceWait(store: Pick<StoreHandle, 'settled'>, path: string): Promise<void> | null {
   const pending = store.settled();
   return pending !== null && !PASS.test(path) ? pending : null;
 }
@@ -20,13 +20,13 @@ export function sliceWait(store: Pick<Store, 'settled'>, path: string): Promise<
  * what waits, and the read goes on only once no sliced write is open, so its next page never sees
  * half a batch.
  */
-export async function pauseForReads(store: Pick<Store, 'settled'>): Promise<void> {
+export async function pauseForReads(store: Pick<StoreHandle, 'settled'>): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   for (let p = store.settled(); p !== null; p = store.settled()) await p;
 }
 
 /** The write gate on its own, as a middleware (the app runs it inside src/http/gate.ts). */
-export function waitForSlicedWrites(store: Store): Middleware {
+export function waitForSlicedWrites(store: StoreHandle): Middleware {
   return async (ctx, next) => {
     const pending = sliceWait(store, ctx.path);
     if (pending !== null) await pending;

@@ -2,11 +2,11 @@
  * Tenants and API keys: the operations shared by the CLI, `/v1/keys` and the dashboard.
  * Secrets are returned once, by the call that makes them, and never stored.
  */
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { newId, newKeySecret } from '../domain/api-key.js';
-import { createAccountsRepo, type KeyRow, type Tenant } from '../store/accounts-repo.js';
+import type { KeyRow, Tenant } from '../store/accounts-repo.js';
 import type { Repos } from '../store/repos.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 
@@ -87,7 +87,7 @@ export function checkKeyName(name: string | null | undefined): string | null {
  * The account operations, on `repos.accounts` (either engine). A write that must tell caches
  * (keys changed) calls `store.notifyChange` after its transaction commits, never inside it.
  */
-export function createAccounts(deps: { store: Store; clock: Clock; repos: Pick<Repos, 'accounts'> }) {
+export function createAccounts(deps: { store: Pick<StoreHandle, 'notifyChange'>; clock: Clock; repos: Pick<Repos, 'accounts'> }) {
   const accounts = deps.repos.accounts;
   const now = () => nowSeconds(deps.clock);
   const changed = () => deps.store.notifyChange({ tokens: new Set(), accounts: true });
@@ -115,12 +115,6 @@ export function createAccounts(deps: { store: Store; clock: Clock; repos: Pick<R
   };
 
   return {
-    /**
-     * The synchronous SQLite repo, for the callers not yet on `services.repos` (the key lookup of
-     * src/http/auth.ts and the stream's): it goes once they read `repos.accounts`.
-     */
-    repo: createAccountsRepo(deps.store.db),
-
     /** A new tenant; an email already taken (ASCII case ignored) is AccountError 'conflict'. */
     async createTenant(input: { name: string; plan: string; email?: string | null }): Promise<Tenant> {
       const email = input.email ?? null;

@@ -12,7 +12,7 @@ import type { TradeRecord } from '../domain/records.js';
 import { demoLiveRates, type LiveRate } from '../domain/demo-data.js';
 import type { FeedMarket } from '../store/demo-repo.js';
 import type { Repos } from '../store/repos.js';
-import type { Ingest, NumberedRecord } from './ingest.js';
+import type { AnyIngest, NumberedRecord } from './ingest.js';
 import type { DemoMeta } from './demo.js';
 import type { Metrics } from './metrics.js';
 
@@ -45,7 +45,7 @@ const MEASURED_DAILY_VOL = 0.06;
 type Model = { ratePerSecond: number; medianTradeUsd: number; dailyVol: number; markets: FeedMarket[]; holders: number };
 
 /** What the feed needs: the ingest path, the counters and the demo and meta repos (createServices gives them all). */
-export type DemoFeedDeps = { ingest: Ingest; clock: Clock; metrics: Metrics; repos: Pick<Repos, 'demo' | 'meta'> };
+export type DemoFeedDeps = { ingest: AnyIngest; clock: Clock; metrics: Metrics; repos: Pick<Repos, 'demo' | 'meta'> };
 
 /** Ingests demo trades for every demo token; the caller runs `tick` on a timer. */
 export function createDemoFeed(deps: DemoFeedDeps, opts: DemoFeedOptions = {}): DemoFeed {

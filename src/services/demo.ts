@@ -2,12 +2,12 @@
  * Demo data: loading the deterministic demo set into the store (through the ingest path) and the
  * simulated feed that keeps adding trades while the store holds only demo data.
  */
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Repos } from '../store/repos.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
-import type { Ingest, NumberedRecord } from './ingest.js';
+import type { AnyIngest, NumberedRecord } from './ingest.js';
 import type { DemoRemoval } from '../store/demo-repo.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };
@@ -19,7 +19,7 @@ export const DEMO_DEFAULTS = { tokens: 20, days: 30, seed: 42 } as const;
  * `deps` is what createServices gives (its ingest path and repos).
  */
 export async function loadDemo(
-  deps: { ingest: Ingest; repos: Pick<Repos, 'meta'> },
+  deps: { ingest: AnyIngest; repos: Pick<Repos, 'meta'> },
   opts: DemoOptions,
   onProgress?: (written: number) => void,
 ): Promise<DemoCounts> {
@@ -77,7 +77,7 @@ export function storeHoldsOnlyDemo(repos: Pick<Repos, 'demo'>): Promise<boolean>
  * rollups, events), so they leave trending and search. A running server sees the change at its
  * next request (its caches are dropped on any write by another process). README, Demo data.
  */
-export async function removeDemo(deps: { store: Store; repos: Pick<Repos, 'demo'> }): Promise<DemoRemoval> {
+export async function removeDemo(deps: { store: StoreHandle; repos: Pick<Repos, 'demo'> }): Promise<DemoRemoval> {
   const removed = await deps.repos.demo.removeDemo();
   // After the commit, as every write tells the caches.
   deps.store.notifyChange({ tokens: 'all' });

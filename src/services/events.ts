@@ -12,7 +12,7 @@
  * a walk by id never skips or repeats an event.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db, Store } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
@@ -86,12 +86,12 @@ function eventsOf(token: string, list: InsertedTrade[], subscribers: readonly Su
  * built on the ingest's transaction client (docs/architecture.md, The ingest boundary), so the
  * events are numbered in commit order and exist exactly when their trades do.
  */
-export function createEventsHook(deps: { store?: Pick<Store, 'db'>; clock: Clock }): IngestHook {
+export function createEventsHook(deps: { db?: Db; clock: Clock }): IngestHook {
   let sqlite: ReturnType<typeof sqliteRepos> | undefined;
   return ({ trades: inserted, now }, tx) => {
     if (tx.engine === 'postgres') return pgEvents(deps.clock, tx.client, inserted, now);
-    if (deps.store === undefined) throw new Error('the events hook was built without the SQLite store it is called with');
-    const { subscriptions, events, outbox, trades } = (sqlite ??= sqliteRepos(deps.store.db));
+    if (deps.db === undefined) throw new Error('the events hook was built without the SQLite connection it is called with');
+    const { subscriptions, events, outbox, trades } = (sqlite ??= sqliteRepos(deps.db));
     if (inserted.length === 0 || !subscriptions.any()) return undefined;
     const dexes = new Map<string, string | null>();
     const nowMs = deps.clock.now();

@@ -12,7 +12,7 @@ import type { IngestTx, IngestWriter } from '../store/ingest-repo.js';
 import type { Change } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { createValidator, type IngestBatch, type IngestHook, type IngestResult, type NumberedRecord } from './ingest.js';
+import { createValidator, type AnyIngest, type IngestBatch, type IngestHook, type IngestResult, type NumberedRecord, type Validator } from './ingest.js';
 import { validateChunked, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
 
@@ -26,15 +26,11 @@ export type IngestEngine = {
   readonly slice: number;
 };
 
-export type EngineIngest = {
-  /** Validates every value (in chunks that yield); the records, or throws IngestRejected naming the bad ones. */
-  validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
-  /** Writes validated records as one transaction. */
+/** The engine ingest: `write` is `writeSliced` (a batch is one transaction however long). */
+export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> & {
   writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
-  /** Validates every record, then writes all of them in one transaction, or throws IngestRejected. */
+  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): Promise<IngestResult>;
-  /** Adds a hook called in the write transaction, once per slice. */
-  addHook(hook: IngestHook): void;
 };
 
 /** The token addresses raw values name, valid or not (validation decides). */
@@ -90,9 +86,16 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
     );
   }
 
+  async function validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator> {
+    const stored = await engine.storedTokens([...(await names())]);
+    return createValidator((address) => stored.has(address));
+  }
+
   return {
+    validatorFor,
     validate,
     writeSliced,
+    write: writeSliced,
     ingest: async (values, opts) => writeSliced(await validate(values), opts),
     addHook(hook) {
       hooks.push(hook);

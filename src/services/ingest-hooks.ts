@@ -1,8 +1,9 @@
 /**
  * The views that ingest keeps up to date in its write transaction, besides the candle rollups and
  * the token's last price (which ingest.ts handles itself). Add one line per view, on each engine.
+ * src/services/index.ts picks the list of its store's engine.
  */
-import type { Store } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import type { IngestHook } from './ingest.js';
 import { createEventsHook } from './events.js';
@@ -13,12 +14,13 @@ import { pgReadViewsHook } from '../store/pg/read-views.js';
 import { pgDiscoveryHook } from '../store/pg/discovery-hook.js';
 import { pgTradeCommitsHook } from '../store/pg/stream-repo.js';
 
-export function ingestHooks(deps: { store: Store; clock: Clock }): IngestHook[] {
+/** The views on SQLite, each with its statements on the store's one connection `db`. */
+export function ingestHooks(deps: { db: Db; clock: Clock }): IngestHook[] {
   return [
     createEventsHook(deps), // events and webhook outbox rows for registered tokens
-    readViewsHook(deps.store.db), // per-wallet and per-market rollups for /v1 ranked lists and windows
-    discoveryHook(deps.store.db), // search index and token change log for /v1/search and /v1/market
-    tradeCommitsHook(deps.store.db), // where each transaction's trades end, for the live stream
+    readViewsHook(deps.db), // per-wallet and per-market rollups for /v1 ranked lists and windows
+    discoveryHook(deps.db), // search index and token change log for /v1/search and /v1/market
+    tradeCommitsHook(deps.db), // where each transaction's trades end, for the live stream
   ];
 }
 

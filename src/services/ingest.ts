@@ -69,7 +69,26 @@ export type Validator = {
   readonly invalid: number;
 };
 
-export type Ingest = {
+/**
+ * The ingest as services, routes and the CLI use it, on either engine (docs/architecture.md, The
+ * ingest boundary): the SQLite ingest below answers `write` and `ingest` at once; the engine
+ * ingest (src/services/ingest-engine.ts, on PostgreSQL) answers promises. Await both.
+ */
+export type AnyIngest = {
+  /**
+   * A validator for one batch. `names` gives the token addresses the batch names (read only where
+   * the engine must look stored tokens up before validating: PostgreSQL, once per call).
+   */
+  validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator>;
+  validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
+  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  /** Writes already validated records in one transaction. */
+  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): IngestResult | Promise<IngestResult>;
+  ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): IngestResult | Promise<IngestResult>;
+  addHook(hook: IngestHook): void;
+};
+
+export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
   /** A validator for one batch: tracks which tokens the batch defines, in order. */
   validator(): Validator;
   /**
@@ -167,6 +186,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
 
   return {
     validator,
+    validatorFor: async () => validator(),
     validate: (values) => validateChunked(validator(), values),
     write,
     writeSliced: (records, opts = {}) => {

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { Repos } from '../store/repos.js';
 import { streamMetrics, type StreamMetrics } from '../stream/metrics.js';
 
@@ -45,8 +45,15 @@ export type Metrics = {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The metrics of `store`'s services; scraping reads the store's gauges through `repos.stats`. */
-export function createMetrics(store: Store, repos: Pick<Repos, 'stats'>): Metrics {
+/**
+ * The metrics of `store`'s services; scraping reads the store's gauges through `repos.stats`.
+ * `walBytes` sizes SQLite's write-ahead log (0 elsewhere).
+ */
+export function createMetrics(
+  store: Pick<StoreHandle, 'isOpen'>,
+  repos: Pick<Repos, 'stats'>,
+  opts: { walBytes: () => number } = { walBytes: () => 0 },
+): Metrics {
   const registry = new Registry();
   const registers = [registry];
 
@@ -111,16 +118,20 @@ export function createMetrics(store: Store, repos: Pick<Repos, 'stats'>): Metric
         if (v !== null) this.set(v);
       },
     });
-  const ifOpen = (read: () => Promise<number | null>) => () => (store.db.open ? read() : null);
-  gauge('store_size_bytes', 'Size of the SQLite store: page_count * page_size of the main database file (the WAL is separate).', ifOpen(stats.sizeBytes));
-  gauge('store_wal_bytes', 'Size of the SQLite write-ahead log file (0 for an in-memory store).', () => walBytes(store.path));
+  const ifOpen = (read: () => Promise<number | null>) => () => (store.isOpen() ? read() : null);
+  gauge(
+    'store_size_bytes',
+    'Size of the store: SQLite, page_count * page_size of the main database file (the WAL is separate); PostgreSQL, pg_database_size().',
+    ifOpen(stats.sizeBytes),
+  );
+  gauge('store_wal_bytes', 'Size of the SQLite write-ahead log file (0 for an in-memory or PostgreSQL store).', opts.walBytes);
   gauge('store_tokens', 'Tokens in the store.', ifOpen(stats.tokens));
   gauge('store_trades', 'Trades in the store.', ifOpen(stats.trades));
   // The engines' states (docs/operations.md, Many instances): the store is read when scraped;
   // redis_up is set by the Redis wiring (src/coord/wiring.ts), 0 while Redis is down or not configured.
   gauge('store_up', 'Whether the store answers a query (1) or not (0).', async () => {
     try {
-      return store.db.open && (await stats.answers()) ? 1 : 0;
+      return store.isOpen() && (await stats.answers()) ? 1 : 0;
     } catch {
       return 0;
     }
@@ -163,7 +174,8 @@ export function createMetrics(store: Store, repos: Pick<Repos, 'stats'>): Metric
   };
 }
 
-function walBytes(path: string): number {
+/** The size of the WAL file beside the SQLite store at `path`. */
+export function walBytes(path: string): number {
   if (path === ':memory:' || path === '') return 0;
   try {
     return statSync(`${path}-wal`).size;

@@ -8,18 +8,20 @@
  * Redirects are not followed (3xx is a failure). Delivery is at least once; receivers dedupe by
  * `Svc-Event-Id`. Order across events is not guaranteed; GET /v1/events is the ordered record.
  *
- * The pass also prunes events older than 7 days (at most once a minute of the service clock).
+ * The pass also prunes events older than 7 days (at most once a minute of the service clock; with
+ * several instances on PostgreSQL, only on the one holding the pruning job).
  * All scheduling uses the injected clock; the loop's timer only decides when to look.
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Store } from '../store/db.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/async.js';
 import type { DueDelivery, WebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { eventId, eventJson } from './events.js';
 import { refusedLiteral } from './webhook-target.js';
 import { post, type Outcome } from './webhook-post.js';
+import { isUnavailable } from '../store/pg/unavailable.js';
 import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
@@ -27,7 +29,7 @@ export const MAX_RETRY_MS = 3600 * 1000;
 const PRUNE_EVERY_MS = 60 * 1000;
 
 export type WebhookWorkerDeps = {
-  store: Store;
+  store: StoreHandle;
   clock: Clock;
   /** The events service (pruning), the counters and the outbox (`repos.outbox`), from createServices. */
   services: Pick<Services, 'events' | 'metrics'> & { repos: { outbox: WorkerOutbox } };
@@ -45,6 +47,11 @@ export type WebhookWorkerDeps = {
   concurrency?: number;
   /** Attempts of one tenant in flight at once. Default 2. */
   perTenant?: number;
+  /**
+   * Whether this worker prunes old events now. Default: always. On PostgreSQL, while this
+   * instance holds the pruning job lock (src/services/jobs.ts), so one instance prunes.
+   */
+  prunes?: () => boolean;
 };
 
 /**
@@ -200,9 +207,9 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   /** Starts due attempts in the free slots, tenants at their cap left out; returns them. */
   const round = async (): Promise<Promise<boolean>[]> => {
-    if (!deps.store.db.open || busy >= concurrency) return [];
+    if (!deps.store.isOpen() || busy >= concurrency) return [];
     const now = deps.clock.now();
-    if (now - lastPrune >= PRUNE_EVERY_MS) {
+    if (now - lastPrune >= PRUNE_EVERY_MS && (deps.prunes?.() ?? true)) {
       lastPrune = now;
       await events.prune();
     }
@@ -233,9 +240,15 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     return r;
   };
 
+  // A database out of reach fails every pass until it is back: said once a minute, as a warning.
+  let lastUnreachable = -Infinity;
   const refill = () => {
     launchDue().catch((err: unknown) => {
-      if (deps.store.db.open) deps.logger?.error({ err }, 'webhook pass failed');
+      if (!deps.store.isOpen()) return;
+      if (!isUnavailable(err)) return deps.logger?.error({ err }, 'webhook pass failed');
+      if (Date.now() - lastUnreachable < 60_000) return;
+      lastUnreachable = Date.now();
+      deps.logger?.warn({ err }, 'webhook pass failed: the store cannot be reached; deliveries wait in the outbox');
     });
   };
 

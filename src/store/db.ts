@@ -8,45 +8,17 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { createChangeHub, type StoreHandle } from './handle.js';
 
 export type Db = Database.Database;
 
-/**
- * What changed: the ids of the tokens whose data changed, or 'all' when it is not known; whether
- * accounts changed, and the keys a revocation ended (other instances hear them as a `revoke`).
- */
-export type Change = { tokens: ReadonlySet<number> | 'all'; accounts?: boolean; revoked?: readonly string[] };
-type Listener = (change: Change) => void;
+export type { Change } from './handle.js';
 
-export type Store = {
+/** The SQLite store: the engine-neutral handle (src/store/handle.ts) plus its one connection. */
+export type Store = StoreHandle & {
+  readonly kind: 'sqlite';
   readonly db: Db;
   readonly path: string;
-  /**
-   * Tells listeners about writes by other processes (or connections). Cheap: one
-   * `PRAGMA data_version`, at most once per event-loop turn (requests read in the same turn
-   * arrived together, so none of them can tell the difference). Every statement of the store
-   * calls it before it runs, so SQL never reads past another process's commit unnoticed; code
-   * that answers from memory without SQL (a cache of keys or answers) calls it before it reads.
-   */
-  checkExternalChanges(): void;
-  /** Tells listeners what a write of this process changed, after its commit. */
-  notifyChange(change: Change): void;
-  onChange(listener: Listener): () => void;
-  /** A number that grows with every change seen (local or external). */
-  version(): number;
-  /**
-   * True after a write failed because the store is full (SQLITE_FULL), until a write succeeds:
-   * a full disk shows only that way (/healthz reports it).
-   */
-  full: boolean;
-  /**
-   * Runs `fn`, a write transaction held open across awaits (a large ingest written in slices),
-   * after any other such write of this process has finished. While it runs, `settled()` gives
-   * readers a promise to wait on, so they never see half of it (docs/api.md, Ingest limits).
-   */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** A promise that resolves when the running sliced write ends, or null when none runs. */
-  settled(): Promise<void> | null;
   close(): void;
 };
 
@@ -169,14 +141,15 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
     });
   }
 
-  const listeners = new Set<Listener>();
+  const hub = createChangeHub({ gate: true, beforeEmit: () => checkpointer?.kick() });
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let lastDataVersion = dataVersion.get() as number;
-  let version = 0;
   let checkedThisTurn = false;
   const nextTurn = () => {
     checkedThisTurn = false;
   };
+  // Every statement prepared from here on checks first (watchStatements): SQL never reads past
+  // another process's commit unnoticed; code that answers from memory calls it before it reads.
   const checkExternalChanges = () => {
     if (checkedThisTurn) return;
     checkedThisTurn = true;
@@ -184,50 +157,26 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
     const v = dataVersion.get() as number;
     if (v !== lastDataVersion) {
       lastDataVersion = v;
-      emit({ tokens: 'all', accounts: true });
+      hub.notifyChange({ tokens: 'all', accounts: true });
     }
   };
   watchStatements(db, checkExternalChanges);
 
-  let tail: Promise<unknown> = Promise.resolve();
-  let running: { promise: Promise<void>; resolve: () => void } | null = null;
-
-  const emit = (change: Change) => {
-    checkpointer?.kick();
-    version++;
-    for (const l of listeners) l(change);
-  };
-
   return {
+    kind: 'sqlite',
     db,
     path,
     checkExternalChanges,
-    notifyChange: emit,
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    version: () => version,
+    notifyChange: hub.notifyChange,
+    onChange: hub.onChange,
+    version: hub.version,
     full: false,
-    exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      const run = tail.then(async () => {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => (resolve = r));
-        running = { promise, resolve };
-        try {
-          return await fn();
-        } finally {
-          running = null;
-          resolve();
-        }
-      });
-      tail = run.catch(() => undefined);
-      return run;
-    },
-    settled: () => running?.promise ?? null,
+    exclusive: hub.exclusive,
+    settled: hub.settled,
+    isOpen: () => db.open,
     close() {
       checkpointer?.close();
-      listeners.clear();
+      hub.clear();
       if (db.open) db.close();
     },
   };

@@ -28,7 +28,7 @@ import { createTokenChangesRepo } from './token-changes-repo.js';
 import { createTokensRepo, type TokensRepo } from './tokens-repo.js';
 import { createTraderBoardRepo, type TraderBoardRepo } from './trader-board-repo.js';
 import { createTradesRepo, type TradesRepo } from './trades-repo.js';
-import { createWebhookOutboxRepo, type WebhookOutboxRepo } from './webhook-outbox-repo.js';
+import { createWebhookOutboxRepo, type DueDelivery, type WebhookOutboxRepo } from './webhook-outbox-repo.js';
 import { createWindowRepo, type WindowRepo } from './window-repo.js';
 
 export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
@@ -56,7 +56,13 @@ export type Repos = {
   readonly tokens: Async<TokensRepo>;
   readonly traderBoard: Async<TraderBoardRepo>;
   readonly trades: Async<TradesRepo>;
-  readonly outbox: Async<WebhookOutboxRepo>;
+  /**
+   * On PostgreSQL also `claimDue()`, the batch claim instances share the outbox with
+   * (src/store/pg/webhook-outbox-repo.ts); the webhook worker uses it where it exists.
+   */
+  readonly outbox: Async<WebhookOutboxRepo> & {
+    claimDue?: (now: number, limit: number, leaseUntil: number, skipTenants?: readonly string[]) => Promise<DueDelivery[]>;
+  };
   readonly window: Async<WindowRepo>;
 };
 

@@ -7,6 +7,7 @@ import { accountRouter } from '../../src/http/v1/account.js';
 import { resolveCaller } from '../../src/http/auth.js';
 import { errorHandler } from '../../src/http/error-handler.js';
 import type { AppState } from '../../src/http/types.js';
+import { createAccountsRepo } from '../../src/store/accounts-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -85,7 +86,7 @@ describe('GET /v1/me', () => {
 });
 
 describe('lastUsedAt', () => {
-  const lastUsed = (keyId: string) => t.services.accounts.repo.key(keyId)!.lastUsedAt;
+  const lastUsed = (keyId: string) => createAccountsRepo(t.store.db).key(keyId)!.lastUsedAt;
 
   it('is written on first use, then at most once a minute per key', async () => {
     t = makeTestApp();

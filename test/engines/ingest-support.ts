@@ -152,7 +152,7 @@ export const testClock = (): TestClock => ({
 
 /** Ingest on each engine, with every hook, at the same slice size. */
 export function sqliteIngest(store: Store, clock: TestClock) {
-  return createIngest({ store, clock, hooks: ingestHooks({ store, clock }) });
+  return createIngest({ store, clock, hooks: ingestHooks({ db: store.db, clock }) });
 }
 export function pgIngest(pool: pg.Pool, clock: TestClock) {
   return createEngineIngest({ engine: createPgIngestEngine(pool, WRITE_SLICE), clock, hooks: pgIngestHooks({ clock }) });

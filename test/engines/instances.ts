@@ -66,9 +66,9 @@ export async function ownRedis(): Promise<OwnRedis> {
 
 export type Instance = Child & { id: string; base: string; stop(): Promise<void> };
 
-/** One instance of the service on `dbPath` and `redisUrl`, no demo data or feed; `env` adds to its environment. */
-export async function startInstance(id: string, dbPath: string, redisUrl: string, env: Record<string, string> = {}): Promise<Instance> {
-  const c = await spawnServer({ INSTANCE_ID: id, DATABASE_PATH: dbPath, REDIS_URL: redisUrl, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'info', ...env });
+/** One instance of the service with `env` (on top of the test defaults: port 0, no demo feed, info logs). */
+export async function startServer(id: string, env: Record<string, string>): Promise<Instance> {
+  const c = await spawnServer({ INSTANCE_ID: id, LOG_LEVEL: 'info', ...env });
   return {
     ...c,
     id,
@@ -81,6 +81,11 @@ export async function startInstance(id: string, dbPath: string, redisUrl: string
       clearTimeout(timer);
     },
   };
+}
+
+/** One instance of the service on `dbPath` and `redisUrl`, no demo data or feed; `env` adds to its environment. */
+export function startInstance(id: string, dbPath: string, redisUrl: string, env: Record<string, string> = {}): Promise<Instance> {
+  return startServer(id, { DATABASE_PATH: dbPath, REDIS_URL: redisUrl, DEMO_DATA: 'off', DEMO_FEED: 'off', ...env });
 }
 
 export type Health = { status: string; instance: string; store: { kind: string; state: string }; redis: string };

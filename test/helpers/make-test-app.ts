@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { createServices, type Services } from '../../src/services/index.js';
+import { createServices, type SqliteServices } from '../../src/services/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Scope } from '../../src/services/accounts.js';
@@ -32,7 +32,7 @@ export type TestApp = {
   store: Store;
   clock: FakeClock;
   config: Config;
-  services: Services;
+  services: SqliteServices;
   /** supertest against app.callback() */
   http: ReturnType<typeof request>;
   /** Ingests records through the real ingest path (throws IngestRejected on a bad batch). */

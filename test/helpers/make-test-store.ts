@@ -4,14 +4,14 @@
  * computation, mostly). makeTestApp() adds the app on top of the same parts.
  */
 import { openStore, type Store } from '../../src/store/db.js';
-import { createServices, type Services } from '../../src/services/index.js';
+import { createServices, type SqliteServices } from '../../src/services/index.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { fakeClock, type FakeClock } from './make-test-app.js';
 
 export type TestStore = {
   store: Store;
   clock: FakeClock;
-  services: Services;
+  services: SqliteServices;
   /** Ingests records through the real ingest path (throws IngestRejected on a bad batch). */
   ingest(records: readonly IngestRecord[]): { accepted: number; duplicates: number };
   close(): void;

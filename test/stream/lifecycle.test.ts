@@ -13,6 +13,7 @@ import { start } from '../../src/server.js';
 import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 import { fakeClock } from '../helpers/make-test-app.js';
+import type { Store } from '../../src/store/db.js';
 
 let live: Live | null = null;
 afterEach(async () => {
@@ -110,6 +111,6 @@ describe('shutdown', () => {
     expect(await a.closed()).toBe(1001);
     expect(await b.closed()).toBe(1001);
     await stopped;
-    expect(running.store.db.open).toBe(false);
+    expect((running.store as Store).db.open).toBe(false);
   });
 });

@@ -12,7 +12,7 @@
  * The repo answers a promise (either engine): a name resolved across a change is answered but not
  * kept, since it may have been read before the change.
  */
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { Async } from '../../store/async.js';
 import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
 import { normalizeAddress } from '../../domain/address.js';
@@ -21,7 +21,7 @@ import { normalizeAddress } from '../../domain/address.js';
 const MAX_NAMES = 10_000;
 
 /** `repo` with `resolve` answered from memory; the other methods are the repo's own. */
-export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(repo: R, store: Pick<Store, 'onChange'>): R {
+export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(repo: R, store: Pick<StoreHandle, 'onChange'>): R {
   const byAddress = new Map<string, Resolved>();
   const other = new Map<string, Resolved>();
   /** Changes seen so far: a resolve that saw one begin and end is not kept. */

@@ -6,7 +6,7 @@
  */
 import type { ResponseCache } from '../response-cache.js';
 import type { TokenViews } from './token-views.js';
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { Repos } from '../../store/repos.js';
 import type { MatchKind } from '../../store/discovery-repo.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
@@ -27,7 +27,7 @@ export type { DiscoveryItem } from '../../domain/discovery.js';
 /** The repos discovery reads (src/store/repos.ts). */
 export type DiscoveryRepos = Pick<Repos, 'tokens' | 'discovery' | 'searchIndex' | 'window' | 'tokenChanges'>;
 
-export function createDiscoveryViews(store: Store, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache) {
+export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache) {
   const { tokens, discovery: repo, searchIndex: index } = repos;
   const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, repos, w)])) as Record<
     (typeof DISCOVERY_WINDOWS)[number],

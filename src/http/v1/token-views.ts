@@ -6,7 +6,7 @@
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
 import type { Config } from '../../config.js';
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { Repos } from '../../store/repos.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ResponseCache } from '../response-cache.js';
@@ -27,7 +27,13 @@ export type { WindowFigures } from '../../domain/windows.js';
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
 
 /** The repos the token views read (src/store/repos.ts). */
-export type TokenViewsDeps = { config: Config; store: Store; clock: Clock; cache: ResponseCache; repos: Pick<Repos, 'window' | 'ranking' | 'traderBoard'> };
+export type TokenViewsDeps = {
+  config: Config;
+  store: StoreHandle;
+  clock: Clock;
+  cache: ResponseCache;
+  repos: Pick<Repos, 'window' | 'ranking' | 'traderBoard'>;
+};
 
 export function createTokenViews(deps: TokenViewsDeps) {
   const { cache } = deps;

@@ -19,7 +19,7 @@
  * names once per token, shared by its boards; the registry counts every board's bytes and drops
  * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
 import type { Async } from '../../store/async.js';
 import { RankedSet, sortInSlices } from '../../domain/ranked-set.js';
@@ -65,7 +65,7 @@ export type BoardOptions = {
 /** The board's reads: the async trader-board repo of src/store/repos.ts (either engine). */
 type BoardRepo = Async<TraderBoardRepo>;
 
-export function createTraderBoard(store: Store, repo: BoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {
+export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {
   const names = opts.names ?? new WalletNames();
   let state: State | null = null;
   let running: Promise<void> | null = null;
@@ -229,7 +229,7 @@ export type BoardsStats = { boards: number; bytes: number; evicted: number };
 type Entry = { address: string; names: WalletNames; board: TraderBoard };
 
 /** The boards of one app, made when a token's window is first asked for. */
-export function createTraderBoards(store: Store, repo: BoardRepo, opts: { budgetBytes?: number; maxBoards?: number } = {}) {
+export function createTraderBoards(store: StoreHandle, repo: BoardRepo, opts: { budgetBytes?: number; maxBoards?: number } = {}) {
   const budget = opts.budgetBytes ?? BOARD_BUDGET_BYTES;
   const maxBoards = opts.maxBoards ?? MAX_BOARDS;
   const boards = new Map<string, Entry>();

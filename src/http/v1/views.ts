@@ -4,14 +4,14 @@
  * same second too. Every read goes through the storage boundary (src/store/repos.ts).
  */
 import type { Config } from '../../config.js';
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { Repos } from '../../store/repos.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ResponseCache } from '../response-cache.js';
 import { createTokenViews } from './token-views.js';
 import { createDiscoveryViews } from './discovery-views.js';
 
-export function createViews(deps: { config: Config; store: Store; clock: Clock; cache: ResponseCache; repos: Repos }) {
+export function createViews(deps: { config: Config; store: StoreHandle; clock: Clock; cache: ResponseCache; repos: Repos }) {
   const tokens = deps.repos.tokens;
   const tokenViews = createTokenViews(deps);
   return { cache: deps.cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, deps.repos, tokenViews, deps.cache) };

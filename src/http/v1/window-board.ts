@@ -10,7 +10,7 @@
  * loop, so no request blocks it however many tokens are active. The rankings are sorted once
  * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
-import type { Store } from '../../store/db.js';
+import type { StoreHandle } from '../../store/handle.js';
 import type { Repos } from '../../store/repos.js';
 import type { TokenSummary } from '../../store/discovery-repo.js';
 import { foldCase } from '../../store/search-index-repo.js';
@@ -52,7 +52,7 @@ export type BoardView = {
 export type WindowBoardRepos = Pick<Repos, 'discovery' | 'window' | 'tokenChanges'>;
 
 /** `sort` bounds the work of one slice of a rankings' sort (smaller in tests, to slice few tokens). */
-export function createWindowBoard(store: Store, repos: WindowBoardRepos, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
+export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, window: WindowKey, opts: { sort?: SliceLimits } = {}) {
   const seconds = WINDOW_SECONDS[window];
   const { discovery: repo, window: windows, tokenChanges: changes } = repos;
   let entries = new Map<number, BoardEntry>();

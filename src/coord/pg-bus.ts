@@ -1,0 +1,128 @@
+/**
+ * The bus between instances on PostgreSQL alone (docs/operations.md, Many instances: changes
+ * without Redis): the same notices as the Redis bus (src/coord/notice.ts), sent with
+ * `pg_notify()` on a pool connection after the commit and heard on a session of this instance's
+ * own that LISTENs. PostgreSQL hands a notification to every session listening at the time it
+ * is sent and keeps nothing for a session that is away, so, as with Redis, a lost listening
+ * session reports 'down' at once (the instance serves no cached answer meanwhile), and 'up'
+ * with `flush: true` once it listens again. A payload must stay under 8000 bytes: a change
+ * naming more tokens than fit goes out as several notices.
+ */
+import pg from 'pg';
+import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState, type Notice } from './notice.js';
+
+/** One channel per database: the instances of a deployment share the database. */
+export const PG_BUS_CHANNEL = 'svc_notices';
+
+/** Bytes of payload at most (PostgreSQL refuses 8000 and more). */
+const MAX_PAYLOAD = 7000;
+
+export type PgBusOptions = BusOptions & {
+  /** DATABASE_URL: the listening session connects here. */
+  url: string;
+  /** Where notices are sent from (any connection; a NOTIFY outside a transaction goes at once). */
+  pool: pg.Pool;
+};
+
+/** `notice` as notices whose envelopes each fit in one payload. */
+export function fitted(from: string, notice: Notice): Notice[] {
+  if (Buffer.byteLength(encodeNotice(from, notice)) <= MAX_PAYLOAD) return [notice];
+  if (notice.type === 'revoke' && notice.keyIds.length > 1) {
+    const half = Math.ceil(notice.keyIds.length / 2);
+    return [...fitted(from, { ...notice, keyIds: notice.keyIds.slice(0, half) }), ...fitted(from, { ...notice, keyIds: notice.keyIds.slice(half) })];
+  }
+  if ((notice.type === 'change' || notice.type === 'stream') && notice.tokens !== 'all' && notice.tokens.length > 1) {
+    const half = Math.ceil(notice.tokens.length / 2);
+    return [...fitted(from, { ...notice, tokens: notice.tokens.slice(0, half) }), ...fitted(from, { ...notice, tokens: notice.tokens.slice(half) })];
+  }
+  // Nothing left to split (an instance name of thousands of bytes cannot pass INSTANCE_ID's check).
+  return [{ type: 'change', tokens: 'all', accounts: true }];
+}
+
+/** Listens in the background: a bus made while the database is away reports 'up' when it answers. */
+export function createPgBus(opts: PgBusOptions): Bus {
+  const reconnectMs = opts.reconnectMs ?? 500;
+  let client: pg.Client | null = null;
+  let state: BusState = 'down';
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const set = (next: BusState, error?: unknown) => {
+    if (next === state || closed) return;
+    state = next;
+    opts.onState?.(next, next === 'up' ? { flush: true } : { flush: false, error });
+  };
+
+  const schedule = () => {
+    if (closed || timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void listen();
+    }, reconnectMs);
+    timer.unref();
+  };
+
+  const lost = (c: pg.Client, error?: unknown) => {
+    if (client !== c) return;
+    client = null;
+    c.end().catch(() => undefined);
+    set('down', error);
+    schedule();
+  };
+
+  const listen = async (): Promise<void> => {
+    const c = new pg.Client({
+      connectionString: opts.url,
+      application_name: `${opts.instanceId.slice(0, 40)} bus`,
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 1000,
+    });
+    c.on('error', (err) => lost(c, err));
+    c.on('end', () => lost(c));
+    c.on('notification', (m) => {
+      if (m.channel !== PG_BUS_CHANNEL || m.payload === undefined) return;
+      const { from, notice } = decodeNotice(m.payload);
+      if (from !== opts.instanceId) opts.onNotice(notice, from);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${PG_BUS_CHANNEL}`);
+    } catch (err) {
+      c.end().catch(() => undefined);
+      set('down', err);
+      schedule();
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    client = c;
+    set('up');
+  };
+  const started = listen();
+
+  return {
+    async publish(notice) {
+      try {
+        for (const n of fitted(opts.instanceId, notice)) {
+          await opts.pool.query('SELECT pg_notify($1, $2)', [PG_BUS_CHANNEL, encodeNotice(opts.instanceId, n)]);
+        }
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    state: () => state,
+    async close() {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      await started;
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}
