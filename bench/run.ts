@@ -13,13 +13,12 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
-import { watchCpu, type CpuShare } from './cpu.js';
+import { processSeconds, watchCpu, type CpuShare } from './cpu.js';
 import { BROWSER_ACCEPT_ENCODING, headerBytes } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
 import { driveGroup, type LoadOptions } from './load.js';
-import { provision } from './provision.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
 import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
 import { startBenchServer, type BenchServer } from './server-control.js';
@@ -27,7 +26,10 @@ import { measureStartup } from './startup.js';
 import { runFanout, type FanoutFigure } from './fanout.js';
 import { formatHostile, hostileMisses, runHostile, type HostileRow } from './hostile.js';
 import { ensureWideStore } from './wide-data.js';
+import { provision } from './provision.js';
 import { runViewersPass, viewersServed, type ViewersFigure } from './viewers.js';
+import { postgresTarget, sqliteTarget, type StoreTarget } from './store-target.js';
+import { formatStoreComparison, storeComparison } from './store-compare.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -58,27 +60,41 @@ async function capture(url: string, headers: Record<string, string>): Promise<{ 
   return { status: res.status, json: await res.text(), headerBytes: headerBytes(pairs) };
 }
 
-async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: DataPlan, storePath: string, stats: DataStats): Promise<PassResult> {
-  const work = join(DATA_DIR, 'work.db');
-  copyStore(storePath, work);
+async function runPass(
+  name: 'cached' | 'uncached',
+  opts: BenchOptions,
+  plan: DataPlan,
+  target: StoreTarget,
+  dataPath: string,
+  stats: DataStats,
+): Promise<PassResult> {
   const anchorMs = plan.anchor * 1000;
   const hot = hotToken(plan);
-  const { secret, registered } = await provision(work, anchorMs, hot.address);
+  const work = await target.preparePass(name, anchorMs, hot.address);
+  const { secret, registered } = work;
   if (!registered) say('WARNING: the services have no subscriptions: the live ingest writes no events');
-  const startPrice = readHotPrice(work, hot.address);
+  // The data set's price (provisioning writes no prices), read from the SQLite file for either store.
+  const startPrice = readHotPrice(dataPath, hot.address);
+  const label = target.kind === 'sqlite' ? name : `${name} on postgres`;
 
   const env: Record<string, string> = { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' };
   if (name === 'uncached') env.CACHE = 'off';
-  const logFile = join(DATA_DIR, `server-${name}.log`);
+  const logFile = join(DATA_DIR, target.kind === 'sqlite' ? `server-${name}.log` : `server-postgres-${name}.log`);
   say(
-    `${name}: starting the server (load average ${loadavg()
+    `${label}: starting the server (load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')})`,
   );
   const cpu = watchCpu();
-  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', name) : undefined;
-  const server = await startBenchServer({ storePath: work, anchorMs, env, logFile, profileDir });
-  if (profileDir !== undefined) say(`${name}: the server's CPU profile goes to ${profileDir}`);
+  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', target.kind === 'sqlite' ? name : `postgres-${name}`) : undefined;
+  let server: BenchServer;
+  try {
+    server = await startBenchServer({ storePath: work.storePath, databaseUrl: work.databaseUrl, anchorMs, env, logFile, profileDir });
+  } catch (err) {
+    await work.dispose();
+    throw err;
+  }
+  if (profileDir !== undefined) say(`${label}: the server's CPU profile goes to ${profileDir}`);
   const stream =
     opts.ingestRate > 0
       ? startIngestStream({
@@ -100,6 +116,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
   let streamStats: StreamStats | null = null;
   let share: CpuShare = { seconds: 0, otherCores: null, ownCores: 0 };
+  let databaseCores: number | null = null;
   try {
     walk = await findDeepCursor(server.base, hot.address, Math.floor(stats.hotTrades / 2), { 'x-api-key': secret });
     if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
@@ -113,14 +130,27 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
     }
   } finally {
     streamStats = stream ? await stream.stop() : null;
-    share = cpu.stop([server.pid]);
+    // PostgreSQL's sessions of this pass are the store's work, not other processes': counted apart.
+    const dbPids = await work.databasePids().catch(() => []);
+    const dbSeconds = dbPids.reduce((sum, pid) => sum + (processSeconds(pid) ?? 0), 0);
+    share = cpu.stop([server.pid, ...dbPids]);
+    if (target.kind === 'postgres' && dbPids.length > 0 && share.seconds > 0) databaseCores = dbSeconds / share.seconds;
     await server.stop();
+    await work.dispose();
   }
   if (share.otherCores !== null && share.otherCores > 0.25) {
-    say(`${name}: other processes used ${share.otherCores.toFixed(2)} cores during this pass: the figures are pessimistic`);
+    say(`${label}: other processes used ${share.otherCores.toFixed(2)} cores during this pass: the figures are pessimistic`);
   }
   if (streamStats && streamStats.failed > 0) say(`WARNING: ${streamStats.failed} of ${streamStats.posts} ingest posts failed: ${streamStats.firstError}`);
-  return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error }, otherCores: share.otherCores };
+  return {
+    name,
+    store: target.kind,
+    routes,
+    stream: streamStats,
+    deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error },
+    otherCores: share.otherCores,
+    databaseCores,
+  };
 }
 
 /** The hostile pass on one store: provisioned copy, bench server, every expensive kind of request. */
@@ -200,6 +230,13 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
 
 let baselineCount = 0;
 
+/** A server URL as the results may show it: no password. */
+function maskedUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  return u.toString();
+}
+
 /** An --only value picks the route of exactly that name, or else every route whose name contains it. */
 function matchesOnly(id: string, only: string, all: readonly BenchRoute[]): boolean {
   return all.some((r) => r.id === only) ? id === only : id.includes(only);
@@ -208,7 +245,7 @@ function matchesOnly(id: string, only: string, all: readonly BenchRoute[]): bool
 async function main(): Promise<void> {
   let opts: BenchOptions;
   try {
-    opts = parseBenchArgs(process.argv.slice(2));
+    opts = parseBenchArgs(process.argv.slice(2), process.env);
   } catch (err) {
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
     process.exit(2);
@@ -218,7 +255,8 @@ async function main(): Promise<void> {
     return;
   }
   mkdirSync(DATA_DIR, { recursive: true });
-  const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
+  const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, postgresStartup: null, limiter: null, errors: {} };
+  const onSqlite = opts.stores.includes('sqlite');
   const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
@@ -252,6 +290,7 @@ async function main(): Promise<void> {
     }
 
     say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
+    if (opts.stores.includes('postgres')) say('ingest: measured on SQLite only (its bare-insert reference is a better-sqlite3 loop); not on postgres');
     try {
       const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
       report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
@@ -260,16 +299,54 @@ async function main(): Promise<void> {
     }
   }
 
+  // The stores the cached and uncached passes run on; PostgreSQL's is the same data set copied.
+  const targets: StoreTarget[] = onSqlite ? [sqliteTarget(DATA_DIR, data.path)] : [];
+  let postgres: { dataSet: string; copiedMs: number | null } | null = null;
+  if (opts.stores.includes('postgres')) {
+    try {
+      const pgTarget = await postgresTarget({ databaseUrl: opts.databaseUrl, sqlitePath: data.path, regenerate: opts.regenerate, say });
+      postgres = { dataSet: pgTarget.dataSet, copiedMs: pgTarget.copiedMs };
+      targets.push(pgTarget);
+    } catch (err) {
+      report.errors.postgres = err instanceof Error ? err.message : String(err);
+      say(`ERROR: no PostgreSQL store: ${report.errors.postgres}`);
+    }
+  }
+
   if (opts.startupRuns > 0 && !passesOnly) {
-    say('start-up of dist/src/server.js on the full store');
-    const work = join(DATA_DIR, 'work.db');
-    copyStore(data.path, work);
-    report.startup = await measureStartup(work, opts.startupRuns);
+    for (const target of targets) {
+      say(`start-up of dist/src/server.js on the full store (${target.kind})`);
+      try {
+        const work = await target.preparePass('startup', plan.anchor * 1000, hotToken(plan).address, false);
+        const startup = await measureStartup(work.storePath, opts.startupRuns, work.databaseUrl);
+        await work.dispose();
+        if (target.kind === 'sqlite') report.startup = startup;
+        else report.postgresStartup = startup;
+      } catch (err) {
+        report.errors[target.kind === 'sqlite' ? 'startup' : 'postgres startup'] = err instanceof Error ? err.message : String(err);
+      }
+    }
   }
 
   const fanout: FanoutFigure[] = [];
   let viewers: ViewersFigure[] = [];
   for (const pass of opts.passes) {
+    if (pass === 'viewers' || pass === 'fanout' || pass === 'hostile') {
+      if (opts.stores.includes('postgres')) say(`the ${pass} pass runs on SQLite only for now: not on postgres`);
+      if (!onSqlite) continue;
+    } else {
+      // Each pass on each store in turn (SQLite, then PostgreSQL), so the two see the same hour.
+      for (const target of targets) {
+        const key = target.kind === 'sqlite' ? pass : `postgres ${pass}`;
+        try {
+          report.passes.push(await runPass(pass, opts, plan, target, data.path, s));
+        } catch (err) {
+          report.errors[key] = err instanceof Error ? err.message : String(err);
+          say(`ERROR in the ${key} pass: ${report.errors[key]}`);
+        }
+      }
+      continue;
+    }
     try {
       if (pass === 'viewers') {
         viewers = await runViewersPass({
@@ -299,19 +376,21 @@ async function main(): Promise<void> {
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
           fanout.push(f);
         }
-      } else if (pass === 'hostile') report.hostile = await hostilePass(opts, plan, data.path);
-      else report.passes.push(await runPass(pass, opts, plan, data.path, s));
+      } else report.hostile = await hostilePass(opts, plan, data.path);
     } catch (err) {
       report.errors[pass] = err instanceof Error ? err.message : String(err);
       say(`ERROR in the ${pass} pass: ${report.errors[pass]}`);
     }
   }
 
+  for (const target of targets) await target.close().catch((err: unknown) => say(`WARNING: ${target.kind} store: ${String(err)}`));
   // The working copies are as big as the data set; the cached store stays for the next run.
   for (const db of ['work.db', 'fanout.db']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(DATA_DIR, db) + suffix, { force: true });
 
   const rows = reportRows(report);
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
+  const compared = storeComparison(report.passes);
+  if (compared.length > 0) process.stdout.write(`the same data set on both stores:\n${formatStoreComparison(compared)}\n\n`);
   if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
   const failed = [...failures(rows), ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` }))];
   process.stdout.write(
@@ -341,6 +420,9 @@ async function main(): Promise<void> {
         machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memoryBytes: totalmem(), node: process.version, loadAverage: loadavg() },
         options: opts,
         data: { plan, stats: s, generatedMs: data.generatedMs },
+        stores: opts.stores,
+        postgres: postgres && { ...postgres, server: opts.databaseUrl === null ? 'throwaway (scripts/engines.sh)' : maskedUrl(opts.databaseUrl) },
+        storeComparison: compared,
         ...report,
         fanout,
         viewers,
