@@ -126,7 +126,7 @@ async function runPass(
       // The deep-vs-first figure has a 10 % margin: the trades pages get twice the rounds, so
       // run-to-run noise stays well inside it.
       const groupLoad = group.length > 1 ? { ...load, duration: load.duration * 2, rounds: load.rounds * 2 } : load;
-      routes.push(...(await runRoutes(name, server, group, groupLoad, secret)));
+      routes.push(...(await runRoutes(label, server, group, groupLoad, secret)));
     }
   } finally {
     streamStats = stream ? await stream.stop() : null;
@@ -392,7 +392,10 @@ async function main(): Promise<void> {
   const compared = storeComparison(report.passes);
   if (compared.length > 0) process.stdout.write(`the same data set on both stores:\n${formatStoreComparison(compared)}\n\n`);
   if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
-  const failed = [...failures(rows), ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` }))];
+  const failed = [
+    ...failures(rows).map((r) => ({ figure: r.store === 'postgres' ? `${r.figure} (postgres)` : r.figure })),
+    ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` })),
+  ];
   process.stdout.write(
     failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`,
   );
