@@ -22,13 +22,12 @@ import { driveGroup, type LoadOptions } from './load.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
 import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
 import { startBenchServer, type BenchServer } from './server-control.js';
-import { measureStartup } from './startup.js';
 import { runFanout, type FanoutFigure } from './fanout.js';
 import { formatHostile, hostileMisses, runHostile, type HostileRow } from './hostile.js';
 import { ensureWideStore } from './wide-data.js';
 import { provision } from './provision.js';
 import { runViewersPass, viewersServed, type ViewersFigure } from './viewers.js';
-import { postgresTarget, sqliteTarget, type StoreTarget } from './store-target.js';
+import { measureStartups, openTargets, type StoreTarget } from './store-target.js';
 import { formatStoreComparison, storeComparison } from './store-compare.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
@@ -230,13 +229,6 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
 
 let baselineCount = 0;
 
-/** A server URL as the results may show it: no password. */
-function maskedUrl(url: string): string {
-  const u = new URL(url);
-  if (u.password !== '') u.password = '***';
-  return u.toString();
-}
-
 /** An --only value picks the route of exactly that name, or else every route whose name contains it. */
 function matchesOnly(id: string, only: string, all: readonly BenchRoute[]): boolean {
   return all.some((r) => r.id === only) ? id === only : id.includes(only);
@@ -300,32 +292,18 @@ async function main(): Promise<void> {
   }
 
   // The stores the cached and uncached passes run on; PostgreSQL's is the same data set copied.
-  const targets: StoreTarget[] = onSqlite ? [sqliteTarget(DATA_DIR, data.path)] : [];
-  let postgres: { dataSet: string; copiedMs: number | null } | null = null;
-  if (opts.stores.includes('postgres')) {
-    try {
-      const pgTarget = await postgresTarget({ databaseUrl: opts.databaseUrl, sqlitePath: data.path, regenerate: opts.regenerate, say });
-      postgres = { dataSet: pgTarget.dataSet, copiedMs: pgTarget.copiedMs };
-      targets.push(pgTarget);
-    } catch (err) {
-      report.errors.postgres = err instanceof Error ? err.message : String(err);
-      say(`ERROR: no PostgreSQL store: ${report.errors.postgres}`);
-    }
-  }
+  const { targets, postgres, error } = await openTargets({
+    stores: passesOnly ? opts.stores.filter((k) => k === 'sqlite') : opts.stores,
+    databaseUrl: opts.databaseUrl,
+    dataDir: DATA_DIR,
+    dataPath: data.path,
+    regenerate: opts.regenerate,
+    say,
+  });
+  if (error !== null) report.errors.postgres = error;
 
   if (opts.startupRuns > 0 && !passesOnly) {
-    for (const target of targets) {
-      say(`start-up of dist/src/server.js on the full store (${target.kind})`);
-      try {
-        const work = await target.preparePass('startup', plan.anchor * 1000, hotToken(plan).address, false);
-        const startup = await measureStartup(work.storePath, opts.startupRuns, work.databaseUrl);
-        await work.dispose();
-        if (target.kind === 'sqlite') report.startup = startup;
-        else report.postgresStartup = startup;
-      } catch (err) {
-        report.errors[target.kind === 'sqlite' ? 'startup' : 'postgres startup'] = err instanceof Error ? err.message : String(err);
-      }
-    }
+    Object.assign(report, await measureStartups(targets, opts.startupRuns, plan.anchor * 1000, hotToken(plan).address, say));
   }
 
   const fanout: FanoutFigure[] = [];
@@ -424,7 +402,7 @@ async function main(): Promise<void> {
         options: opts,
         data: { plan, stats: s, generatedMs: data.generatedMs },
         stores: opts.stores,
-        postgres: postgres && { ...postgres, server: opts.databaseUrl === null ? 'throwaway (scripts/engines.sh)' : maskedUrl(opts.databaseUrl) },
+        postgres,
         storeComparison: compared,
         ...report,
         fanout,

@@ -15,6 +15,7 @@ import type { BenchStoreKind } from './args.js';
 import { copyStore } from './data.js';
 import { ensurePgDataSet, makeWorkDatabase, provisionPg, sessionPids } from './pg-data.js';
 import { provision } from './provision.js';
+import { measureStartup, type Startup } from './startup.js';
 
 /** One server run's store: what startBenchServer is given, and the bench key in it. */
 export type PassStore = {
@@ -130,4 +131,65 @@ export async function postgresTarget(opts: {
     if (throwaway !== null) await throwaway.stop().catch(() => undefined);
     throw err;
   }
+}
+
+/** A server URL as the results may show it: no password. */
+function maskedUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  return u.toString();
+}
+
+export type PostgresInfo = { dataSet: string; copiedMs: number | null; server: string };
+
+/** The targets of `stores`, in that order; a PostgreSQL one that cannot be had is an error, not a stop. */
+export async function openTargets(opts: {
+  stores: readonly BenchStoreKind[];
+  databaseUrl: string | null;
+  dataDir: string;
+  dataPath: string;
+  regenerate: boolean;
+  say: (msg: string) => void;
+}): Promise<{ targets: StoreTarget[]; postgres: PostgresInfo | null; error: string | null }> {
+  const targets: StoreTarget[] = opts.stores.includes('sqlite') ? [sqliteTarget(opts.dataDir, opts.dataPath)] : [];
+  if (!opts.stores.includes('postgres')) return { targets, postgres: null, error: null };
+  try {
+    const pg = await postgresTarget({ databaseUrl: opts.databaseUrl, sqlitePath: opts.dataPath, regenerate: opts.regenerate, say: opts.say });
+    targets.push(pg);
+    const server = opts.databaseUrl === null ? 'throwaway (scripts/engines.sh)' : maskedUrl(opts.databaseUrl);
+    return { targets, postgres: { dataSet: pg.dataSet, copiedMs: pg.copiedMs, server }, error: null };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    opts.say(`ERROR: no PostgreSQL store: ${error}`);
+    return { targets, postgres: null, error };
+  }
+}
+
+/** Start-up of the built server on each target's full store (bench/startup.ts), unprovisioned. */
+export async function measureStartups(
+  targets: readonly StoreTarget[],
+  runs: number,
+  anchorMs: number,
+  hot: string,
+  say: (msg: string) => void,
+): Promise<{ startup?: Startup; postgresStartup?: Startup }> {
+  const out: { startup?: Startup; postgresStartup?: Startup } = {};
+  for (const target of targets) {
+    say(`start-up of dist/src/server.js on the full store (${target.kind})`);
+    let work: PassStore | null = null;
+    try {
+      work = await target.preparePass('startup', anchorMs, hot, false);
+      const startup = await measureStartup(work.storePath, runs, work.databaseUrl);
+      if (target.kind === 'sqlite') out.startup = startup;
+      else out.postgresStartup = startup;
+    } catch (err) {
+      // A store that cannot even be prepared shows as a start-up that failed.
+      const failed: Startup = { runs: [], medianMs: NaN, maxMs: NaN, error: err instanceof Error ? err.message : String(err) };
+      if (target.kind === 'sqlite') out.startup = failed;
+      else out.postgresStartup = failed;
+    } finally {
+      await work?.dispose();
+    }
+  }
+  return out;
 }
