@@ -125,7 +125,7 @@ async function runPass(
       // The deep-vs-first figure has a 10 % margin: the trades pages get twice the rounds, so
       // run-to-run noise stays well inside it.
       const groupLoad = group.length > 1 ? { ...load, duration: load.duration * 2, rounds: load.rounds * 2 } : load;
-      routes.push(...(await runRoutes(label, server, group, groupLoad, secret)));
+      routes.push(...(await runRoutes(name, label, server, group, groupLoad, secret)));
     }
   } finally {
     streamStats = stream ? await stream.stop() : null;
@@ -200,7 +200,14 @@ async function hostilePass(opts: BenchOptions, plan: DataPlan, storePath: string
  * one interleaved group (the trades pages go together, so the deep page is compared with the
  * first under the same conditions).
  */
-async function runRoutes(pass: string, server: BenchServer, routes: readonly BenchRoute[], load: LoadOptions, secret: string): Promise<RouteRun[]> {
+async function runRoutes(
+  pass: 'cached' | 'uncached',
+  label: string,
+  server: BenchServer,
+  routes: readonly BenchRoute[],
+  load: LoadOptions,
+  secret: string,
+): Promise<RouteRun[]> {
   const urls: string[] = [];
   const samples: number[] = [];
   for (const route of routes) {
@@ -219,7 +226,7 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
     const run = judgeRoute(route.id, route.path, result, baseline, target);
     const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
     say(
-      `${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
+      `${label}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
         (samples[i] !== 200 ? `  <-- ${samples[i]} on the sample request` : '') +
         (run.problem ? `  <-- ${run.problem}` : ''),
     );
