@@ -1,6 +1,8 @@
 /** The benchmark's command-line flags (node:util parseArgs), validated into BenchOptions. */
 import { parseArgs } from 'node:util';
 
+export type BenchStoreKind = 'sqlite' | 'postgres';
+
 export type BenchOptions = {
   trades: number;
   tokens: number;
@@ -23,6 +25,10 @@ export type BenchOptions = {
   limiterIps: number;
   startupRuns: number;
   passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers')[];
+  /** The stores the cached and uncached passes run on, in this order (each pass on each in turn). */
+  stores: BenchStoreKind[];
+  /** The PostgreSQL server for the postgres store (its databases are made there); null: a throwaway one. */
+  databaseUrl: string | null;
   /** Viewer counts of the viewers pass, one run each. */
   viewers: number[];
   /** Seconds of each viewers run. */
@@ -68,6 +74,10 @@ export const USAGE = `usage: npm run bench -- [options]
                         and fanout) or hostile: the expensive requests one in flight while a
                         probe times /healthz, on the data set and a wide store; or viewers:
                         simulated TradingView charts under the live ingest (opt-in)
+  --store S             sqlite (default), postgres: the same data set copied into a PostgreSQL
+                        database, or both: each pass on SQLite then on PostgreSQL, side by side
+  --database-url URL    the PostgreSQL server for --store postgres (default BENCH_DATABASE_URL;
+                        without either a throwaway one is started with scripts/engines.sh)
   --viewers L           viewer counts of the viewers pass (default 500,2000)
   --viewers-seconds S   seconds of each viewers run (default 30: a chart open and two polls each)
   --fanout-subscribers L  subscriber counts of the fan-out pass (default 1000,10000)
@@ -89,8 +99,8 @@ const int = (name: string, raw: string | undefined, fallback: number, min: numbe
   return Number(raw);
 };
 
-/** Parses argv; throws an Error with a one-line message on bad usage. */
-export function parseBenchArgs(argv: string[]): BenchOptions {
+/** Parses argv (and BENCH_DATABASE_URL of `env`); throws an Error with a one-line message on bad usage. */
+export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: string } = {}): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -117,6 +127,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'wide-active': { type: 'string' },
       'hostile-seconds': { type: 'string' },
       viewers: { type: 'string' },
+      store: { type: 'string' },
+      'database-url': { type: 'string' },
       'viewers-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
@@ -132,6 +144,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     throw new Error('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
+  const store = values.store ?? 'sqlite';
+  if (!['sqlite', 'postgres', 'both'].includes(store)) throw new Error('--store must be sqlite, postgres or both');
+  const databaseUrl = values['database-url'] ?? (env.BENCH_DATABASE_URL || null);
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\/[^/]/.test(databaseUrl)) {
+    throw new Error(`${values['database-url'] === undefined ? 'BENCH_DATABASE_URL' : '--database-url'} must be a postgres:// URL with a host`);
+  }
   const logLevel = values['log-level'] ?? 'warn';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
   return {
@@ -151,6 +169,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
     passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],
+    stores: store === 'both' ? ['sqlite', 'postgres'] : [store as BenchStoreKind],
+    databaseUrl,
     viewers: (values.viewers ?? '500,2000').split(',').map((v) => int('viewers', v, 0, 1, 20_000)),
     viewersSeconds: int('viewers-seconds', values['viewers-seconds'], 30, 10, 600),
     fanoutSubscribers,

@@ -7,6 +7,7 @@ import type { LoadResult } from './load.js';
 import type { StreamStats } from './ingest-stream.js';
 import type { IngestRate } from './ingest-rate.js';
 import type { Startup } from './startup.js';
+import type { BenchStoreKind } from './args.js';
 
 export type LimiterFigure = { buckets: number; bytesPerBucket: number; gc: boolean };
 
@@ -25,11 +26,15 @@ export type RouteRun = {
 
 export type PassResult = {
   name: 'cached' | 'uncached';
+  /** The store the pass's server ran on (the same data set either way). */
+  store: BenchStoreKind;
   routes: RouteRun[];
   stream: StreamStats | null;
   deepCursor: { depth: number; pages: number; error: string | null };
   /** Cores used by other work on the machine during the pass (null when unknown). */
   otherCores: number | null;
+  /** Cores the database's own processes used (PostgreSQL on this machine; null otherwise). */
+  databaseCores: number | null;
 };
 
 export type Targets = {
@@ -90,6 +95,7 @@ export function deepVsFirst(pass: PassResult): { ratio: number | null; meets: bo
 
 export type Row = {
   figure: string;
+  store: string;
   value: string;
   p50: string;
   p99: string;
@@ -102,6 +108,7 @@ export type Row = {
 
 const COLUMNS: [keyof Row, string][] = [
   ['figure', 'figure'],
+  ['store', 'store'],
   ['value', 'value'],
   ['p50', 'p50 ms'],
   ['p99', 'p99 ms'],
@@ -117,12 +124,14 @@ const num = (n: number | null | undefined, digits = 0): string =>
 
 export const meetsText = (m: boolean | null): string => (m === null ? '-' : m ? 'yes' : 'NO');
 
-const blank: Row = { figure: '', value: '', p50: '', p99: '', baseline: '', ratio: '', target: '', meets: '', note: '' };
+const blank: Row = { figure: '', store: '', value: '', p50: '', p99: '', baseline: '', ratio: '', target: '', meets: '', note: '' };
 
 export type Report = {
   passes: PassResult[];
   ingest: IngestRate | null;
+  /** Start-up on SQLite, and on PostgreSQL when that store ran. */
   startup: Startup | null;
+  postgresStartup: Startup | null;
   limiter: LimiterFigure | null;
   errors: Record<string, string>;
 };
@@ -134,6 +143,7 @@ export function reportRows(report: Report): Row[] {
     for (const r of pass.routes) {
       rows.push({
         figure: `${pass.name}: ${r.id}`,
+        store: pass.store,
         value: `${num(r.route.rps)} req/s`,
         p50: num(r.route.p50, 1),
         p99: num(r.route.p99, 1),
@@ -147,8 +157,9 @@ export function reportRows(report: Report): Row[] {
     const deep = pass.routes.find((r) => r.id === 'trades deep page');
     const first = pass.routes.find((r) => r.id === 'trades first page');
     const d = deepVsFirst(pass);
+    const at = { ...blank, store: pass.store };
     rows.push({
-      ...blank,
+      ...at,
       figure: `${pass.name}: deep vs first trades page`,
       value: deep ? `${num(deep.route.rps)} req/s` : '-',
       baseline: first ? `${num(first.route.rps)} req/s` : '-',
@@ -159,7 +170,7 @@ export function reportRows(report: Report): Row[] {
     });
     const s = pass.stream;
     rows.push({
-      ...blank,
+      ...at,
       figure: `${pass.name}: live ingest stream`,
       value: s ? `${num(s.rate, 1)} trades/s` : '-',
       p50: s ? num(s.meanMs, 1) : '',
@@ -168,16 +179,25 @@ export function reportRows(report: Report): Row[] {
       note: s ? (s.failed > 0 ? `${s.failed} of ${s.posts} posts failed: ${s.firstError}` : `${s.posts} posts, mean / max ms`) : 'not run',
     });
     rows.push({
-      ...blank,
+      ...at,
       figure: `${pass.name}: CPU of other processes`,
       value: pass.otherCores === null ? '-' : `${num(pass.otherCores, 2)} cores`,
       note: pass.otherCores !== null && pass.otherCores > 0.25 ? 'the machine was shared: figures are pessimistic' : '',
     });
+    if (pass.databaseCores !== null) {
+      rows.push({
+        ...at,
+        figure: `${pass.name}: CPU of the database`,
+        value: `${num(pass.databaseCores, 2)} cores`,
+        note: "the PostgreSQL server's sessions of this pass",
+      });
+    }
   }
   const ing = report.ingest;
   rows.push({
     ...blank,
     figure: 'ingest, real path vs bare inserts',
+    store: 'sqlite',
     value: ing ? `${num(ing.realPerSecond)} trades/s` : '-',
     baseline: ing ? `${num(ing.barePerSecond)} trades/s` : '-',
     ratio: ing ? num(ing.ratio, 2) : '-',
@@ -187,15 +207,17 @@ export function reportRows(report: Report): Row[] {
       ? `${num(ing.trades)} trades, ${ing.batch} a batch, ${ing.registered ? `${num(ing.events)} events` : 'NO events (no subscriptions service)'}`
       : (report.errors.ingest ?? 'not run'),
   });
-  const st = report.startup;
-  rows.push({
+  const startupRow = (st: Startup | null, store: BenchStoreKind, why: string | undefined): Row => ({
     ...blank,
     figure: 'start-up to first /healthz 200',
+    store,
     value: st && st.error === null ? `${num(st.medianMs)} ms` : '-',
     target: `< ${TARGETS.startupMs} ms`,
     meets: st && st.error === null ? meetsText(st.medianMs < TARGETS.startupMs) : st ? 'NO' : '-',
-    note: st ? (st.error ?? `median of ${st.runs.map((t) => num(t)).join(', ')} ms`) : (report.errors.startup ?? 'not run'),
+    note: st ? (st.error ?? `median of ${st.runs.map((t) => num(t)).join(', ')} ms`) : (why ?? 'not run'),
   });
+  if (report.startup !== null || report.postgresStartup === null) rows.push(startupRow(report.startup, 'sqlite', report.errors.startup));
+  if (report.postgresStartup !== null) rows.push(startupRow(report.postgresStartup, 'postgres', undefined));
   const lim = report.limiter;
   rows.push({
     ...blank,

@@ -13,21 +13,22 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
-import { watchCpu, type CpuShare } from './cpu.js';
+import { processSeconds, watchCpu, type CpuShare } from './cpu.js';
 import { BROWSER_ACCEPT_ENCODING, headerBytes } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
 import { driveGroup, type LoadOptions } from './load.js';
-import { provision } from './provision.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
 import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
 import { startBenchServer, type BenchServer } from './server-control.js';
-import { measureStartup } from './startup.js';
 import { runFanout, type FanoutFigure } from './fanout.js';
 import { formatHostile, hostileMisses, runHostile, type HostileRow } from './hostile.js';
 import { ensureWideStore } from './wide-data.js';
+import { provision } from './provision.js';
 import { runViewersPass, viewersServed, type ViewersFigure } from './viewers.js';
+import { measureStartups, openTargets, type StoreTarget } from './store-target.js';
+import { formatStoreComparison, storeComparison } from './store-compare.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -58,27 +59,41 @@ async function capture(url: string, headers: Record<string, string>): Promise<{ 
   return { status: res.status, json: await res.text(), headerBytes: headerBytes(pairs) };
 }
 
-async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: DataPlan, storePath: string, stats: DataStats): Promise<PassResult> {
-  const work = join(DATA_DIR, 'work.db');
-  copyStore(storePath, work);
+async function runPass(
+  name: 'cached' | 'uncached',
+  opts: BenchOptions,
+  plan: DataPlan,
+  target: StoreTarget,
+  dataPath: string,
+  stats: DataStats,
+): Promise<PassResult> {
   const anchorMs = plan.anchor * 1000;
   const hot = hotToken(plan);
-  const { secret, registered } = await provision(work, anchorMs, hot.address);
+  const work = await target.preparePass(name, anchorMs, hot.address);
+  const { secret, registered } = work;
   if (!registered) say('WARNING: the services have no subscriptions: the live ingest writes no events');
-  const startPrice = readHotPrice(work, hot.address);
+  // The data set's price (provisioning writes no prices), read from the SQLite file for either store.
+  const startPrice = readHotPrice(dataPath, hot.address);
+  const label = target.kind === 'sqlite' ? name : `${name} on postgres`;
 
   const env: Record<string, string> = { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' };
   if (name === 'uncached') env.CACHE = 'off';
-  const logFile = join(DATA_DIR, `server-${name}.log`);
+  const logFile = join(DATA_DIR, target.kind === 'sqlite' ? `server-${name}.log` : `server-postgres-${name}.log`);
   say(
-    `${name}: starting the server (load average ${loadavg()
+    `${label}: starting the server (load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')})`,
   );
   const cpu = watchCpu();
-  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', name) : undefined;
-  const server = await startBenchServer({ storePath: work, anchorMs, env, logFile, profileDir });
-  if (profileDir !== undefined) say(`${name}: the server's CPU profile goes to ${profileDir}`);
+  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', target.kind === 'sqlite' ? name : `postgres-${name}`) : undefined;
+  let server: BenchServer;
+  try {
+    server = await startBenchServer({ storePath: work.storePath, databaseUrl: work.databaseUrl, anchorMs, env, logFile, profileDir });
+  } catch (err) {
+    await work.dispose();
+    throw err;
+  }
+  if (profileDir !== undefined) say(`${label}: the server's CPU profile goes to ${profileDir}`);
   const stream =
     opts.ingestRate > 0
       ? startIngestStream({
@@ -100,6 +115,7 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
   let walk: CursorWalk = { cursor: null, depth: 0, pages: 0, error: 'not walked' };
   let streamStats: StreamStats | null = null;
   let share: CpuShare = { seconds: 0, otherCores: null, ownCores: 0 };
+  let databaseCores: number | null = null;
   try {
     walk = await findDeepCursor(server.base, hot.address, Math.floor(stats.hotTrades / 2), { 'x-api-key': secret });
     if (walk.error) say(`WARNING: no deep trades cursor: ${walk.error}`);
@@ -109,18 +125,31 @@ async function runPass(name: 'cached' | 'uncached', opts: BenchOptions, plan: Da
       // The deep-vs-first figure has a 10 % margin: the trades pages get twice the rounds, so
       // run-to-run noise stays well inside it.
       const groupLoad = group.length > 1 ? { ...load, duration: load.duration * 2, rounds: load.rounds * 2 } : load;
-      routes.push(...(await runRoutes(name, server, group, groupLoad, secret)));
+      routes.push(...(await runRoutes(name, label, server, group, groupLoad, secret)));
     }
   } finally {
     streamStats = stream ? await stream.stop() : null;
-    share = cpu.stop([server.pid]);
+    // PostgreSQL's sessions of this pass are the store's work, not other processes': counted apart.
+    const dbPids = await work.databasePids().catch(() => []);
+    const dbSeconds = dbPids.reduce((sum, pid) => sum + (processSeconds(pid) ?? 0), 0);
+    share = cpu.stop([server.pid, ...dbPids]);
+    if (target.kind === 'postgres' && dbPids.length > 0 && share.seconds > 0) databaseCores = dbSeconds / share.seconds;
     await server.stop();
+    await work.dispose();
   }
   if (share.otherCores !== null && share.otherCores > 0.25) {
-    say(`${name}: other processes used ${share.otherCores.toFixed(2)} cores during this pass: the figures are pessimistic`);
+    say(`${label}: other processes used ${share.otherCores.toFixed(2)} cores during this pass: the figures are pessimistic`);
   }
   if (streamStats && streamStats.failed > 0) say(`WARNING: ${streamStats.failed} of ${streamStats.posts} ingest posts failed: ${streamStats.firstError}`);
-  return { name, routes, stream: streamStats, deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error }, otherCores: share.otherCores };
+  return {
+    name,
+    store: target.kind,
+    routes,
+    stream: streamStats,
+    deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error },
+    otherCores: share.otherCores,
+    databaseCores,
+  };
 }
 
 /** The hostile pass on one store: provisioned copy, bench server, every expensive kind of request. */
@@ -171,7 +200,14 @@ async function hostilePass(opts: BenchOptions, plan: DataPlan, storePath: string
  * one interleaved group (the trades pages go together, so the deep page is compared with the
  * first under the same conditions).
  */
-async function runRoutes(pass: string, server: BenchServer, routes: readonly BenchRoute[], load: LoadOptions, secret: string): Promise<RouteRun[]> {
+async function runRoutes(
+  pass: 'cached' | 'uncached',
+  label: string,
+  server: BenchServer,
+  routes: readonly BenchRoute[],
+  load: LoadOptions,
+  secret: string,
+): Promise<RouteRun[]> {
   const urls: string[] = [];
   const samples: number[] = [];
   for (const route of routes) {
@@ -190,7 +226,7 @@ async function runRoutes(pass: string, server: BenchServer, routes: readonly Ben
     const run = judgeRoute(route.id, route.path, result, baseline, target);
     const ratio = run.ratio === null ? '-' : run.ratio.toFixed(2);
     say(
-      `${pass}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
+      `${label}: ${route.id.padEnd(18)} ${result.rps.toFixed(0).padStart(6)} req/s, baseline ${baseline.rps.toFixed(0).padStart(6)}, ratio ${ratio}` +
         (samples[i] !== 200 ? `  <-- ${samples[i]} on the sample request` : '') +
         (run.problem ? `  <-- ${run.problem}` : ''),
     );
@@ -208,7 +244,7 @@ function matchesOnly(id: string, only: string, all: readonly BenchRoute[]): bool
 async function main(): Promise<void> {
   let opts: BenchOptions;
   try {
-    opts = parseBenchArgs(process.argv.slice(2));
+    opts = parseBenchArgs(process.argv.slice(2), process.env);
   } catch (err) {
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
     process.exit(2);
@@ -218,7 +254,8 @@ async function main(): Promise<void> {
     return;
   }
   mkdirSync(DATA_DIR, { recursive: true });
-  const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, limiter: null, errors: {} };
+  const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, postgresStartup: null, limiter: null, errors: {} };
+  const onSqlite = opts.stores.includes('sqlite');
   const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
@@ -252,6 +289,7 @@ async function main(): Promise<void> {
     }
 
     say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
+    if (opts.stores.includes('postgres')) say('ingest: measured on SQLite only (its bare-insert reference is a better-sqlite3 loop); not on postgres');
     try {
       const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
       report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
@@ -260,16 +298,40 @@ async function main(): Promise<void> {
     }
   }
 
+  // The stores the cached and uncached passes run on; PostgreSQL's is the same data set copied.
+  const { targets, postgres, error } = await openTargets({
+    stores: passesOnly ? opts.stores.filter((k) => k === 'sqlite') : opts.stores,
+    databaseUrl: opts.databaseUrl,
+    dataDir: DATA_DIR,
+    dataPath: data.path,
+    regenerate: opts.regenerate,
+    say,
+  });
+  if (error !== null) report.errors.postgres = error;
+
   if (opts.startupRuns > 0 && !passesOnly) {
-    say('start-up of dist/src/server.js on the full store');
-    const work = join(DATA_DIR, 'work.db');
-    copyStore(data.path, work);
-    report.startup = await measureStartup(work, opts.startupRuns);
+    Object.assign(report, await measureStartups(targets, opts.startupRuns, plan.anchor * 1000, hotToken(plan).address, say));
   }
 
   const fanout: FanoutFigure[] = [];
   let viewers: ViewersFigure[] = [];
   for (const pass of opts.passes) {
+    if (pass === 'viewers' || pass === 'fanout' || pass === 'hostile') {
+      if (opts.stores.includes('postgres')) say(`the ${pass} pass runs on SQLite only for now: not on postgres`);
+      if (!onSqlite) continue;
+    } else {
+      // Each pass on each store in turn (SQLite, then PostgreSQL), so the two see the same hour.
+      for (const target of targets) {
+        const key = target.kind === 'sqlite' ? pass : `postgres ${pass}`;
+        try {
+          report.passes.push(await runPass(pass, opts, plan, target, data.path, s));
+        } catch (err) {
+          report.errors[key] = err instanceof Error ? err.message : String(err);
+          say(`ERROR in the ${key} pass: ${report.errors[key]}`);
+        }
+      }
+      continue;
+    }
     try {
       if (pass === 'viewers') {
         viewers = await runViewersPass({
@@ -299,21 +361,26 @@ async function main(): Promise<void> {
           say(`fanout ${subscribers}: ${JSON.stringify(f)}`);
           fanout.push(f);
         }
-      } else if (pass === 'hostile') report.hostile = await hostilePass(opts, plan, data.path);
-      else report.passes.push(await runPass(pass, opts, plan, data.path, s));
+      } else report.hostile = await hostilePass(opts, plan, data.path);
     } catch (err) {
       report.errors[pass] = err instanceof Error ? err.message : String(err);
       say(`ERROR in the ${pass} pass: ${report.errors[pass]}`);
     }
   }
 
+  for (const target of targets) await target.close().catch((err: unknown) => say(`WARNING: ${target.kind} store: ${String(err)}`));
   // The working copies are as big as the data set; the cached store stays for the next run.
   for (const db of ['work.db', 'fanout.db']) for (const suffix of ['', '-wal', '-shm']) rmSync(join(DATA_DIR, db) + suffix, { force: true });
 
   const rows = reportRows(report);
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
+  const compared = storeComparison(report.passes);
+  if (compared.length > 0) process.stdout.write(`the same data set on both stores:\n${formatStoreComparison(compared)}\n\n`);
   if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
-  const failed = [...failures(rows), ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` }))];
+  const failed = [
+    ...failures(rows).map((r) => ({ figure: r.store === 'postgres' ? `${r.figure} (postgres)` : r.figure })),
+    ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` })),
+  ];
   process.stdout.write(
     failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`,
   );
@@ -341,6 +408,9 @@ async function main(): Promise<void> {
         machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memoryBytes: totalmem(), node: process.version, loadAverage: loadavg() },
         options: opts,
         data: { plan, stats: s, generatedMs: data.generatedMs },
+        stores: opts.stores,
+        postgres,
+        storeComparison: compared,
         ...report,
         fanout,
         viewers,

@@ -1,6 +1,7 @@
 /**
  * The parent's side of bench/server.ts: forks the server process on a store, waits until it
- * listens, hands it baseline bodies over IPC, and stops it. The server's log goes to a file.
+ * listens, hands it baseline bodies over IPC, and stops it. The server's log goes to a file. The
+ * store is a SQLite file, or a PostgreSQL database when `databaseUrl` is given (DATABASE_URL).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -27,6 +28,8 @@ export type BenchServer = {
 
 export async function startBenchServer(opts: {
   storePath: string;
+  /** A PostgreSQL database to serve instead of the file (DATABASE_URL wins over DATABASE_PATH). */
+  databaseUrl?: string;
   anchorMs: number;
   env: Record<string, string>;
   logFile: string;
@@ -34,17 +37,21 @@ export async function startBenchServer(opts: {
   profileDir?: string;
 }): Promise<BenchServer> {
   const log = openSync(opts.logFile, 'w');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...opts.env,
+    DATABASE_PATH: opts.storePath,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DEMO_DATA: 'off',
+    DEMO_FEED: 'off',
+    BENCH_ANCHOR_MS: String(opts.anchorMs),
+  };
+  // A DATABASE_URL of the caller's shell must not turn a SQLite pass into a PostgreSQL one.
+  if (opts.databaseUrl === undefined) delete env.DATABASE_URL;
+  else env.DATABASE_URL = opts.databaseUrl;
   const child: ChildProcess = fork(join(projectRoot, 'dist', 'bench', 'server.js'), [], {
-    env: {
-      ...process.env,
-      ...opts.env,
-      DATABASE_PATH: opts.storePath,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEMO_DATA: 'off',
-      DEMO_FEED: 'off',
-      BENCH_ANCHOR_MS: String(opts.anchorMs),
-    },
+    env,
     stdio: ['ignore', log, log, 'ipc'],
     execArgv: opts.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profileDir],
   });

@@ -25,11 +25,21 @@ export function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One start: milliseconds from spawn to the first healthy answer (the child is stopped again). */
-export async function startOnce(storePath: string, timeoutMs = 30_000): Promise<number> {
+export async function startOnce(storePath: string, timeoutMs = 30_000, databaseUrl?: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(projectRoot, 'dist', 'src', 'server.js')], {
-    env: { ...process.env, DATABASE_PATH: storePath, DEMO_DATA: 'off', DEMO_FEED: 'off', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_PATH: storePath,
+      // The PostgreSQL store when given; never one inherited from the caller's shell.
+      DATABASE_URL: databaseUrl,
+      DEMO_DATA: 'off',
+      DEMO_FEED: 'off',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -55,10 +65,11 @@ export async function startOnce(storePath: string, timeoutMs = 30_000): Promise<
   }
 }
 
-export async function measureStartup(storePath: string, runs = 3): Promise<Startup> {
+/** Start-ups on the SQLite file, or on the PostgreSQL database `databaseUrl` names. */
+export async function measureStartup(storePath: string, runs = 3, databaseUrl?: string): Promise<Startup> {
   const times: number[] = [];
   try {
-    for (let i = 0; i < runs; i++) times.push(await startOnce(storePath));
+    for (let i = 0; i < runs; i++) times.push(await startOnce(storePath, 30_000, databaseUrl));
   } catch (err) {
     return { runs: times, medianMs: NaN, maxMs: NaN, error: err instanceof Error ? err.message : String(err) };
   }

@@ -159,6 +159,8 @@ describe('targets and table', () => {
       stream: null,
       deepCursor: { depth: 10, pages: 1, error: null },
       otherCores: null,
+      store: 'sqlite',
+      databaseCores: null,
     });
     expect(deepVsFirst(pass(900)).meets).toBe(true);
     expect(deepVsFirst(pass(899)).meets).toBe(false);
@@ -171,11 +173,14 @@ describe('targets and table', () => {
       stream: { posts: 10, accepted: 50, duplicates: 0, failed: 0, statusCodes: { '200': 10 }, meanMs: 2, maxMs: 4, seconds: 1, rate: 50, firstError: null },
       deepCursor: { depth: 0, pages: 0, error: 'not walked' },
       otherCores: 1.5,
+      store: 'sqlite',
+      databaseCores: null,
     };
     const rows = reportRows({
       passes: [pass],
       ingest: { trades: 100, batch: 10, realMs: 10, bareMs: 2, realPerSecond: 10_000, barePerSecond: 50_000, ratio: 0.2, events: 5, registered: true },
       startup: { runs: [400, 500, 450], medianMs: 450, maxMs: 500, error: null },
+      postgresStartup: null,
       limiter: { buckets: 1_000_000, bytesPerBucket: 120, gc: true },
       errors: {},
     });
