@@ -14,6 +14,7 @@
  * - Every identity moves past the highest copied number and past SQLite's AUTOINCREMENT counter
  *   (events ids are never handed out twice, even those of pruned events), so new record numbers
  *   continue above the copied ones.
+ * - The database is ANALYZEd after the commit, so its planner statistics exist from the first read.
  */
 import Database from 'better-sqlite3';
 import type pg from 'pg';
@@ -100,6 +101,9 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
       for (const t of triggered) await client.query(`ALTER TABLE ${quote(t)} ENABLE TRIGGER USER`);
       await moveIdentities(lite, client);
       await client.query('COMMIT');
+      // A fresh copy has no planner statistics: without them the first reads on PostgreSQL pick
+      // poor plans until autovacuum gets round to the tables.
+      await client.query('ANALYZE');
       return { tables: counts, rows: total };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
