@@ -7,13 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildStore, hotToken, planData } from '../../bench/data.js';
 import { ensurePgDataSet, makeWorkDatabase, provisionPg } from '../../bench/pg-data.js';
 import { BENCH_PLAN_RPM } from '../../bench/provision.js';
-import { databaseUrl, uniqueSuffix, withDatabase } from './support.js';
+import { databaseUrl, sqliteRowCounts, uniqueSuffix, withDatabase } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
 const file = join(dir, `store-enginetest-${uniqueSuffix()}.db`);
@@ -29,19 +28,6 @@ afterAll(async () => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
-
-function sqliteCounts(path: string): Record<string, number> {
-  const db = new Database(path, { readonly: true });
-  try {
-    const tables = db
-      .prepare(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      .pluck()
-      .all() as string[];
-    return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]));
-  } finally {
-    db.close();
-  }
-}
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
@@ -65,7 +51,7 @@ describe('the bench data set on PostgreSQL', () => {
 
   it('copies the SQLite set table for table, reuses the copy, and provisions each pass database made from it', async () => {
     const stats = buildStore(file, plan);
-    const want = sqliteCounts(file);
+    const want = sqliteRowCounts(file);
     expect(want.trades).toBe(stats.trades);
 
     const data = await ensurePgDataSet(databaseUrl(), file);

@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { main } from '../../src/cli.js';
 import { openStore } from '../../src/store/db.js';
-import { freshDatabase, type FreshDatabase } from './support.js';
+import { freshDatabase, sqliteRowCounts, type FreshDatabase } from './support.js';
 
 let dir: string;
 let path: string;
@@ -29,22 +28,6 @@ async function cli(args: string[], env: Record<string, string> = {}) {
     env: { DATABASE_PATH: path, ...env },
   });
   return { code, out, err };
-}
-
-/** Rows per table of the SQLite file. */
-function sqliteCounts(): Record<string, number> {
-  const db = new Database(path, { readonly: true });
-  try {
-    const tables = db
-      .prepare(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      .pluck()
-      .all() as string[];
-    const fts = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'`).pluck().all() as string[]);
-    const own = tables.filter((t) => ![...fts].some((f) => t === f || t.startsWith(`${f}_`)));
-    return Object.fromEntries(own.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]));
-  } finally {
-    db.close();
-  }
 }
 
 async function pgCount(table: string): Promise<number> {
@@ -104,7 +87,7 @@ describe('cli migrate-store', () => {
   });
 
   it('copies every table, row for row, into the empty database, and refuses to copy into it again', async () => {
-    const before = sqliteCounts();
+    const before = sqliteRowCounts(path);
     expect(before.trades).toBeGreaterThan(100);
     const r = await cli(['migrate-store', '--to', target.url, '--json']);
     expect(r.err.split('\n').filter((l) => l.startsWith('migrate-store: ')).length).toBeGreaterThan(10);

@@ -19,17 +19,13 @@ import { copySqliteToPg, CopyRefused } from '../../src/store/pg/copy-store.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { makeTestApp } from '../helpers/make-test-app.js';
 import { aTrade } from '../helpers/builders.js';
-import { freshDatabase, type FreshDatabase } from './support.js';
+import { freshDatabase, sqliteTables, type FreshDatabase } from './support.js';
 
 /** Every row of every table of the SQLite file, as comparable strings, sorted. */
 function sqliteRows(path: string): Record<string, string[]> {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = db
-      .prepare(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      .pluck()
-      .all() as string[];
-    return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[][]).map(show).sort()]));
+    return Object.fromEntries(sqliteTables(db).map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[][]).map(show).sort()]));
   } finally {
     db.close();
   }

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import Database from 'better-sqlite3';
 
 function required(name: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL'): string {
   const url = process.env[name];
@@ -58,3 +59,18 @@ export async function freshDatabase(label: string): Promise<FreshDatabase> {
 
 /** A key prefix no other test file uses. */
 export const redisPrefix = (label: string): string => `test:${label}:${uniqueSuffix()}:`;
+
+/** The tables of a SQLite store file (its own; SQLite's, virtual and shadow tables left out). */
+export function sqliteTables(db: Database.Database): string[] {
+  return db.prepare(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`).pluck().all() as string[];
+}
+
+/** Rows per table of the SQLite store file at `path`. */
+export function sqliteRowCounts(path: string): Record<string, number> {
+  const db = new Database(path, { readonly: true });
+  try {
+    return Object.fromEntries(sqliteTables(db).map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]));
+  } finally {
+    db.close();
+  }
+}
