@@ -71,7 +71,8 @@ export class Output {
 }
 
 type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
-export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
+/** `seenTo`: the bars sent hold every trade up to this id (none of them is a backfill when it comes). */
+export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null; seenTo: number };
 export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
 export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
 export type OverviewSub = SubBase & { channel: 'overview'; token: TokenLink };

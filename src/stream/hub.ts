@@ -57,7 +57,7 @@ export class Hub {
     this.unlisten = opts.source.onChange((tokens) => {
       if (this.conns.size === 0) return;
       // Heard after the commit (a fault is logged; the ingest still answers). The newest trade is
-      // asked for at once: on SQLite it is read now, so this change's fan-out sends its trades only.
+      // asked for at once: on SQLite it is read now (the read-ahead may still take later commits in).
       const seen = this.nowMs();
       const upTo = this.opts.source.maxTradeId();
       upTo.catch(() => {});
@@ -268,7 +268,7 @@ export class Hub {
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, held, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null };
+        sub = { id, conn, held, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
         break;
       case 'trades':

@@ -41,6 +41,11 @@ export type StreamReads = {
 export type StreamSource = {
   /** The highest trade id in the store: every trade at or below it is committed. */
   maxTradeId(): number;
+  /**
+   * The bars read may hold the trades up to this id (at least maxTradeId(); more only when commits
+   * kept landing while they were read): those are never taken for a backfill later.
+   */
+  barsThrough(): number;
   /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
   /** The ends (highest trade id) of the ingest transactions that end in [from, to): trades split after each. */

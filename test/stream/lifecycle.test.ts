@@ -13,6 +13,7 @@ import { start } from '../../src/server.js';
 import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 import { fakeClock } from '../helpers/make-test-app.js';
+import { hubOf } from '../../src/http/stream.js';
 
 let live: Live | null = null;
 afterEach(async () => {
@@ -46,6 +47,8 @@ describe('stream metrics', () => {
     await c.request({ op: 'subscribe', channel: 'trades', token });
     await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
     live.ingest([aTrade(token, { blockTime: T0 + 101, priceUsd: 2 })]);
+    // Fanned out before the next commit: two commits heard together are one fan-out (read-ahead.test.ts).
+    await hubOf(live.app).idle();
     live.ingest([aTrade(token, { blockTime: T0 - 500, priceUsd: 3 })]); // backfill
     await c.waitFor((m) => m.op === 'reset');
     await settle();
