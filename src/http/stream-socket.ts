@@ -40,8 +40,9 @@ export class WsStreamSocket implements StreamSocket {
     private readonly raw: Duplex,
   ) {}
 
-  write(frame: Buffer): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.raw.write(frame);
+  write(frames: Buffer, done: () => void): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.raw.write(frames, done);
+    else done();
   }
 
   get bufferedAmount(): number {

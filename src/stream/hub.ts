@@ -34,6 +34,9 @@ export type HubOptions = {
   onError?: (err: unknown) => void;
 };
 
+/** Changes heard: the tokens they touched, the newest trade id asked for at the last, when the first was heard. */
+type Change = { tokens: Set<number> | 'all'; upTo: Promise<number>; seen: number };
+
 export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
 
 export class Hub {
@@ -43,6 +46,8 @@ export class Hub {
   /** What the fan-out reads (answers read ahead, in turns), and each connection's last message handled. */
   private readonly view: ChangeReads;
   private readonly handling = new WeakMap<Connection, Promise<void>>();
+  /** The change whose turn is queued but has not begun (later changes join it), or null. */
+  private next: Change | null = null;
   private checking = false;
   private readonly out: Output;
   private readonly nowMs: () => number;
@@ -57,15 +62,25 @@ export class Hub {
     this.unlisten = opts.source.onChange((tokens) => {
       if (this.conns.size === 0) return;
       // Heard after the commit (a fault is logged; the ingest still answers). The newest trade is
-      // asked for at once: on SQLite it is read now (the read-ahead may still take later commits in).
-      const seen = this.nowMs();
+      // asked for at once: on SQLite it is read now.
       const upTo = this.opts.source.maxTradeId();
       upTo.catch(() => {});
+      const waiting = this.next;
+      if (waiting !== null) {
+        // A change whose turn has not begun takes this one in: one fan-out, one write per connection, for both.
+        if (tokens === 'all' || waiting.tokens === 'all') waiting.tokens = 'all';
+        else for (const id of tokens) waiting.tokens.add(id);
+        waiting.upTo = upTo;
+        return;
+      }
+      const change: Change = { tokens: tokens === 'all' ? 'all' : new Set(tokens), upTo, seen: this.nowMs() };
+      this.next = change;
       void this.view
         .inTurn(async () => {
-          await this.view.fanOut(this.fanout, tokens, upTo, (run) => this.out.batch(run));
+          if (this.next === change) this.next = null;
+          await this.view.fanOut(this.fanout, change.tokens, change.upTo, (run) => this.out.batch(run));
           // Observed once the messages are written: the writes are most of the delay.
-          const delay = (this.nowMs() - seen) / 1000;
+          const delay = (this.nowMs() - change.seen) / 1000;
           for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
         })
         .catch((err: unknown) => this.opts.onError?.(err));
@@ -86,9 +101,9 @@ export class Hub {
     return this.conns.size;
   }
 
-  /** Bytes waiting to be sent, per open connection (what the slow-consumer bounds hold down). */
+  /** Bytes waiting to be sent (in the socket and in its queue), per open connection: what the slow-consumer bounds hold down. */
   buffered(): number[] {
-    return [...this.conns].map((c) => c.socket.bufferedAmount);
+    return [...this.conns].map((c) => c.waitingBytes);
   }
 
   /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
@@ -105,14 +120,20 @@ export class Hub {
     };
   }
 
-  /** Closes every connection with 1001 (server going away); resolves once they are gone or cut. */
+  /**
+   * Closes every connection with 1001 (server going away); resolves once they are gone or cut. What
+   * was committed before is delivered first: the turns already queued (changes heard, their
+   * fan-out) run, and each connection writes what waits for it ahead of the close.
+   */
   async close(timeoutMs = 2000): Promise<void> {
     this.unlisten();
-    const open = [...this.conns];
-    for (const c of open) c.socket.close(1001, 'server shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.view.idle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+    for (const c of [...this.conns]) c.close(1001, 'server shutting down', true);
     const deadline = Date.now() + timeoutMs;
     while (this.conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const c of [...this.conns]) c.socket.terminate();
+    for (const c of [...this.conns]) c.terminate();
     this.stopTimers();
   }
 
@@ -158,7 +179,7 @@ export class Hub {
   private liveness(): void {
     const now = this.nowMs();
     for (const c of this.conns) {
-      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.socket.terminate();
+      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.terminate();
       else c.socket.ping();
     }
   }
@@ -213,8 +234,7 @@ export class Hub {
     if (err === null) return;
     conn.bad++;
     if (conn.bad > MAX_BAD_MESSAGES) {
-      conn.closed = true;
-      conn.socket.close(1008, 'too many bad messages');
+      conn.close(1008, 'too many bad messages', true);
       return;
     }
     const error: Record<string, string> = { code: err.code, message: err.message };
@@ -262,25 +282,24 @@ export class Hub {
     if (conn.closed) return;
     const id = conn.newSubId();
     const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
-    const held = null;
     const first = tokens[0]!;
     let sub: Sub;
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, held, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
+        sub = { id, conn, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
         break;
       case 'trades':
-        sub = { id, conn, held, channel: 'trades', token: first, stopped: false };
+        sub = { id, conn, channel: 'trades', token: first, stopped: false };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
         break;
       case 'prices':
-        sub = { id, conn, held, channel: 'prices', tokens };
+        sub = { id, conn, channel: 'prices', tokens };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
         break;
       case 'overview':
-        sub = { id, conn, held, channel: 'overview', token: first };
+        sub = { id, conn, channel: 'overview', token: first };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', token: first.address };
         break;
     }

@@ -69,8 +69,11 @@ export type Framer = (payload: Buffer) => Buffer;
 
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  /** Writes a complete frame made by the Framer (dropped once the socket is closing). */
-  write(frame: Buffer): void;
+  /**
+   * Writes complete frames made by the Framer (dropped once the socket is closing); `done` is
+   * called once the socket has taken them whole (or dropped them).
+   */
+  write(frames: Buffer, done: () => void): void;
   readonly bufferedAmount: number;
   /** Stops reading the client's messages (TCP backpressure), until resume. */
   pause(): void;
