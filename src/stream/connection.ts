@@ -57,7 +57,8 @@ export class Output {
   }
 }
 
-type SubBase = { id: string; conn: Connection };
+/** `off`: unsubscribed (or its connection gone): nothing more is sent for it. */
+type SubBase = { id: string; conn: Connection; off: boolean };
 /** `seenTo`: the bars sent hold every trade up to this id (none of them is a backfill when it comes). */
 export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null; seenTo: number };
 export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
@@ -85,7 +86,11 @@ export class Connection {
   /** Messages held while an ingest transaction is open (see Hub), or null. */
   waiting: string[] | null = null;
 
-  /** The queue: frames (null once replaced), their ops (for the metrics), and for keyed states their subscription and key. */
+  /**
+   * The queue, its first `n` slots (kept, not shrunk, between writes): frames (null once replaced
+   * or written), their ops (for the metrics), and for keyed states their subscription and key.
+   */
+  private n = 0;
   private frames: (Buffer | null)[] = [];
   private ops: string[] = [];
   private owners: (Sub | null)[] = [];
@@ -132,8 +137,8 @@ export class Connection {
 
   /** Sends the newest state under `key` of `sub`; while the socket is backed up it replaces the one waiting. */
   sendState(sub: Sub, op: string, key: string, data: string | Buffer): void {
-    if (this.closed || !this.subs.has(sub.id)) return;
-    if (this.frames.length === 0 || !this.backedUp) {
+    if (this.closed || sub.off) return;
+    if (this.n === 0 || !this.backedUp) {
       this.enqueue(op, data, sub, key);
       return;
     }
@@ -170,34 +175,37 @@ export class Connection {
 
   /** Writes the queue in one write, unless the socket has not taken the last one yet (then its end does). */
   flush(): void {
-    const n = this.frames.length;
+    const n = this.n;
     if (n === 0 || this.closed || this.backedUp) return;
-    const parts: Buffer[] = [];
+    let out: Buffer | null = null;
+    let parts: Buffer[] | null = null;
     for (let i = 0; i < n; i++) {
       const f = this.frames[i]!;
       if (f === null) continue;
-      parts.push(f);
+      // Written: let go of the frame (a large replay's must not live on in an idle connection).
+      this.frames[i] = null;
+      this.owners[i] = null;
       this.metrics.sent(this.ops[i]!);
+      if (out === null) out = f;
+      else (parts ??= [out]).push(f);
     }
-    this.frames.length = 0;
-    this.ops.length = 0;
-    this.owners.length = 0;
-    this.keys.length = 0;
+    this.n = 0;
     this.queued = 0;
     this.index = null;
+    if (out === null) return;
     this.writing = true;
-    this.socket.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts), this.written);
+    this.socket.write(parts === null ? out : Buffer.concat(parts), this.written);
   }
 
   /** Something waits for the socket. */
   get holding(): boolean {
-    return this.frames.length > 0;
+    return this.n > 0;
   }
 
   /** Writes what waits (`deliver`), then closes with `code`; nothing is sent after. */
   close(code: number, reason: string, deliver: boolean): void {
     if (this.closed) return;
-    if (deliver && this.frames.length > 0) {
+    if (deliver && this.n > 0) {
       this.writing = false;
       this.flush();
     }
@@ -220,12 +228,13 @@ export class Connection {
     if (this.index !== null && owner !== null) {
       let mine = this.index.get(owner);
       if (mine === undefined) this.index.set(owner, (mine = new Map()));
-      mine.set(key!, this.frames.length);
+      mine.set(key!, this.n);
     }
-    this.frames.push(frame);
-    this.ops.push(op);
-    this.owners.push(owner);
-    this.keys.push(key);
+    const i = this.n++;
+    this.frames[i] = frame;
+    this.ops[i] = op;
+    this.owners[i] = owner;
+    this.keys[i] = key;
     this.queued += frame.length;
     // Outside a turn, at once; in one, at its end, or now when a large change has piled up, so the
     // socket's own buffer takes its share before the bounds on waiting bytes are reached.
@@ -244,7 +253,7 @@ export class Connection {
   private indexed(): Map<Sub, Map<string, number>> {
     if (this.index !== null) return this.index;
     const index = new Map<Sub, Map<string, number>>();
-    for (let i = 0; i < this.frames.length; i++) {
+    for (let i = 0; i < this.n; i++) {
       const owner = this.owners[i];
       if (owner === null || owner === undefined) continue;
       let mine = index.get(owner);

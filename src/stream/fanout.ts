@@ -52,14 +52,20 @@ export type TokenState = {
  */
 class Encoded {
   private readonly byId = new Map<string, Buffer>();
+  /** The last id asked for and its frame: neighbours mostly share it (most are `s1`). */
+  private lastId = '';
+  private last: Buffer | null = null;
   constructor(
     private readonly frame: Framer,
     private readonly head: string,
     private readonly body: string,
   ) {}
   for(subId: string): Buffer {
+    if (subId === this.lastId && this.last !== null) return this.last;
     let b = this.byId.get(subId);
     if (b === undefined) this.byId.set(subId, (b = this.frame(Buffer.from(`${this.head}"sub":"${subId}",${this.body}`))));
+    this.lastId = subId;
+    this.last = b;
     return b;
   }
 }

@@ -287,19 +287,19 @@ export class Hub {
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
+        sub = { id, conn, off: false, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
         break;
       case 'trades':
-        sub = { id, conn, channel: 'trades', token: first, stopped: false };
+        sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
         break;
       case 'prices':
-        sub = { id, conn, channel: 'prices', tokens };
+        sub = { id, conn, off: false, channel: 'prices', tokens };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
         break;
       case 'overview':
-        sub = { id, conn, channel: 'overview', token: first };
+        sub = { id, conn, off: false, channel: 'overview', token: first };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', token: first.address };
         break;
     }
@@ -311,6 +311,7 @@ export class Hub {
 
   private unsubscribe(conn: Connection, sub: Sub): void {
     if (!conn.subs.delete(sub.id)) return;
+    sub.off = true;
     this.opts.metrics.subscriptions(sub.channel, -1);
     unfollow(this.fanout, sub);
   }
