@@ -96,12 +96,12 @@ export class Connection {
   private owners: (Sub | null)[] = [];
   private keys: (string | null)[] = [];
   private queued = 0;
-  /** A write of ours the socket has not reported done. */
-  private writing = false;
+  /** A drain notice is armed: the socket had not taken our last write whole. */
+  private armed = false;
   /** While backed up: the queue index of each waiting state, by subscription and key (built when first needed). */
   private index: Map<Sub, Map<string, number>> | null = null;
-  private readonly written = (): void => {
-    this.writing = false;
+  private readonly drained = (): void => {
+    this.armed = false;
     this.flush();
   };
 
@@ -132,7 +132,7 @@ export class Connection {
 
   /** The socket has not taken our last write whole: new frames wait, states coalesce. */
   private get backedUp(): boolean {
-    return this.writing && this.socket.bufferedAmount > 0;
+    return this.armed && this.socket.bufferedAmount > 0;
   }
 
   /** Sends the newest state under `key` of `sub`; while the socket is backed up it replaces the one waiting. */
@@ -193,8 +193,12 @@ export class Connection {
     this.queued = 0;
     this.index = null;
     if (out === null) return;
-    this.writing = true;
-    this.socket.write(parts === null ? out : Buffer.concat(parts), this.written);
+    this.socket.write(parts === null ? out : Buffer.concat(parts));
+    // Not taken whole (the client reads slower than we send): what comes next waits for the drain.
+    if (!this.armed && this.socket.bufferedAmount > 0) {
+      this.armed = true;
+      this.socket.drained(this.drained);
+    }
   }
 
   /** Something waits for the socket. */
@@ -206,7 +210,7 @@ export class Connection {
   close(code: number, reason: string, deliver: boolean): void {
     if (this.closed) return;
     if (deliver && this.n > 0) {
-      this.writing = false;
+      this.armed = false;
       this.flush();
     }
     this.closed = true;

@@ -127,11 +127,12 @@ export class Hub {
    */
   async close(timeoutMs = 2000): Promise<void> {
     this.unlisten();
+    // One deadline for both steps: shutdown as a whole stays within its bound.
+    const deadline = Date.now() + timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.view.idle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
     for (const c of [...this.conns]) c.close(1001, 'server shutting down', true);
-    const deadline = Date.now() + timeoutMs;
     while (this.conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const c of [...this.conns]) c.terminate();
     this.stopTimers();

@@ -69,11 +69,10 @@ export type Framer = (payload: Buffer) => Buffer;
 
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  /**
-   * Writes complete frames made by the Framer (dropped once the socket is closing); `done` is
-   * called once the socket has taken them whole (or dropped them).
-   */
-  write(frames: Buffer, done: () => void): void;
+  /** Writes complete frames made by the Framer (dropped once the socket is closing). */
+  write(frames: Buffer): void;
+  /** Calls `done` once the socket has taken whole everything written so far (or is closing). */
+  drained(done: () => void): void;
   readonly bufferedAmount: number;
   /** Stops reading the client's messages (TCP backpressure), until resume. */
   pause(): void;
