@@ -18,6 +18,8 @@ import type { StreamMetrics } from './metrics.js';
 export const MAX_BAD_MESSAGES = 100;
 const PING_EVERY_MS = 30_000;
 const DEAD_AFTER_MS = 60_000;
+/** How long after a change was heard ingests still under way may join its fan-out (see gather). */
+const GATHER_MS = 25;
 /** How often commits of other processes, key revocations and held states are looked at. */
 const CHECK_EVERY_MS = 250;
 
@@ -77,7 +79,7 @@ export class Hub {
       this.next = change;
       void this.view
         .inTurn(async () => {
-          if (this.next === change) this.next = null;
+          await this.gather(change);
           await this.view.fanOut(this.fanout, change.tokens, change.upTo, (run) => this.out.batch(run));
           // Observed once the messages are written: the writes are most of the delay.
           const delay = (this.nowMs() - change.seen) / 1000;
@@ -85,6 +87,26 @@ export class Hub {
         })
         .catch((err: unknown) => this.opts.onError?.(err));
     });
+  }
+
+  /**
+   * Lets ingests already under way join `change` before its fan-out: their rows could not be read
+   * before their commit anyway, and joined, one fan-out and one write per connection carry them
+   * all, which keeps a busy server from falling further behind. One turn of the event loop lets a
+   * pending ingest begin; then, while one is open and for at most GATHER_MS after the change was
+   * heard, its commit is waited for. Later changes stop joining once this returns.
+   */
+  private async gather(change: Change): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    for (;;) {
+      const busy = this.opts.source.settled();
+      const left = GATHER_MS - (this.nowMs() - change.seen);
+      if (busy === null || left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([busy, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+    }
+    if (this.next === change) this.next = null;
   }
 
   /** Resolves once every turn queued so far has run (changes fanned out, subscriptions started). */
