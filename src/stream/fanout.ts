@@ -8,6 +8,7 @@ import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
 import type { TradeJson } from '../store/trades-repo.js';
 import type { Framer, StreamSource } from './types.js';
+import { Encoded, barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -44,44 +45,6 @@ export type TokenState = {
   price: Throttle;
   view: Throttle;
 };
-
-/**
- * The frame of one message for each subscription id: the bodies are the same for every
- * subscriber and sub ids repeat across connections (most are `s1`), so a message is encoded and
- * framed once per distinct id, not once per subscriber.
- */
-class Encoded {
-  private readonly byId = new Map<string, Buffer>();
-  /** The last id asked for and its frame: neighbours mostly share it (most are `s1`). */
-  private lastId = '';
-  private last: Buffer | null = null;
-  constructor(
-    private readonly frame: Framer,
-    private readonly head: string,
-    private readonly body: string,
-  ) {}
-  for(subId: string): Buffer {
-    if (subId === this.lastId && this.last !== null) return this.last;
-    let b = this.byId.get(subId);
-    if (b === undefined) this.byId.set(subId, (b = this.frame(Buffer.from(`${this.head}"sub":"${subId}",${this.body}`))));
-    this.lastId = subId;
-    this.last = b;
-    return b;
-  }
-}
-
-export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l":${b.l},"c":${b.c},"v":${b.v}}`;
-
-export function priceBody(source: StreamSource, t: TokenState): string | null {
-  const p = source.price(t.id);
-  if (p === null) return null;
-  return `"token":${JSON.stringify(t.address)},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
-}
-
-export function overviewBody(source: StreamSource, t: TokenState): string | null {
-  const o = source.overview(t.id);
-  return o === null || o === undefined ? null : `"overview":${JSON.stringify(o)}}`;
-}
 
 export class Fanout {
   readonly tokens = new Map<number, TokenState>();

@@ -5,7 +5,8 @@
  * a token nobody follows any more is forgotten. The hub runs `follow` in turn with the fan-out of
  * changes (never during one), so what it sends meets the live messages exactly.
  */
-import { TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type Fanout, type TokenState } from './fanout.js';
+import { TRADES_PER_MESSAGE, type Fanout, type TokenState } from './fanout.js';
+import { barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, Sub, TradeSub } from './connection.js';
 import type { Command } from './protocol.js';
 import type { StreamReads } from './types.js';

@@ -3,13 +3,14 @@
  * their replays (`since`, `sinceId`), liveness pings, revocation checks and shutdown. Framework
  * free: it is handed sockets and the store's reads (StreamReads); src/http/stream.ts does the upgrade.
  * Reads answer promises, so what touches the fan-out runs in turns, in the order it came: a change
- * (src/stream/change-reads.ts) or a subscription's start. A connection's messages run in order.
+ * (src/stream/changes.ts) or a subscription's start. A connection's messages run in order.
  */
 import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
 import { Connection, Output, type Sub, type TokenLink } from './connection.js';
 import { Fanout } from './fanout.js';
 import { follow, unfollow } from './follow.js';
 import { ChangeReads } from './change-reads.js';
+import { ChangeTurns } from './changes.js';
 import { checkKeys } from './key-check.js';
 import type { ConnectionInfo, Framer, StreamReads, StreamSocket } from './types.js';
 import type { StreamMetrics } from './metrics.js';
@@ -18,8 +19,6 @@ import type { StreamMetrics } from './metrics.js';
 export const MAX_BAD_MESSAGES = 100;
 const PING_EVERY_MS = 30_000;
 const DEAD_AFTER_MS = 60_000;
-/** How long after a change was heard ingests still under way may join its fan-out (see gather). */
-const GATHER_MS = 25;
 /** How often commits of other processes, key revocations and held states are looked at. */
 const CHECK_EVERY_MS = 250;
 
@@ -36,9 +35,6 @@ export type HubOptions = {
   onError?: (err: unknown) => void;
 };
 
-/** Changes heard: the tokens they touched, the newest trade id asked for at the last, when the first was heard. */
-type Change = { tokens: Set<number> | 'all'; upTo: Promise<number>; seen: number };
-
 export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
 
 export class Hub {
@@ -48,8 +44,6 @@ export class Hub {
   /** What the fan-out reads (answers read ahead, in turns), and each connection's last message handled. */
   private readonly view: ChangeReads;
   private readonly handling = new WeakMap<Connection, Promise<void>>();
-  /** The change whose turn is queued but has not begun (later changes join it), or null. */
-  private next: Change | null = null;
   private checking = false;
   private readonly out: Output;
   private readonly nowMs: () => number;
@@ -61,52 +55,10 @@ export class Hub {
     this.out = new Output(opts.frame);
     this.view = new ChangeReads(opts.source);
     this.fanout = new Fanout(this.view, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
+    const changes = new ChangeTurns(opts.source, this.view, this.fanout, this.out, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
-      if (this.conns.size === 0) return;
-      // Heard after the commit (a fault is logged; the ingest still answers). The newest trade is
-      // asked for at once: on SQLite it is read now.
-      const upTo = this.opts.source.maxTradeId();
-      upTo.catch(() => {});
-      const waiting = this.next;
-      if (waiting !== null) {
-        // A change whose turn has not begun takes this one in: one fan-out, one write per connection, for both.
-        if (tokens === 'all' || waiting.tokens === 'all') waiting.tokens = 'all';
-        else for (const id of tokens) waiting.tokens.add(id);
-        waiting.upTo = upTo;
-        return;
-      }
-      const change: Change = { tokens: tokens === 'all' ? 'all' : new Set(tokens), upTo, seen: this.nowMs() };
-      this.next = change;
-      void this.view
-        .inTurn(async () => {
-          await this.gather(change);
-          await this.view.fanOut(this.fanout, change.tokens, change.upTo, (run) => this.out.batch(run));
-          // Observed once the messages are written: the writes are most of the delay.
-          const delay = (this.nowMs() - change.seen) / 1000;
-          for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
-        })
-        .catch((err: unknown) => this.opts.onError?.(err));
+      if (this.conns.size > 0) changes.heard(tokens);
     });
-  }
-
-  /**
-   * Lets ingests already under way join `change` before its fan-out: their rows could not be read
-   * before their commit anyway, and joined, one fan-out and one write per connection carry them
-   * all, which keeps a busy server from falling further behind. One turn of the event loop lets a
-   * pending ingest begin; then, while one is open and for at most GATHER_MS after the change was
-   * heard, its commit is waited for. Later changes stop joining once this returns.
-   */
-  private async gather(change: Change): Promise<void> {
-    await new Promise((r) => setImmediate(r));
-    for (;;) {
-      const busy = this.opts.source.settled();
-      const left = GATHER_MS - (this.nowMs() - change.seen);
-      if (busy === null || left <= 0) break;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([busy, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
-      clearTimeout(timer);
-    }
-    if (this.next === change) this.next = null;
   }
 
   /** Resolves once every turn queued so far has run (changes fanned out, subscriptions started). */
