@@ -136,7 +136,7 @@ export class ChangeReads implements StreamSource {
     for (let round = 1; ; round++) {
       await this.quiet();
       const bound = this.maxId;
-      await Promise.all(states.map((t) => this.readToken(t, bound, round === 1)));
+      await Promise.all(states.map((t) => this.readToken(t, bound)));
       const after = await this.reads.maxTradeId();
       // A sliced write that opened meanwhile shows its rows to this process: read again after it.
       if (this.reads.settled() !== null) continue;
@@ -158,13 +158,13 @@ export class ChangeReads implements StreamSource {
     if (lo !== Infinity) this.ends = await this.reads.commitEnds(lo, hi + 1);
   }
 
-  /** Reads a token's new trades up to `upTo` (after those read in an earlier round) and, when any came, its bars afresh. */
-  private async readToken(t: TokenState, upTo: number, first: boolean): Promise<void> {
+  /** Reads a token's new trades up to `upTo` (after those read in an earlier round) and afresh its price, overview and, when trades came, bars. */
+  private async readToken(t: TokenState, upTo: number): Promise<void> {
     let r = this.byToken.get(t.id);
     if (r === undefined) this.byToken.set(t.id, (r = { trades: [], from: t.lastTradeId, read: t.lastTradeId, bars: new Map() }));
     const jobs: Promise<void>[] = [];
-    if (first && t.prices.size > 0) jobs.push(this.readPrice(t.id));
-    if (first && t.overview.size > 0) jobs.push(this.readOverview(t.id));
+    if (t.prices.size > 0) jobs.push(this.readPrice(t.id));
+    if (t.overview.size > 0) jobs.push(this.readOverview(t.id));
     if (t.bars.size > 0 || t.trades.size > 0) {
       for (let after = r.read; after < upTo;) {
         const page = await this.reads.tradesAfter(t.id, after, upTo, READ_PAGE);
