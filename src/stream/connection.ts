@@ -143,14 +143,13 @@ export class Connection {
       return;
     }
     const index = this.indexed();
-    let mine = index.get(sub);
+    const mine = index.get(sub);
     const at = mine?.get(key);
     if (at !== undefined) this.drop(at);
     else if (mine !== undefined && mine.size >= MAX_HELD) {
       // Too far behind to replay what changed: the client refetches, then follows from here.
       for (const i of mine.values()) this.drop(i);
       index.delete(sub);
-      mine = undefined;
       this.enqueue('reset', `{"op":"reset","sub":"${sub.id}","reason":"overflow"}`, sub, 'reset');
       this.metrics.reset('overflow');
     }
