@@ -11,6 +11,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { Framer, StreamSocket } from '../stream/types.js';
 
+const EMPTY = Buffer.alloc(0);
+
 /** FIN + text opcode (RFC 6455, 5.2). */
 const FIN_TEXT = 0x81;
 
@@ -40,8 +42,15 @@ export class WsStreamSocket implements StreamSocket {
     private readonly raw: Duplex,
   ) {}
 
-  write(frame: Buffer): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.raw.write(frame);
+  write(frames: Buffer): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.raw.write(frames);
+  }
+
+  drained(done: () => void): void {
+    // An empty write's callback comes once everything written before it is taken. Only a socket
+    // that is backed up asks: a callback on every write would cost a tick per write.
+    if (this.ws.readyState === WebSocket.OPEN) this.raw.write(EMPTY, done);
+    else done();
   }
 
   get bufferedAmount(): number {

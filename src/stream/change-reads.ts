@@ -19,12 +19,15 @@ import type { PriceState, StreamReads, StreamSource } from './types.js';
 
 /** Trades read per page while reading ahead (as the fan-out pages them). */
 const READ_PAGE = 10_000;
+/** Rounds of reading a change's trades and bars until the newest trade id stands still across them. */
+const MAX_ROUNDS = 4;
 
 /** What was read of one token for the fan-out. */
 type TokenReads = {
-  /** New trades of the token, ascending by id, with id in (from, upTo]. */
+  /** New trades of the token, ascending by id, with id in (from, read]. */
   trades: TradeJson[];
   from: number;
+  read: number;
   /** Bars by `${res.key}|${t}` ('newest' for the newest bar). */
   bars: Map<string, Bar | null>;
 };
@@ -33,6 +36,8 @@ export class ChangeReads implements StreamSource {
   /** The end of the last turn queued: reads ahead and the fan-out of one turn never overlap another's. */
   private turn: Promise<void> = Promise.resolve();
   private maxId = 0;
+  /** Trades up to this id may be in the bars read for the change (the newest id read after them). */
+  private through = 0;
   private ends: number[] = [];
   private readonly byToken = new Map<number, TokenReads>();
   private readonly prices = new Map<number, PriceState | null>();
@@ -58,6 +63,10 @@ export class ChangeReads implements StreamSource {
 
   maxTradeId(): number {
     return this.maxId;
+  }
+
+  barsThrough(): number {
+    return this.through;
   }
 
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[] {
@@ -109,15 +118,36 @@ export class ChangeReads implements StreamSource {
    * Reads what `fanout.changed()` will ask for `states`, the followed tokens of a change whose
    * newest trade id is `upTo` (read when the change was heard). The newest id never goes back:
    * trade ids are given in commit order, so every trade up to one already seen is committed.
+   *
+   * The bars are read together with the trades they hold: later commits may have landed since the
+   * change was heard, and the bars read now hold their trades too. So the newest trade id is read
+   * again after the bars; when it moved, the trades up to it are read as well (they go out with
+   * this change, each transaction its own message) and the bars again, until the id stands still
+   * across the bar reads: then the bars hold exactly the trades handed out. Were those later
+   * trades left to their own change, one that starts a new bar would already be in the newest bar
+   * sent, and its trades in the older bar would look like a backfill.
    */
   async forChange(states: readonly TokenState[], upTo: Promise<number>): Promise<void> {
     this.byToken.clear();
     this.ends = [];
     this.maxId = Math.max(this.maxId, await upTo);
-    await this.quiet();
+    this.through = this.maxId;
     if (states.length === 0) return;
-    const bound = this.maxId;
-    await Promise.all(states.map((t) => this.readToken(t, bound)));
+    for (let round = 1; ; round++) {
+      await this.quiet();
+      const bound = this.maxId;
+      await Promise.all(states.map((t) => this.readToken(t, bound)));
+      const after = await this.reads.maxTradeId();
+      // A sliced write that opened meanwhile shows its rows to this process: read again after it.
+      if (this.reads.settled() !== null) continue;
+      if (after <= bound || round >= MAX_ROUNDS) {
+        // Out of rounds (commits landing faster than the bars are read): the bars may hold trades
+        // up to `after`; the fan-out does not take those for a backfill when they come.
+        this.through = Math.max(bound, after);
+        break;
+      }
+      this.maxId = after;
+    }
     let lo = Infinity;
     let hi = -Infinity;
     for (const r of this.byToken.values()) {
@@ -128,21 +158,26 @@ export class ChangeReads implements StreamSource {
     if (lo !== Infinity) this.ends = await this.reads.commitEnds(lo, hi + 1);
   }
 
+  /** Reads a token's new trades up to `upTo` (after those read in an earlier round) and afresh its price, overview and, when trades came, bars. */
   private async readToken(t: TokenState, upTo: number): Promise<void> {
-    const r: TokenReads = { trades: [], from: t.lastTradeId, bars: new Map() };
-    this.byToken.set(t.id, r);
+    let r = this.byToken.get(t.id);
+    if (r === undefined) this.byToken.set(t.id, (r = { trades: [], from: t.lastTradeId, read: t.lastTradeId, bars: new Map() }));
     const jobs: Promise<void>[] = [];
     if (t.prices.size > 0) jobs.push(this.readPrice(t.id));
     if (t.overview.size > 0) jobs.push(this.readOverview(t.id));
     if (t.bars.size > 0 || t.trades.size > 0) {
-      for (let after = t.lastTradeId; ;) {
+      for (let after = r.read; after < upTo;) {
         const page = await this.reads.tradesAfter(t.id, after, upTo, READ_PAGE);
         r.trades.push(...page);
         if (page.length < READ_PAGE) break;
         after = page[page.length - 1]!.id;
       }
+      r.read = upTo;
       // Bars are asked for only when trades came; then the newest bar, and the bar each group last saw.
-      if (r.trades.length > 0) for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
+      if (r.trades.length > 0) {
+        r.bars.clear();
+        for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
+      }
     }
     await Promise.all(jobs);
   }

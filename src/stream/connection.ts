@@ -1,8 +1,9 @@
 /**
  * One stream connection: its subscriptions and the bounds on what may wait for it (docs/api.md, Live
  * stream, Slow consumers). Bars, prices and overview are keyed states: while the socket is backed
- * up only the newest state of each key is kept. Trades are never dropped silently: over 4 MB
- * waiting, the connection's trade subscriptions get `reset` with reason `overflow` and stop.
+ * up only the newest state of each key is kept, in one write queue per connection. Trades are never
+ * dropped silently: over 4 MB waiting, the connection's trade subscriptions get `reset` with
+ * reason `overflow` and stop.
  * Whatever else the client makes us send while not reading is bounded by a hard cap, past which
  * the connection is cut.
  */
@@ -10,33 +11,27 @@ import type { ConnectionInfo, Framer, StreamSocket } from './types.js';
 import type { Resolution } from '../domain/resolution.js';
 import type { StreamMetrics } from './metrics.js';
 
-/** Above this many bytes waiting, keyed states are held back and coalesced. */
-export const HIGH_WATER = 64 * 1024;
 /** Trades waiting above this many bytes: the trade subscriptions overflow. */
 export const TRADES_OVERFLOW = 4 * 1024 * 1024;
 /** No connection may have more than this waiting: it is cut (only a client that never reads gets here). */
 export const HARD_LIMIT = 8 * 1024 * 1024;
-/** Keyed states held for one subscription; more gives it `reset` overflow and its newest state. */
+/** Keyed states held for one subscription while the socket is backed up; more gives it `reset` overflow and its newest state. */
 const MAX_HELD = 64;
-/** Bytes of one change kept for a connection before they are written. */
+/** Bytes of one fan-out turn kept for a connection before they are written. */
 const KEEP_AT_MOST = 64 * 1024;
 
 export type TokenLink = { id: number; address: string };
 
-/** A message: its op (for the metrics) and its text, or its frame (made by the Framer). */
-export type Out = [op: string, data: string | Buffer];
-
 /**
- * What the connections of a hub write with: the framer, and while a change is fanned out, the
- * frames of each connection, written at its end in one write per connection (a write is a
- * system call, most of what a message costs; corking costs more than it saves for the usual one
- * message per connection and change).
+ * What the connections of a hub write with: the framer, and while a fan-out turn runs, the list of
+ * connections it sent to: each writes what it was sent at the end of the turn, in one write (a
+ * write is a system call, most of what a message costs).
  */
 export class Output {
   private pending: Connection[] | null = null;
   constructor(readonly frame: Framer) {}
 
-  /** Runs `fn`, then writes what it sent, one write per connection. */
+  /** Runs `fn`, then has every connection it sent to write its queue, one write each. */
   batch(fn: () => void): void {
     const list: Connection[] = [];
     this.pending = list;
@@ -46,51 +41,69 @@ export class Output {
       this.pending = null;
       for (const c of list) {
         c.listed = false;
-        c.writePending();
+        c.flush();
       }
     }
   }
 
-  /** Keeps `frame` for the running batch; false when none runs (write it now). */
-  keep(c: Connection, frame: Buffer): boolean {
+  /** True while a batch runs (the connection is listed to write at its end); false: write now. */
+  defer(c: Connection): boolean {
     if (this.pending === null) return false;
-    // A large change (thousands of trades) is written as it goes, so the socket's own buffer
-    // takes its share before the bounds on waiting bytes are reached, as without batching.
-    if (c.keptBytes > 0 && c.keptBytes + frame.length > KEEP_AT_MOST) c.writePending();
-    c.keptBytes += frame.length;
-    if (c.frames === null) {
-      c.frames = frame;
-      if (!c.listed) {
-        c.listed = true;
-        this.pending.push(c);
-      }
-    } else if (Buffer.isBuffer(c.frames)) c.frames = [c.frames, frame];
-    else c.frames.push(frame);
+    if (!c.listed) {
+      c.listed = true;
+      this.pending.push(c);
+    }
     return true;
   }
 }
 
-type SubBase = { id: string; conn: Connection; held: Map<string, Out> | null };
-export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null };
+/** `off`: unsubscribed (or its connection gone): nothing more is sent for it. */
+type SubBase = { id: string; conn: Connection; off: boolean };
+/** `seenTo`: the bars sent hold every trade up to this id (none of them is a backfill when it comes). */
+export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null; seenTo: number };
 export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
 export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
 export type OverviewSub = SubBase & { channel: 'overview'; token: TokenLink };
 export type Sub = BarSub | TradeSub | PriceSub | OverviewSub;
 
+/**
+ * One connection and its write queue. Frames are queued, and written together, one write, at the
+ * end of the fan-out turn that sent them or at once outside one; while the socket has not taken
+ * the previous write whole (the client reads slower than we send), they wait for it, and a keyed
+ * state (a bar of one time, a token's price, the overview) replaces the one of the same
+ * subscription and key still waiting, so one write then carries several changes, each state in
+ * its newest form. Trades are never replaced: they count toward the 4 MB bound.
+ */
 export class Connection {
   readonly subs = new Map<string, Sub>();
   bad = 0;
   lastPongMs: number;
   closed = false;
   private nextSub = 1;
-  private readonly backlog = new Set<Sub>();
 
-  /** Frames kept for the change being fanned out (see Output), or null, and their bytes. */
-  frames: Buffer | Buffer[] | null = null;
-  keptBytes = 0;
+  /** Listed by Output for the running turn. */
   listed = false;
   /** Messages held while an ingest transaction is open (see Hub), or null. */
   waiting: string[] | null = null;
+
+  /**
+   * The queue, its first `n` slots (kept, not shrunk, between writes): frames (null once replaced
+   * or written), their ops (for the metrics), and for keyed states their subscription and key.
+   */
+  private n = 0;
+  private frames: (Buffer | null)[] = [];
+  private ops: string[] = [];
+  private owners: (Sub | null)[] = [];
+  private keys: (string | null)[] = [];
+  private queued = 0;
+  /** A drain notice is armed: the socket had not taken our last write whole. */
+  private armed = false;
+  /** While backed up: the queue index of each waiting state, by subscription and key (built when first needed). */
+  private index: Map<Sub, Map<string, number>> | null = null;
+  private readonly drained = (): void => {
+    this.armed = false;
+    this.flush();
+  };
 
   constructor(
     readonly socket: StreamSocket,
@@ -109,46 +122,38 @@ export class Connection {
   /** Sends a message that is not a keyed state (answers, trades, resets): its text, or its frame. */
   send(op: string, data: string | Buffer): void {
     if (this.closed) return;
-    if (this.waitingBytes > HARD_LIMIT) {
-      this.closed = true;
-      this.socket.terminate();
-      return;
-    }
-    const frame = typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data;
-    if (!this.out.keep(this, frame)) this.socket.write(frame);
-    this.metrics.sent(op);
+    this.enqueue(op, data, null, null);
   }
 
-  /** Bytes waiting to be sent: in the socket, and kept for the change being fanned out. */
+  /** Bytes waiting to be sent: in the socket, and in the queue. */
   get waitingBytes(): number {
-    return this.socket.bufferedAmount + this.keptBytes;
+    return this.socket.bufferedAmount + this.queued;
   }
 
-  /** Writes the frames kept for a change (see Output). */
-  writePending(): void {
-    const f = this.frames;
-    this.frames = null;
-    this.keptBytes = 0;
-    if (f === null || this.closed) return;
-    this.socket.write(Buffer.isBuffer(f) ? f : Buffer.concat(f));
+  /** The socket has not taken our last write whole: new frames wait, states coalesce. */
+  private get backedUp(): boolean {
+    return this.armed && this.socket.bufferedAmount > 0;
   }
 
-  /** Sends the newest state under `key` of `sub`, or holds it while the socket is backed up. */
+  /** Sends the newest state under `key` of `sub`; while the socket is backed up it replaces the one waiting. */
   sendState(sub: Sub, op: string, key: string, data: string | Buffer): void {
-    if (this.closed || !this.subs.has(sub.id)) return;
-    if (sub.held === null && this.waitingBytes <= HIGH_WATER) {
-      this.send(op, data);
+    if (this.closed || sub.off) return;
+    if (this.n === 0 || !this.backedUp) {
+      this.enqueue(op, data, sub, key);
       return;
     }
-    sub.held ??= new Map();
-    if (sub.held.size >= MAX_HELD && !sub.held.has(key)) {
+    const index = this.indexed();
+    const mine = index.get(sub);
+    const at = mine?.get(key);
+    if (at !== undefined) this.drop(at);
+    else if (mine !== undefined && mine.size >= MAX_HELD) {
       // Too far behind to replay what changed: the client refetches, then follows from here.
-      sub.held.clear();
-      sub.held.set('reset', ['reset', `{"op":"reset","sub":"${sub.id}","reason":"overflow"}`]);
+      for (const i of mine.values()) this.drop(i);
+      index.delete(sub);
+      this.enqueue('reset', `{"op":"reset","sub":"${sub.id}","reason":"overflow"}`, sub, 'reset');
       this.metrics.reset('overflow');
     }
-    sub.held.set(key, [op, data]);
-    this.backlog.add(sub);
+    this.enqueue(op, data, sub, key);
   }
 
   /** Whether trades may be queued now; over the bound, the trade subscriptions overflow. */
@@ -167,21 +172,97 @@ export class Connection {
     this.metrics.reset(reason);
   }
 
-  /** Sends what was held back once the socket has drained; true while something is still held. */
-  flush(): boolean {
-    if (this.closed) return false;
-    if (this.waitingBytes > HIGH_WATER / 2) return this.backlog.size > 0;
-    for (const sub of this.backlog) {
-      const held = sub.held;
-      sub.held = null;
-      if (held === null || !this.subs.has(sub.id)) continue;
-      for (const [op, data] of held.values()) this.send(op, data);
+  /** Writes the queue in one write, unless the socket has not taken the last one yet (then its end does). */
+  flush(): void {
+    const n = this.n;
+    if (n === 0 || this.closed || this.backedUp) return;
+    let out: Buffer | null = null;
+    let parts: Buffer[] | null = null;
+    for (let i = 0; i < n; i++) {
+      const f = this.frames[i]!;
+      if (f === null) continue;
+      // Written: let go of the frame (a large replay's must not live on in an idle connection).
+      this.frames[i] = null;
+      this.owners[i] = null;
+      this.metrics.sent(this.ops[i]!);
+      if (out === null) out = f;
+      else (parts ??= [out]).push(f);
     }
-    this.backlog.clear();
-    return false;
+    this.n = 0;
+    this.queued = 0;
+    this.index = null;
+    if (out === null) return;
+    this.socket.write(parts === null ? out : Buffer.concat(parts));
+    // Not taken whole (the client reads slower than we send): what comes next waits for the drain.
+    if (!this.armed && this.socket.bufferedAmount > 0) {
+      this.armed = true;
+      this.socket.drained(this.drained);
+    }
   }
 
+  /** Something waits for the socket. */
   get holding(): boolean {
-    return this.backlog.size > 0;
+    return this.n > 0;
+  }
+
+  /** Writes what waits (`deliver`), then closes with `code`; nothing is sent after. */
+  close(code: number, reason: string, deliver: boolean): void {
+    if (this.closed) return;
+    if (deliver && this.n > 0) {
+      this.armed = false;
+      this.flush();
+    }
+    this.closed = true;
+    this.socket.close(code, reason);
+  }
+
+  /** Cuts the connection at once. */
+  terminate(): void {
+    this.closed = true;
+    this.socket.terminate();
+  }
+
+  private enqueue(op: string, data: string | Buffer, owner: Sub | null, key: string | null): void {
+    if (this.waitingBytes > HARD_LIMIT) {
+      this.terminate();
+      return;
+    }
+    const frame = typeof data === 'string' ? this.out.frame(Buffer.from(data)) : data;
+    if (this.index !== null && owner !== null) {
+      let mine = this.index.get(owner);
+      if (mine === undefined) this.index.set(owner, (mine = new Map()));
+      mine.set(key!, this.n);
+    }
+    const i = this.n++;
+    this.frames[i] = frame;
+    this.ops[i] = op;
+    this.owners[i] = owner;
+    this.keys[i] = key;
+    this.queued += frame.length;
+    // Outside a turn, at once; in one, at its end, or now when a large change has piled up, so the
+    // socket's own buffer takes its share before the bounds on waiting bytes are reached.
+    if (!this.out.defer(this) || this.queued > KEEP_AT_MOST) this.flush();
+  }
+
+  private drop(i: number): void {
+    const f = this.frames[i];
+    if (f === null || f === undefined) return;
+    this.queued -= f.length;
+    this.frames[i] = null;
+    this.owners[i] = null;
+  }
+
+  /** The index of the waiting states, built from the queue when first needed. */
+  private indexed(): Map<Sub, Map<string, number>> {
+    if (this.index !== null) return this.index;
+    const index = new Map<Sub, Map<string, number>>();
+    for (let i = 0; i < this.n; i++) {
+      const owner = this.owners[i];
+      if (owner === null || owner === undefined) continue;
+      let mine = index.get(owner);
+      if (mine === undefined) index.set(owner, (mine = new Map()));
+      mine.set(this.keys[i]!, i);
+    }
+    return (this.index = index);
   }
 }

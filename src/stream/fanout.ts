@@ -8,6 +8,7 @@ import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
 import type { TradeJson } from '../store/trades-repo.js';
 import type { Framer, StreamSource } from './types.js';
+import { Encoded, barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
 
@@ -16,6 +17,19 @@ export const TRADES_PER_MESSAGE = 1000;
 /** Prices and overview of a token are sent at most this often. */
 const THROTTLE_MS = 1000;
 const READ_PAGE = 10_000;
+
+/** The messages of a group of bar subscriptions: op, coalescing key, body. */
+type Plan = [op: string, key: string, body: Encoded][];
+
+/** A token's new trades of one change: the lowest id, their earliest time, the pages read. */
+type Fresh = { firstId: number; minTime: number; pages: readonly TradeJson[][] };
+
+/** The earliest time of the trades after `id` (Infinity when none). */
+function minTimeAfter(pages: readonly TradeJson[][], id: number): number {
+  let min = Infinity;
+  for (const page of pages) for (const tr of page) if (tr.id > id && tr.blockTime < min) min = tr.blockTime;
+  return min;
+}
 
 type Throttle = { lastMs: number; timer: NodeJS.Timeout | null; lastJson: string | null };
 
@@ -31,38 +45,6 @@ export type TokenState = {
   price: Throttle;
   view: Throttle;
 };
-
-/**
- * The frame of one message for each subscription id: the bodies are the same for every
- * subscriber and sub ids repeat across connections (most are `s1`), so a message is encoded and
- * framed once per distinct id, not once per subscriber.
- */
-class Encoded {
-  private readonly byId = new Map<string, Buffer>();
-  constructor(
-    private readonly frame: Framer,
-    private readonly head: string,
-    private readonly body: string,
-  ) {}
-  for(subId: string): Buffer {
-    let b = this.byId.get(subId);
-    if (b === undefined) this.byId.set(subId, (b = this.frame(Buffer.from(`${this.head}"sub":"${subId}",${this.body}`))));
-    return b;
-  }
-}
-
-export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l":${b.l},"c":${b.c},"v":${b.v}}`;
-
-export function priceBody(source: StreamSource, t: TokenState): string | null {
-  const p = source.price(t.id);
-  if (p === null) return null;
-  return `"token":${JSON.stringify(t.address)},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
-}
-
-export function overviewBody(source: StreamSource, t: TokenState): string | null {
-  const o = source.overview(t.id);
-  return o === null || o === undefined ? null : `"overview":${JSON.stringify(o)}}`;
-}
 
 export class Fanout {
   readonly tokens = new Map<number, TokenState>();
@@ -115,12 +97,14 @@ export class Fanout {
     for (const t of states) {
       if (t.bars.size > 0 || t.trades.size > 0) {
         let minTime = Infinity;
+        const pages: TradeJson[][] = [];
         // A transaction cut by the end of a page is carried into the next page.
         let carried: TradeJson[] = [];
         for (;;) {
           const page = this.source.tradesAfter(t.id, t.lastTradeId, upTo, READ_PAGE);
           if (page.length > 0) t.lastTradeId = page[page.length - 1]!.id;
           for (const tr of page) if (tr.blockTime < minTime) minTime = tr.blockTime;
+          pages.push(page);
           const full = page.length === READ_PAGE;
           const groups = this.byTransaction(carried.length === 0 ? page : carried.concat(page));
           carried = full ? (groups.pop() ?? []) : [];
@@ -129,8 +113,9 @@ export class Fanout {
         }
         if (t.trades.size > 0) this.delay();
         if (minTime !== Infinity) {
+          const fresh: Fresh = { firstId: pages[0]![0]!.id, minTime, pages };
           for (const subs of t.bars.values()) {
-            this.deliverBars(t, subs, minTime);
+            this.deliverBars(t, subs, fresh);
             this.delay();
           }
         }
@@ -193,44 +178,45 @@ export class Fanout {
   }
 
   /**
-   * Bars of one resolution after new trades whose earliest time is `minTime`: per subscription at
-   * most the bar it last saw once more with final:true (when it changed) and the newest bar, the
-   * state after the batch (docs/api.md, Live stream). Bars a batch filled in between are not sent:
-   * a chart only takes the newest bar, and a client that wants them refetches history.
+   * Bars of one resolution after new trades (`fresh`): per subscription at most the bar it last
+   * saw once more with final:true (when it changed) and the newest bar, the state after the batch
+   * (docs/api.md, Live stream). Bars a batch filled in between are not sent: a chart only takes the
+   * newest bar, and a client that wants them refetches history. A trade counts as a backfill only
+   * if the subscription's bars do not hold it yet (`seenTo`: a subscription that started while
+   * the change waited read its first bar after these trades).
    */
-  private deliverBars(t: TokenState, subs: Set<BarSub>, minTime: number): void {
+  private deliverBars(t: TokenState, subs: Set<BarSub>, fresh: Fresh): void {
     const first = subs.values().next().value;
     if (first === undefined) return;
     const res = first.res;
-    const minBucket = bucketStart(res, minTime);
     const newest = this.source.newestBar(t.id, res);
     if (newest === null) return;
+    const through = this.source.barsThrough();
     const newestJson = barJson(newest);
     const newestMsg = new Encoded(this.frame, '{"op":"bar",', `"bar":${newestJson},"final":false}`);
     const newestKey = String(newest.t);
+    const minBucket = bucketStart(res, fresh.minTime);
     // Subscriptions that last saw the same bar get the same messages: worked out once per group.
     // Keyed by the last bar sent (its text holds its time): the same string object for a whole
-    // group, so no key is built per subscriber.
-    const plans = new Map<string | null, [op: string, key: string, body: Encoded][]>();
+    // group, so no key is built per subscriber; the last group is kept at hand, as neighbours
+    // in the set mostly share it.
+    const plans = new Map<string | null, Plan>();
+    let lastGroup: string | null | undefined;
+    let lastPlan: Plan = [];
     for (const s of subs) {
-      const group = s.lastJson;
-      let plan = plans.get(group);
-      if (plan === undefined) {
-        plan = [];
-        if (s.lastT !== null && minBucket < s.lastT) {
-          plan.push(['reset', 'reset', new Encoded(this.frame, '{"op":"reset",', '"reason":"backfill"}')]);
-          plan.push(['bar', newestKey, newestMsg]);
-        } else {
-          if (s.lastT !== null && s.lastT < newest.t) {
-            const prev = this.source.barAt(t.id, res, s.lastT);
-            const prevJson = prev === null ? null : barJson(prev);
-            if (prevJson !== null && prevJson !== s.lastJson) {
-              plan.push(['bar', String(s.lastT), new Encoded(this.frame, '{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
-            }
-          }
-          if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
-        }
-        plans.set(group, plan);
+      let plan: Plan;
+      if (s.seenTo >= fresh.firstId) {
+        // Rare: its bars already hold some of these trades.
+        const since = minTimeAfter(fresh.pages, s.seenTo);
+        plan = this.planBars(t, s, newest, newestJson, newestKey, newestMsg, since === Infinity ? Infinity : bucketStart(res, since));
+      } else if (s.lastJson === lastGroup) plan = lastPlan;
+      else {
+        const group = s.lastJson;
+        const known = plans.get(group);
+        plan = known ?? this.planBars(t, s, newest, newestJson, newestKey, newestMsg, minBucket);
+        if (known === undefined) plans.set(group, plan);
+        lastGroup = group;
+        lastPlan = plan;
       }
       for (const [op, key, body] of plan) {
         if (op === 'reset') this.metrics.reset('backfill');
@@ -238,7 +224,27 @@ export class Fanout {
       }
       s.lastT = newest.t;
       s.lastJson = newestJson;
+      s.seenTo = through;
     }
+  }
+
+  /** The messages a subscription that last saw `s.lastT` gets, its unseen trades' earliest bar being `minBucket`. */
+  private planBars(t: TokenState, s: BarSub, newest: Bar, newestJson: string, newestKey: string, newestMsg: Encoded, minBucket: number): Plan {
+    const plan: Plan = [];
+    if (s.lastT !== null && minBucket < s.lastT) {
+      plan.push(['reset', 'reset', new Encoded(this.frame, '{"op":"reset",', '"reason":"backfill"}')]);
+      plan.push(['bar', newestKey, newestMsg]);
+      return plan;
+    }
+    if (s.lastT !== null && s.lastT < newest.t) {
+      const prev = this.source.barAt(t.id, s.res, s.lastT);
+      const prevJson = prev === null ? null : barJson(prev);
+      if (prevJson !== null && prevJson !== s.lastJson) {
+        plan.push(['bar', String(s.lastT), new Encoded(this.frame, '{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
+      }
+    }
+    if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
+    return plan;
   }
 
   /** Runs `send` now after a quiet second, else once the second since the last one is over. */

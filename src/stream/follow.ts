@@ -5,11 +5,13 @@
  * a token nobody follows any more is forgotten. The hub runs `follow` in turn with the fan-out of
  * changes (never during one), so what it sends meets the live messages exactly.
  */
-import { TRADES_PER_MESSAGE, barJson, overviewBody, priceBody, type Fanout, type TokenState } from './fanout.js';
+import { TRADES_PER_MESSAGE, type Fanout, type TokenState } from './fanout.js';
+import { barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, Sub, TradeSub } from './connection.js';
 import type { Command } from './protocol.js';
 import type { StreamReads } from './types.js';
 import type { ChangeReads } from './change-reads.js';
+import type { Bar } from '../domain/candles.js';
 
 /** Trades a `sinceId` replay may hold; more gives `reset` overflow. */
 export const MAX_REPLAY_TRADES = 10_000;
@@ -33,10 +35,8 @@ export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads
     let group = s.bars.get(key);
     if (group === undefined) s.bars.set(key, (group = new Set()));
     group.add(sub);
-    const bars =
-      cmd.channel === 'bars' && cmd.since !== null
-        ? await src.barsFrom(s.id, sub.res, cmd.since)
-        : [await src.newestBar(s.id, sub.res)].flatMap((b) => b ?? []);
+    const since = cmd.channel === 'bars' ? cmd.since : null;
+    const bars = await firstBars(src, view, sub, since);
     bars.forEach((b, i) => conn.sendState(sub, 'bar', String(b.t), `{"op":"bar","sub":"${id}","bar":${barJson(b)},"final":${i < bars.length - 1}}`));
     const last = bars[bars.length - 1];
     if (last !== undefined) [sub.lastT, sub.lastJson] = [last.t, barJson(last)];
@@ -58,6 +58,28 @@ export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads
     await view.readOverview(s.id);
     const body = overviewBody(view, s);
     if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
+  }
+}
+
+/** Rounds of reading the first bars until the newest trade id stands still across them. */
+const MAX_ROUNDS = 3;
+
+/**
+ * The bars a subscription starts with (the newest, or those from `since`), read together with the
+ * trades they hold, as a change's bars are (src/stream/change-reads.ts): the newest trade id is
+ * read before and after them, and they are read again while it moves. Trades committed meanwhile
+ * may wait for a change still to come; `sub.seenTo` tells it they are in these bars already.
+ */
+async function firstBars(src: StreamReads, view: ChangeReads, sub: BarSub, since: number | null): Promise<Bar[]> {
+  for (let round = 1; ; round++) {
+    const before = view.maxTradeId();
+    const bars = since !== null ? await src.barsFrom(sub.token.id, sub.res, since) : [await src.newestBar(sub.token.id, sub.res)].flatMap((b) => b ?? []);
+    const after = await src.maxTradeId();
+    if (after <= before || round >= MAX_ROUNDS) {
+      sub.seenTo = Math.max(before, after);
+      return bars;
+    }
+    await view.forSubscribe();
   }
 }
 

@@ -3,13 +3,14 @@
  * their replays (`since`, `sinceId`), liveness pings, revocation checks and shutdown. Framework
  * free: it is handed sockets and the store's reads (StreamReads); src/http/stream.ts does the upgrade.
  * Reads answer promises, so what touches the fan-out runs in turns, in the order it came: a change
- * (src/stream/change-reads.ts) or a subscription's start. A connection's messages run in order.
+ * (src/stream/changes.ts) or a subscription's start. A connection's messages run in order.
  */
 import { parseMessage, MAX_SUBSCRIPTIONS, type Command, type ProtoError } from './protocol.js';
 import { Connection, Output, type Sub, type TokenLink } from './connection.js';
 import { Fanout } from './fanout.js';
 import { follow, unfollow } from './follow.js';
 import { ChangeReads } from './change-reads.js';
+import { ChangeTurns } from './changes.js';
 import { checkKeys } from './key-check.js';
 import type { ConnectionInfo, Framer, StreamReads, StreamSocket } from './types.js';
 import type { StreamMetrics } from './metrics.js';
@@ -54,21 +55,9 @@ export class Hub {
     this.out = new Output(opts.frame);
     this.view = new ChangeReads(opts.source);
     this.fanout = new Fanout(this.view, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
+    const changes = new ChangeTurns(opts.source, this.view, this.fanout, this.out, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
     this.unlisten = opts.source.onChange((tokens) => {
-      if (this.conns.size === 0) return;
-      // Heard after the commit (a fault is logged; the ingest still answers). The newest trade is
-      // asked for at once: on SQLite it is read now, so this change's fan-out sends its trades only.
-      const seen = this.nowMs();
-      const upTo = this.opts.source.maxTradeId();
-      upTo.catch(() => {});
-      void this.view
-        .inTurn(async () => {
-          await this.view.fanOut(this.fanout, tokens, upTo, (run) => this.out.batch(run));
-          // Observed once the messages are written: the writes are most of the delay.
-          const delay = (this.nowMs() - seen) / 1000;
-          for (let n = this.fanout.takeDelays(); n > 0; n--) this.opts.metrics.delay(delay);
-        })
-        .catch((err: unknown) => this.opts.onError?.(err));
+      if (this.conns.size > 0) changes.heard(tokens);
     });
   }
 
@@ -86,9 +75,9 @@ export class Hub {
     return this.conns.size;
   }
 
-  /** Bytes waiting to be sent, per open connection (what the slow-consumer bounds hold down). */
+  /** Bytes waiting to be sent (in the socket and in its queue), per open connection: what the slow-consumer bounds hold down. */
   buffered(): number[] {
-    return [...this.conns].map((c) => c.socket.bufferedAmount);
+    return [...this.conns].map((c) => c.waitingBytes);
   }
 
   /** Takes over an upgraded socket; the caller wires the socket's events to the handle. */
@@ -105,14 +94,21 @@ export class Hub {
     };
   }
 
-  /** Closes every connection with 1001 (server going away); resolves once they are gone or cut. */
+  /**
+   * Closes every connection with 1001 (server going away); resolves once they are gone or cut. What
+   * was committed before is delivered first: the turns already queued (changes heard, their
+   * fan-out) run, and each connection writes what waits for it ahead of the close.
+   */
   async close(timeoutMs = 2000): Promise<void> {
     this.unlisten();
-    const open = [...this.conns];
-    for (const c of open) c.socket.close(1001, 'server shutting down');
+    // One deadline for both steps: shutdown as a whole stays within its bound.
     const deadline = Date.now() + timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.view.idle(), new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+    for (const c of [...this.conns]) c.close(1001, 'server shutting down', true);
     while (this.conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const c of [...this.conns]) c.socket.terminate();
+    for (const c of [...this.conns]) c.terminate();
     this.stopTimers();
   }
 
@@ -158,7 +154,7 @@ export class Hub {
   private liveness(): void {
     const now = this.nowMs();
     for (const c of this.conns) {
-      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.socket.terminate();
+      if (now - c.lastPongMs > (this.opts.deadAfterMs ?? DEAD_AFTER_MS)) c.terminate();
       else c.socket.ping();
     }
   }
@@ -213,8 +209,7 @@ export class Hub {
     if (err === null) return;
     conn.bad++;
     if (conn.bad > MAX_BAD_MESSAGES) {
-      conn.closed = true;
-      conn.socket.close(1008, 'too many bad messages');
+      conn.close(1008, 'too many bad messages', true);
       return;
     }
     const error: Record<string, string> = { code: err.code, message: err.message };
@@ -262,25 +257,24 @@ export class Hub {
     if (conn.closed) return;
     const id = conn.newSubId();
     const tokens = asked.filter((t, i) => asked.findIndex((x) => x.id === t.id) === i);
-    const held = null;
     const first = tokens[0]!;
     let sub: Sub;
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, held, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null };
+        sub = { id, conn, off: false, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
         break;
       case 'trades':
-        sub = { id, conn, held, channel: 'trades', token: first, stopped: false };
+        sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
         break;
       case 'prices':
-        sub = { id, conn, held, channel: 'prices', tokens };
+        sub = { id, conn, off: false, channel: 'prices', tokens };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
         break;
       case 'overview':
-        sub = { id, conn, held, channel: 'overview', token: first };
+        sub = { id, conn, off: false, channel: 'overview', token: first };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', token: first.address };
         break;
     }
@@ -292,6 +286,7 @@ export class Hub {
 
   private unsubscribe(conn: Connection, sub: Sub): void {
     if (!conn.subs.delete(sub.id)) return;
+    sub.off = true;
     this.opts.metrics.subscriptions(sub.channel, -1);
     unfollow(this.fanout, sub);
   }

@@ -7,8 +7,8 @@ import type { Connection } from './connection.js';
 import type { StreamReads } from './types.js';
 
 /**
- * Closes with 4401 the connections whose key is no longer valid, and sends the held states of the
- * others. A key that cannot be checked now (the store unreachable) keeps its streams until it can.
+ * Closes with 4401 the connections whose key is no longer valid (what waits for them is not sent),
+ * and writes what waits for the others (should a socket's end have gone unreported). A key that cannot be checked now (the store unreachable) keeps its streams until it can.
  */
 export async function checkKeys(conns: readonly Connection[], open: (c: Connection) => boolean, keyValid: StreamReads['keyValid']): Promise<void> {
   const keys = [...new Set(conns.flatMap((c) => (c.info.keyId === null ? [] : [c.info.keyId])))];
@@ -18,8 +18,7 @@ export async function checkKeys(conns: readonly Connection[], open: (c: Connecti
     if (!open(c)) continue;
     const keyId = c.info.keyId;
     if (keyId !== null && verdicts.get(keyId) === false) {
-      c.closed = true;
-      c.socket.close(4401, 'the API key is no longer valid');
+      c.close(4401, 'the API key is no longer valid', false);
       continue;
     }
     if (c.holding) c.flush();

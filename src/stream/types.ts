@@ -41,6 +41,11 @@ export type StreamReads = {
 export type StreamSource = {
   /** The highest trade id in the store: every trade at or below it is committed. */
   maxTradeId(): number;
+  /**
+   * The bars read may hold the trades up to this id (at least maxTradeId(); more only when commits
+   * kept landing while they were read): those are never taken for a backfill later.
+   */
+  barsThrough(): number;
   /** Trades of the token with afterId < id <= upTo, ascending by id, at most `limit`. */
   tradesAfter(tokenId: number, afterId: number, upTo: number, limit: number): TradeJson[];
   /** The ends (highest trade id) of the ingest transactions that end in [from, to): trades split after each. */
@@ -64,8 +69,10 @@ export type Framer = (payload: Buffer) => Buffer;
 
 /** The part of a WebSocket the hub uses. */
 export type StreamSocket = {
-  /** Writes a complete frame made by the Framer (dropped once the socket is closing). */
-  write(frame: Buffer): void;
+  /** Writes complete frames made by the Framer (dropped once the socket is closing). */
+  write(frames: Buffer): void;
+  /** Calls `done` once the socket has taken whole everything written so far (or is closing). */
+  drained(done: () => void): void;
   readonly bufferedAmount: number;
   /** Stops reading the client's messages (TCP backpressure), until resume. */
   pause(): void;

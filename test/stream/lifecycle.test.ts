@@ -1,11 +1,12 @@
 /**
- * The stream's metrics on /metrics, and shutdown of the real server: open connections are closed
- * with 1001 and stop() still resolves.
+ * The stream's metrics on /metrics, and shutdown of the real server: what was committed before is
+ * delivered, open connections are closed with 1001 and stop() still resolves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
-import { aTrade } from '../helpers/builders.js';
+import { aToken, aTrade } from '../helpers/builders.js';
+import type { IngestRecord } from '../../src/domain/records.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 import { fakeClock } from '../helpers/make-test-app.js';
 import type { Store } from '../../src/store/db.js';
+import { hubOf } from '../../src/http/stream.js';
 
 let live: Live | null = null;
 afterEach(async () => {
@@ -47,6 +49,8 @@ describe('stream metrics', () => {
     await c.request({ op: 'subscribe', channel: 'trades', token });
     await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
     live.ingest([aTrade(token, { blockTime: T0 + 101, priceUsd: 2 })]);
+    // Fanned out before the next commit: two commits heard together are one fan-out (read-ahead.test.ts).
+    await hubOf(live.app).idle();
     live.ingest([aTrade(token, { blockTime: T0 - 500, priceUsd: 3 })]); // backfill
     await c.waitFor((m) => m.op === 'reset');
     await settle();
@@ -112,5 +116,28 @@ describe('shutdown', () => {
     expect(await b.closed()).toBe(1001);
     await stopped;
     expect((running.store as Store).db.open).toBe(false);
+  });
+
+  it('delivers what was committed before it, then closes with 1001', async () => {
+    const running = await start({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: ':memory:', DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent' });
+    const { port } = running.server.address() as { port: number };
+    const token = aToken({ symbol: 'BYE' });
+    const write = (records: readonly IngestRecord[]) => running.services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value })));
+    write([token, aTrade(token.address, { blockTime: T0, priceUsd: 1, volumeUsd: 1 })]);
+    const c = await Client.open(`ws://127.0.0.1:${port}/v1/stream`);
+    const trades = await c.request({ op: 'subscribe', channel: 'trades', token: token.address });
+    const bars = await c.request({ op: 'subscribe', channel: 'bars', token: token.address, resolution: '1' });
+    await c.waitFor((m) => m.op === 'bar');
+    const rows = [
+      aTrade(token.address, { blockTime: T0 + 1, priceUsd: 2, volumeUsd: 1 }),
+      aTrade(token.address, { blockTime: T0 + 2, priceUsd: 3, volumeUsd: 1 }),
+    ];
+    // Committed, then at once the stop SIGTERM makes: its fan-out has not run yet.
+    write(rows);
+    const stopped = running.stop();
+    expect(await c.closed()).toBe(1001);
+    await stopped;
+    expect(c.of(trades.sub, 'trades').flatMap((m) => m.trades.map((t: { signature: string }) => t.signature))).toEqual(rows.map((r) => r.signature));
+    expect(c.of(bars.sub, 'bar').at(-1)).toEqual({ op: 'bar', sub: bars.sub, bar: { t: T0 - 20, o: 1, h: 3, l: 1, c: 3, v: 3 }, final: false });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A client that stops reading (docs/api.md, Live stream, Slow consumers): what waits for it on the
  * server stays bounded (trades over 4 MB waiting give reset overflow and stop; bars are coalesced
- * to the newest state), and once it reads again it gets the overflow reset and the final bar.
+ * to the newest state, each bar's last state equal to /udf/history), and once it reads again it
+ * gets the overflow reset and the final bar.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
@@ -21,7 +22,7 @@ describe('a client that stops reading', () => {
     live = await startLive();
     const token = addToken(live, { symbol: 'SLOW' }).address;
     const c = await Client.open(`${live.wsBase}/v1/stream`);
-    const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '15' }); // every batch lands in one bar
+    const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' }); // a new bar every third batch
     const trades = await c.request({ op: 'subscribe', channel: 'trades', token });
     c.ws.pause();
 
@@ -30,7 +31,7 @@ describe('a client that stops reading', () => {
     let biggestMessage = 0;
     const batches = 60;
     for (let b = 0; b < batches; b++) {
-      const rows = Array.from({ length: 1000 }, (_, i) => aTrade(token, { blockTime: T0 + b, priceUsd: 1 + b + i / 1000, volumeUsd: 1 }));
+      const rows = Array.from({ length: 1000 }, (_, i) => aTrade(token, { blockTime: T0 + 20 * b, priceUsd: 1 + b + i / 1000, volumeUsd: 1 }));
       biggestMessage = Math.max(biggestMessage, JSON.stringify(rows).length * 2);
       live.ingest(rows);
       // The fan-out of a change runs once its reads are answered (src/stream/change-reads.ts).
@@ -43,12 +44,19 @@ describe('a client that stops reading', () => {
 
     c.ws.resume();
     await c.waitFor((m) => m.op === 'reset' && m.sub === trades.sub, 20_000);
-    const newest = (await history(live, token, '15')).at(-1)!;
+    const all = await history(live, token, '1');
+    const newest = all.at(-1)!;
     const last = await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub && m.bar.t === newest.t && m.bar.c === newest.c, 20_000);
     expect(last.bar).toEqual(newest);
     await settle(200);
     const barMessages = c.of(bars.sub, 'bar');
+    // Coalesced: fewer messages than changes, and the last state of every bar received is history's.
     expect(barMessages.length).toBeLessThan(batches);
+    const lastOf = new Map<number, unknown>();
+    for (const m of barMessages) lastOf.set(m.bar.t, m.bar);
+    expect(lastOf.size).toBeGreaterThan(1);
+    for (const [t, bar] of lastOf) expect(bar).toEqual(all.find((b) => b.t === t));
+    expect(c.of(bars.sub, 'reset')).toEqual([]);
     expect(c.of(trades.sub, 'reset')).toEqual([{ op: 'reset', sub: trades.sub, reason: 'overflow' }]);
     // Trades were delivered in order up to the overflow, none after it.
     const got = c.of(trades.sub, 'trades').flatMap((m) => m.trades.map((t: { id: number }) => t.id));
