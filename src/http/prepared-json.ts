@@ -48,12 +48,25 @@ export class PreparedJson<T = unknown> {
   /** Told the bytes a new compressed form holds, so the cache that keeps this answer counts them. */
   onGrow: ((bytes: number) => void) | undefined;
   private readonly forms = new Map<Coding, Buffer | null>();
+  /** The ETag header's value of each form sent (quoted, as Koa's `ctx.etag` writes it), made once. */
+  private readonly tags = new Map<Coding | 'identity', string>();
   private readonly making = new Map<Coding, Promise<Buffer | null>>();
 
   constructor(value: T) {
     this.json = JSON.stringify(value);
     this.size = Buffer.byteLength(this.json);
     this.etag = createHash('sha1').update(this.json).digest('base64url');
+  }
+
+  /** The ETag header of the form in `coding` (null: the plain JSON): `"<etag>"` or `"<etag>-<coding>"`. */
+  etagHeader(coding: Coding | null): string {
+    const name = coding ?? 'identity';
+    let tag = this.tags.get(name);
+    if (tag === undefined) {
+      tag = coding === null ? `"${this.etag}"` : `"${this.etag}-${coding}"`;
+      this.tags.set(name, tag);
+    }
+    return tag;
   }
 
   /** The answer in `coding`, made on first use; null when that form would not be smaller. */
