@@ -8,7 +8,7 @@
  * given for the bytes the client holds.
  */
 import { createHash } from 'node:crypto';
-import { ASYNC_COMPRESS_BYTES, PreparedJson, type Coding } from './prepared-json.js';
+import { ASYNC_COMPRESS_BYTES, JSON_TYPE, PreparedJson, type Coding } from './prepared-json.js';
 import { COMPRESS_THRESHOLD } from './compression.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
@@ -49,9 +49,6 @@ function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> | unde
   return form.then((made) => finishPrepared(ctx, body, coding, made));
 }
 
-/** `ctx.type = 'application/json'` as Koa writes it. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 function finishPrepared(ctx: AppContext, body: PreparedJson, coding: Coding | null, form: Buffer | null): void {
   // The headers go straight to Node, with the values Koa's setters would write (`ctx.etag`
   // quotes, `ctx.type` adds the charset): each setter parses or copies its value on every request.
@@ -66,7 +63,8 @@ function finishPrepared(ctx: AppContext, body: PreparedJson, coding: Coding | nu
     // A client that takes neither coding gets the plain answer, not one compressed per request.
     if (body.size >= COMPRESS_THRESHOLD) (ctx as { compress?: boolean }).compress = false;
   }
-  res.setHeader('Content-Type', JSON_TYPE);
+  // Usually set already, to this value, when the route answered (src/http/route.ts).
+  if (res.getHeader('Content-Type') !== JSON_TYPE) res.setHeader('Content-Type', JSON_TYPE);
   if (conditional(ctx) && ctx.fresh) ctx.status = 304;
 }
 

@@ -10,6 +10,9 @@ import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type Bro
 
 export type Coding = 'br' | 'gzip';
 
+/** The Content-Type of a JSON answer, as Koa's `ctx.type = 'json'` writes it. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * Levels for a form made once and sent many times, on the event loop: brotli 5 and gzip 6 compress
  * a 30 KB answer in about a millisecond each; higher brotli qualities cost ten times more for a

@@ -9,7 +9,7 @@
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
-import type { PreparedJson } from './prepared-json.js';
+import { JSON_TYPE, PreparedJson } from './prepared-json.js';
 import { compileParams, rejectUnknownParams, type QuerySchema, type RawParams } from './validate.js';
 import { requireKey } from './auth.js';
 import { queryOf } from './query.js';
@@ -96,6 +96,16 @@ export type SessionResolver<S> = (ctx: AppContext, write: boolean) => S | Promis
 
 const NONE: Record<string, never> = Object.freeze({});
 
+/**
+ * `ctx.body = answer`. A prepared (cached) answer is JSON: its type is set first, to what Koa's
+ * body setter would set, so the setter finds it and looks nothing up (it reads and tests the type,
+ * then resolves `json` through the MIME table, on every answer).
+ */
+function answerWith(ctx: AppContext, answer: unknown): void {
+  if (answer instanceof PreparedJson && !ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = answer;
+}
+
 export class ApiRouter<S = never> {
   readonly router = new Router<AppState>();
   readonly specs: RouteSpec[] = [];
@@ -157,7 +167,7 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
     if (readBody !== null) input.body = await readBody(ctx);
     let result = handler(input, ctx);
     if (result instanceof Promise) result = await result;
-    if (result !== undefined) ctx.body = result;
+    if (result !== undefined) answerWith(ctx, result);
   };
   const run = (ctx: AppContext, caller: unknown): Promise<void> | undefined => {
     const raw = query === null && known === null ? NONE : queryOf(ctx);
@@ -175,9 +185,9 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
     const result = handler(input, ctx);
     if (result instanceof Promise)
       return result.then((answer: unknown) => {
-        if (answer !== undefined) ctx.body = answer;
+        if (answer !== undefined) answerWith(ctx, answer);
       });
-    if (result !== undefined) ctx.body = result;
+    if (result !== undefined) answerWith(ctx, result);
     return undefined;
   };
 
