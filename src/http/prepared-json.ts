@@ -52,7 +52,9 @@ export class PreparedJson<T = unknown> {
   onGrow: ((bytes: number) => void) | undefined;
   private readonly forms = new Map<Coding, Buffer | null>();
   /** The ETag header's value of each form sent (quoted, as Koa's `ctx.etag` writes it), made once. */
-  private readonly tags = new Map<Coding | 'identity', string>();
+  private tagPlain: string | undefined;
+  private tagBr: string | undefined;
+  private tagGzip: string | undefined;
   private readonly making = new Map<Coding, Promise<Buffer | null>>();
 
   constructor(value: T) {
@@ -63,13 +65,9 @@ export class PreparedJson<T = unknown> {
 
   /** The ETag header of the form in `coding` (null: the plain JSON): `"<etag>"` or `"<etag>-<coding>"`. */
   etagHeader(coding: Coding | null): string {
-    const name = coding ?? 'identity';
-    let tag = this.tags.get(name);
-    if (tag === undefined) {
-      tag = coding === null ? `"${this.etag}"` : `"${this.etag}-${coding}"`;
-      this.tags.set(name, tag);
-    }
-    return tag;
+    if (coding === null) return (this.tagPlain ??= `"${this.etag}"`);
+    if (coding === 'br') return (this.tagBr ??= `"${this.etag}-br"`);
+    return (this.tagGzip ??= `"${this.etag}-gzip"`);
   }
 
   /** The answer in `coding`, made on first use; null when that form would not be smaller. */
