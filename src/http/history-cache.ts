@@ -82,6 +82,8 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
   const maxBars = Math.max(MAX_BARS, Math.floor(deps.config.cacheMaxBytes / 4 / BAR_BYTES));
   // Least recently used first (a Map iterates in insertion order; a hit re-inserts).
   const series = new Map<string, Series>();
+  /** The series inserted last, so the most recently used: asking for it again does not re-insert it (see byte-lru.ts). */
+  let newest: Series | undefined;
   const byToken = new Map<number, Set<Series>>();
   let bars = 0;
   const lookups = enabled ? deps.services.metrics.historyLookups : { chart: { hit: 0, miss: 0 }, poll: { hit: 0, miss: 0 } };
@@ -127,10 +129,12 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
       let set = byToken.get(tokenId);
       if (set === undefined) byToken.set(tokenId, (set = new Set()));
       set.add(s);
-    } else {
+      series.set(key, s);
+    } else if (s !== newest) {
       series.delete(key);
+      series.set(key, s);
     }
-    series.set(key, s);
+    newest = s;
     s.source = source;
     // A trade that lands while a refresh reads marks the series stale again: go round once more.
     while (s.refreshing !== null || s.staleFrom !== Infinity) {
@@ -208,8 +212,11 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
       const s = series.get(key);
       if (s === undefined || s.refreshing !== null || s.staleFrom !== Infinity) return undefined;
       // Most recently used, as `answer` makes it.
-      series.delete(key);
-      series.set(key, s);
+      if (s !== newest) {
+        series.delete(key);
+        series.set(key, s);
+        newest = s;
+      }
       return `${seriesKey}|${barQueryKey(res, q, s.known.at(-1)?.t ?? null)}`;
     },
     counted(q, hit) {
