@@ -5,7 +5,7 @@
  * round. No live ingest: this is the fixed cost of a request, not of the data. Beside all CPU, it
  * prints user-mode CPU alone: the figure that moves least with the machine's load.
  *
- *   node dist/bench/per-request.js [--rounds 5] [--seconds 3] [--only poll|open] [--profile DIR] [--ours-only]
+ *   node dist/bench/per-request.js [--rounds 5] [--seconds 3] [--only poll|open] [--profile DIR] [--ours-only | --bare-only]
  *
  * Uses the newest data set in bench/.data (run the benchmark once first).
  */
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     trades: { type: 'string' },
     only: { type: 'string' },
     'ours-only': { type: 'boolean' },
+    'bare-only': { type: 'boolean' },
   },
 });
 const rounds = Number(values.rounds ?? 5);
@@ -86,10 +87,12 @@ try {
     const bareUser: number[] = [];
     const oursRps: number[] = [];
     const bareRps: number[] = [];
+    const none = { us: NaN, user: NaN, rps: NaN };
     for (let i = 0; i < rounds; i++) {
-      const a = await cpuPerAnswer(server.base + path, seconds);
+      // --bare-only: a profile of the ceiling alone, to set beside an --ours-only one.
+      const a = values['bare-only'] === true ? none : await cpuPerAnswer(server.base + path, seconds);
       // --ours-only: a profile of our stack alone (the ceiling shares the process).
-      const b = values['ours-only'] === true ? { us: NaN, user: NaN, rps: NaN } : await cpuPerAnswer(`${server.baselineBase}/${name}`, seconds);
+      const b = values['ours-only'] === true ? none : await cpuPerAnswer(`${server.baselineBase}/${name}`, seconds);
       ours.push(a.us);
       bare.push(b.us);
       oursUser.push(a.user);

@@ -342,6 +342,7 @@ async function main(): Promise<void> {
           seconds: opts.viewersSeconds,
           ingestRate: opts.ingestRate,
           logLevel: opts.logLevel,
+          profileDir: opts.profile ? join(DATA_DIR, 'profiles', 'viewers') : undefined,
           say,
         });
       } else if (pass === 'fanout') {

@@ -7,8 +7,11 @@
  * competing for the cores: on a shared machine this is the figure that moves least between runs,
  * and what our middleware, router and route add to Koa itself.
  *
- *   node dist/bench/stack-cost.js [--seconds 3] [--rounds 5] [--trades 100000]
+ *   node dist/bench/stack-cost.js [--seconds 3] [--rounds 5] [--trades 100000] [--only poll|open] [--ours-only | --bare-only]
  *
+ * `--ours-only` leaves the ceiling out, for a CPU profile of our stack alone
+ * (`node --cpu-prof --cpu-prof-dir DIR dist/bench/stack-cost.js --ours-only`); `--bare-only` our
+ * stack, for one of the ceiling to set beside it.
  * Uses the newest data set in bench/.data (run the benchmark once first).
  */
 import { readdirSync } from 'node:fs';
@@ -25,7 +28,18 @@ import { createLogger } from '../src/logger.js';
 import { openStore } from '../src/store/db.js';
 import { projectRoot } from '../src/paths.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string' }, rounds: { type: 'string' }, trades: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    trades: { type: 'string' },
+    only: { type: 'string' },
+    'ours-only': { type: 'boolean' },
+    'bare-only': { type: 'boolean' },
+  },
+});
+const oursOnly = values['ours-only'] === true;
+const bareOnly = values['bare-only'] === true;
 const seconds = Number(values.seconds ?? 3);
 const rounds = Number(values.rounds ?? 5);
 const trades = Number(values.trades ?? 100_000);
@@ -99,17 +113,18 @@ const paths = {
 };
 
 for (const [name, path] of Object.entries(paths)) {
+  if (values.only !== undefined && values.only !== name) continue;
   const res = await fetchJson(path);
   bodies.set(name, baselineBody(res, 0));
   const sent = await once(ours, path);
   // Warm-up: compiled code, the cached answer and its compressed form.
-  await userPerAnswer(ours, path, 1);
-  await userPerAnswer(bare, `/${name}`, 1);
+  if (!bareOnly) await userPerAnswer(ours, path, 1);
+  if (!oursOnly) await userPerAnswer(bare, `/${name}`, 1);
   const o: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    o.push(await userPerAnswer(ours, path, seconds));
-    b.push(await userPerAnswer(bare, `/${name}`, seconds));
+    o.push(bareOnly ? NaN : await userPerAnswer(ours, path, seconds));
+    b.push(oursOnly ? NaN : await userPerAnswer(bare, `/${name}`, seconds));
   }
   process.stdout.write(
     `${name} (${res.length} B, ${sent} B written): ours ${median(o).toFixed(1)} µs user CPU/answer [${o.map((x) => x.toFixed(1)).join(' ')}], ` +

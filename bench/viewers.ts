@@ -141,6 +141,8 @@ export async function runViewersPass(o: {
   seconds: number;
   ingestRate: number;
   logLevel: string;
+  /** Where the server writes its CPU profile (`--profile`), if anywhere. */
+  profileDir?: string | undefined;
   say(msg: string): void;
 }): Promise<ViewersFigure[]> {
   const work = join(o.dataDir, 'work.db');
@@ -153,6 +155,7 @@ export async function runViewersPass(o: {
     anchorMs,
     env: { LOG_LEVEL: o.logLevel, RATE_LIMIT_ANON: '999999999/1' },
     logFile: join(o.dataDir, 'server-viewers.log'),
+    ...(o.profileDir === undefined ? {} : { profileDir: o.profileDir }),
   });
   const stream =
     o.ingestRate > 0

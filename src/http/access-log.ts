@@ -11,7 +11,7 @@ import type { AppContext, AppMiddleware } from './types.js';
 export const accessLog =
   (logger: Logger): AppMiddleware =>
   async (ctx, next) => {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     try {
       await next();
     } finally {
@@ -20,8 +20,8 @@ export const accessLog =
     }
   };
 
-/** Writes the request's line (callers check the level first). */
-export function writeLine(logger: Logger, ctx: AppContext, start: bigint): void {
+/** Writes the request's line (callers check the level first); `start` is its performance.now() on arrival. */
+export function writeLine(logger: Logger, ctx: AppContext, start: number): void {
   const caller = ctx.state.caller;
   logger.info(
     {
@@ -30,7 +30,7 @@ export function writeLine(logger: Logger, ctx: AppContext, start: bigint): void 
       url: redactUrl(ctx.originalUrl),
       route: ctx.state.route,
       status: ctx.status,
-      durationMs: Number(process.hrtime.bigint() - start) / 1e6,
+      durationMs: performance.now() - start,
       tenantId: caller?.kind === 'key' ? caller.tenant.id : undefined,
       keyId: caller?.kind === 'key' ? caller.key.id : undefined,
     },

@@ -26,6 +26,12 @@ export type ByteLru<V> = {
 export function createByteLru<V>(maxBytes: number, now: () => number = Date.now): ByteLru<V> {
   // A Map iterates in insertion order: re-inserting on every hit keeps the oldest use first.
   const map = new Map<string, Entry<V>>();
+  /**
+   * The entry inserted last, so the most recently used: a hit on it is not re-inserted. A Map
+   * keeps deleted slots until it rehashes, so a delete and set on every hit of a hot answer
+   * made it rebuild its table every few hits (most often when it held few entries).
+   */
+  let newest: Entry<V> | undefined;
   let bytes = 0;
   let evictions = 0;
 
@@ -42,8 +48,11 @@ export function createByteLru<V>(maxBytes: number, now: () => number = Date.now)
         remove(key, e);
         return undefined;
       }
-      map.delete(key);
-      map.set(key, e);
+      if (e !== newest) {
+        map.delete(key);
+        map.set(key, e);
+        newest = e;
+      }
       return e.value;
     },
     set(key, value, size, ttlMs) {
@@ -58,7 +67,8 @@ export function createByteLru<V>(maxBytes: number, now: () => number = Date.now)
         remove(k, e);
         if (e.expiresAt > t) evictions++;
       }
-      map.set(key, { value, bytes: total, expiresAt: t + ttlMs });
+      newest = { value, bytes: total, expiresAt: t + ttlMs };
+      map.set(key, newest);
       bytes += total;
     },
     grow(key, value, extra) {
@@ -76,6 +86,7 @@ export function createByteLru<V>(maxBytes: number, now: () => number = Date.now)
     },
     clear() {
       map.clear();
+      newest = undefined;
       bytes = 0;
     },
     get size() {

@@ -8,14 +8,15 @@
  * given for the bytes the client holds.
  */
 import { createHash } from 'node:crypto';
-import { ASYNC_COMPRESS_BYTES, PreparedJson, type Coding } from './prepared-json.js';
+import { ASYNC_COMPRESS_BYTES, JSON_TYPE, PreparedJson, type Coding } from './prepared-json.js';
 import { COMPRESS_THRESHOLD } from './compression.js';
 import type { AppContext, AppMiddleware } from './types.js';
 
 /** Serialises and tags the answer once the route has given it; a promise only for a large form made on the thread pool. */
 export function tagAnswer(ctx: AppContext): Promise<void> | undefined {
-  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return undefined;
-  const body = ctx.body;
+  const method = ctx.req.method;
+  if ((method !== 'GET' && method !== 'HEAD') || ctx.res.statusCode !== 200) return undefined;
+  const body = ctx.response.body;
   if (body instanceof PreparedJson) return sendPrepared(ctx, body);
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return undefined;
   const json = JSON.stringify(body);
@@ -49,17 +50,21 @@ function sendPrepared(ctx: AppContext, body: PreparedJson): Promise<void> | unde
 }
 
 function finishPrepared(ctx: AppContext, body: PreparedJson, coding: Coding | null, form: Buffer | null): void {
+  // The headers go straight to Node, with the values Koa's setters would write (`ctx.etag`
+  // quotes, `ctx.type` adds the charset): each setter parses or copies its value on every request.
+  const res = ctx.res;
   if (coding !== null && form !== null) {
     ctx.body = form;
-    ctx.set('Content-Encoding', coding);
-    ctx.etag = `${body.etag}-${coding}`;
+    res.setHeader('Content-Encoding', coding);
+    res.setHeader('ETag', body.etagHeader(coding));
   } else {
     ctx.body = body.json;
-    ctx.etag = body.etag;
+    res.setHeader('ETag', body.etagHeader(null));
     // A client that takes neither coding gets the plain answer, not one compressed per request.
     if (body.size >= COMPRESS_THRESHOLD) (ctx as { compress?: boolean }).compress = false;
   }
-  ctx.type = 'application/json';
+  // Usually set already, to this value, when the route answered (src/http/route.ts).
+  if (res.getHeader('Content-Type') !== JSON_TYPE) res.setHeader('Content-Type', JSON_TYPE);
   if (conditional(ctx) && ctx.fresh) ctx.status = 304;
 }
 
@@ -72,13 +77,26 @@ function conditional(ctx: AppContext): boolean {
   return Boolean(h['if-none-match'] || h['if-modified-since']);
 }
 
+/** Accept-Encoding values already read, and the coding each picks (browsers send one or two values). */
+const picked = new Map<string, Coding | null>();
+/** Values kept at most, and the longest kept (a longer one is read each time). */
+const PICKED_MAX = 256;
+const PICKED_LENGTH = 256;
+
 /**
  * brotli when the client accepts it (q above 0, or `*`), else gzip, else none: the smaller form
- * whatever the client's order, as browsers list gzip first but all take brotli.
+ * whatever the client's order, as browsers list gzip first but all take brotli. Koa's
+ * negotiation parses the header into objects on every call; its answer for a value is kept.
  */
 function acceptedCoding(ctx: AppContext): Coding | null {
-  if (ctx.get('accept-encoding') === '') return null;
-  if (ctx.acceptsEncodings('br') === 'br') return 'br';
-  if (ctx.acceptsEncodings('gzip') === 'gzip') return 'gzip';
-  return null;
+  const header = ctx.req.headers['accept-encoding'];
+  if (header === undefined || header === '') return null;
+  let coding = picked.get(header);
+  if (coding !== undefined) return coding;
+  coding = ctx.acceptsEncodings('br') === 'br' ? 'br' : ctx.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null;
+  if (header.length <= PICKED_LENGTH) {
+    if (picked.size >= PICKED_MAX) picked.clear();
+    picked.set(header, coding);
+  }
+  return coding;
 }

@@ -23,16 +23,19 @@ export type CorsStep = (ctx: AppContext) => boolean;
 export function createCors(config: Config): CorsStep {
   const allowed = config.corsOrigins;
   return (ctx) => {
-    if (ctx.path.startsWith('/dashboard')) return false;
-    ctx.vary('Origin');
+    if (ctx.request.path.startsWith('/dashboard')) return false;
+    // The edge has set `Vary: Accept-Encoding`: the value Koa's ctx.vary would make of it, without parsing.
+    const res = ctx.res;
+    if (res.getHeader('Vary') === 'Accept-Encoding') res.setHeader('Vary', 'Accept-Encoding, Origin');
+    else ctx.vary('Origin');
     let origin = '*';
     if (allowed !== '*') {
       origin = ctx.get('Origin');
       if (origin === '' || !allowed.includes(origin)) return false;
     }
-    if (ctx.method !== 'OPTIONS') {
-      ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.set('Access-Control-Expose-Headers', EXPOSE);
+    if (ctx.req.method !== 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', EXPOSE);
       return false;
     }
     // An OPTIONS without Access-Control-Request-Method is not a preflight: the routes answer it.

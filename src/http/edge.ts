@@ -21,7 +21,7 @@ export function edge(deps: Pick<AppDeps, 'store' | 'logger' | 'services'>, route
   const observe = createRequestObserver(deps.services.metrics, routes);
   const compress = createCompressor();
   return async function edgeStep(ctx, next) {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     stampRequest(ctx);
     try {
       try {
@@ -33,7 +33,9 @@ export function edge(deps: Pick<AppDeps, 'store' | 'logger' | 'services'>, route
       } catch {
         // answered where the store is read
       }
-      ctx.vary('Accept-Encoding');
+      // Nothing has set Vary yet (the value Koa's ctx.vary would write, without parsing it).
+      if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
+      else ctx.res.setHeader('Vary', 'Accept-Encoding');
       await next();
       const compressing = compress(ctx);
       if (compressing !== undefined) await compressing;

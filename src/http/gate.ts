@@ -35,7 +35,8 @@ export function gate(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limit
     // After the limiter, so an exhausted bucket answers 429 before an invalid key's 401.
     const resolved = ctx.state.caller;
     if (resolved.kind === 'invalid') throw resolved.error;
-    const pending = sliceWait(store, ctx.path);
+    // The path is read only while a sliced write is under way (rarely).
+    const pending = store.settled() === null ? null : sliceWait(store, ctx.request.path);
     if (pending !== null) await pending;
     await next();
     const tagging = tagAnswer(ctx);

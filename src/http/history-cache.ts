@@ -58,6 +58,12 @@ export type HistoryCache = {
    * `tokenId`. With caching off (CACHE=off) every answer is read from the store.
    */
   answer(tokenId: number, seriesKey: string, res: Resolution, source: SeriesSource, q: BarQuery): Promise<HistoryAnswer>;
+  /**
+   * The key `answer` would give, without a promise, when the series is kept and up to date (no
+   * trade since its last read, no read in flight); undefined otherwise, or with caching off. The
+   * history route's cached answer is so found without awaiting anything.
+   */
+  keyNow(tokenId: number, seriesKey: string, res: Resolution, q: BarQuery): string | undefined;
   /** Counts one lookup of a history answer in the response cache (history_cache_lookups). */
   counted(q: BarQuery, hit: boolean): void;
   /** Series kept, and the bars they hold (for tests). */
@@ -76,6 +82,8 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
   const maxBars = Math.max(MAX_BARS, Math.floor(deps.config.cacheMaxBytes / 4 / BAR_BYTES));
   // Least recently used first (a Map iterates in insertion order; a hit re-inserts).
   const series = new Map<string, Series>();
+  /** The series inserted last, so the most recently used: asking for it again does not re-insert it (see byte-lru.ts). */
+  let newest: Series | undefined;
   const byToken = new Map<number, Set<Series>>();
   let bars = 0;
   const lookups = enabled ? deps.services.metrics.historyLookups : { chart: { hit: 0, miss: 0 }, poll: { hit: 0, miss: 0 } };
@@ -141,10 +149,12 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
       let set = byToken.get(tokenId);
       if (set === undefined) byToken.set(tokenId, (set = new Set()));
       set.add(s);
-    } else {
+      series.set(key, s);
+    } else if (s !== newest) {
       series.delete(key);
+      series.set(key, s);
     }
-    series.set(key, s);
+    newest = s;
     s.source = source;
     // A trade that lands while a refresh reads marks the series stale again: go round once more.
     while (s.refreshing !== null || s.staleFrom !== Infinity) {
@@ -215,6 +225,19 @@ export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'sto
       const lo = s.lo;
       const key = `${seriesKey}|${barQueryKey(res, q, known.at(-1)?.t ?? null)}`;
       return { key, compute: () => compute(s, known, lo, q) };
+    },
+    keyNow(tokenId, seriesKey, res, q) {
+      if (!enabled) return undefined;
+      const key = `${tokenId}|${seriesKey}`;
+      const s = series.get(key);
+      if (s === undefined || s.refreshing !== null || s.staleFrom !== Infinity) return undefined;
+      // Most recently used, as `answer` makes it.
+      if (s !== newest) {
+        series.delete(key);
+        series.set(key, s);
+        newest = s;
+      }
+      return `${seriesKey}|${barQueryKey(res, q, s.known.at(-1)?.t ?? null)}`;
     },
     counted(q, hit) {
       const kind = q.mode === 'countback' && q.countback <= 10 ? lookups.poll : lookups.chart;

@@ -34,8 +34,8 @@ function ingestAnswer(body: unknown): { accepted: number; duplicates: number } |
   return typeof accepted === 'number' && typeof duplicates === 'number' ? { accepted, duplicates } : null;
 }
 
-/** Counts one answered request; `start` is its process.hrtime.bigint() on arrival. */
-export type RequestObserver = (ctx: AppContext, start: bigint) => void;
+/** Counts one answered request; `start` is its performance.now() on arrival. */
+export type RequestObserver = (ctx: AppContext, start: number) => void;
 
 /** The observer counting into `metrics`; `routes` are every declared route of the app. */
 export function createRequestObserver(metrics: Metrics, routes: readonly RouteSpec[]): RequestObserver {
@@ -43,10 +43,10 @@ export function createRequestObserver(metrics: Metrics, routes: readonly RouteSp
   return (ctx, start) => {
     const route = routeLabel(patterns, ctx);
     metrics.observeRequest({
-      method: ctx.method,
+      method: ctx.req.method ?? '',
       route,
-      status: ctx.status,
-      seconds: Number(process.hrtime.bigint() - start) / 1e9,
+      status: ctx.res.statusCode,
+      seconds: (performance.now() - start) / 1e3,
       caller: ctx.state.caller?.kind === 'key' ? 'tenant' : 'anonymous',
     });
     if (route === '/v1/ingest' && ctx.method === 'POST' && ctx.status === 200) {
@@ -60,7 +60,7 @@ export function createRequestObserver(metrics: Metrics, routes: readonly RouteSp
 export const metricsMiddleware = (metrics: Metrics, routes: readonly RouteSpec[]): AppMiddleware => {
   const observe = createRequestObserver(metrics, routes);
   return async (ctx, next) => {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     try {
       await next();
     } finally {

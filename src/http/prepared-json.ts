@@ -10,6 +10,9 @@ import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type Bro
 
 export type Coding = 'br' | 'gzip';
 
+/** The Content-Type of a JSON answer, as Koa's `ctx.type = 'json'` writes it. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * Levels for a form made once and sent many times, on the event loop: brotli 5 and gzip 6 compress
  * a 30 KB answer in about a millisecond each; higher brotli qualities cost ten times more for a
@@ -48,12 +51,23 @@ export class PreparedJson<T = unknown> {
   /** Told the bytes a new compressed form holds, so the cache that keeps this answer counts them. */
   onGrow: ((bytes: number) => void) | undefined;
   private readonly forms = new Map<Coding, Buffer | null>();
+  /** The ETag header's value of each form sent (quoted, as Koa's `ctx.etag` writes it), made once. */
+  private tagPlain: string | undefined;
+  private tagBr: string | undefined;
+  private tagGzip: string | undefined;
   private readonly making = new Map<Coding, Promise<Buffer | null>>();
 
   constructor(value: T) {
     this.json = JSON.stringify(value);
     this.size = Buffer.byteLength(this.json);
     this.etag = createHash('sha1').update(this.json).digest('base64url');
+  }
+
+  /** The ETag header of the form in `coding` (null: the plain JSON): `"<etag>"` or `"<etag>-<coding>"`. */
+  etagHeader(coding: Coding | null): string {
+    if (coding === null) return (this.tagPlain ??= `"${this.etag}"`);
+    if (coding === 'br') return (this.tagBr ??= `"${this.etag}-br"`);
+    return (this.tagGzip ??= `"${this.etag}-gzip"`);
   }
 
   /** The answer in `coding`, made on first use; null when that form would not be smaller. */

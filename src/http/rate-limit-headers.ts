@@ -5,10 +5,14 @@ import type { AppContext, AppMiddleware } from './types.js';
 export function writeRateLimitHeaders(ctx: AppContext): void {
   const r = ctx.state.rateLimit;
   if (!r) return;
-  ctx.set('RateLimit-Limit', String(r.limit));
-  ctx.set('RateLimit-Remaining', String(Math.max(0, r.remaining)));
-  ctx.set('RateLimit-Reset', String(Math.max(0, r.resetSeconds)));
-  ctx.set('RateLimit-Policy', r.policy);
+  // Straight to Node, as Koa's ctx.set would (it too skips an answer already sent), without the
+  // arrays it builds per call.
+  const res = ctx.res;
+  if (res.headersSent) return;
+  res.setHeader('RateLimit-Limit', String(r.limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, r.remaining)));
+  res.setHeader('RateLimit-Reset', String(Math.max(0, r.resetSeconds)));
+  res.setHeader('RateLimit-Policy', r.policy);
 }
 
 /**

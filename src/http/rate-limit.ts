@@ -25,13 +25,14 @@ const TENANT_WINDOW_SECONDS = 60;
 
 /** Requests that are served without being counted. */
 export function isUncounted(ctx: AppContext): boolean {
-  if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') return true;
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  return ctx.path === '/healthz';
+  const method = ctx.req.method;
+  if (method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') return true;
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return ctx.request.path === '/healthz';
 }
 
 /** A static asset request: free within the caller's asset allowance. */
-const isAsset = (ctx: AppContext): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith('/assets/');
+const isAsset = (ctx: AppContext): boolean => (ctx.req.method === 'GET' || ctx.req.method === 'HEAD') && ctx.request.path.startsWith('/assets/');
 
 /** Asset requests a caller makes per minute before they are counted (docs/api.md, Rate limits). */
 export const FREE_ASSETS: Rate = { limit: 50, windowSeconds: 60 };
@@ -52,12 +53,22 @@ export function decide(limiter: Limiter | AsyncLimiter, anon: Rate, ctx: AppCont
   return limiter.ip(clientIp(ctx).key, anon, consume);
 }
 
+/** The last policy header made, kept: a process answers most requests under one or two rates. */
+let lastPolicy = { limit: -1, windowSeconds: -1, text: '' };
+
+function policyOf(d: Decision): string {
+  if (d.limit !== lastPolicy.limit || d.windowSeconds !== lastPolicy.windowSeconds) {
+    lastPolicy = { limit: d.limit, windowSeconds: d.windowSeconds, text: `${d.limit};w=${d.windowSeconds}` };
+  }
+  return lastPolicy.text;
+}
+
 export function toRateLimitState(d: Decision): RateLimitState {
   const state: RateLimitState = {
     limit: d.limit,
     remaining: d.remaining,
     resetSeconds: d.resetSeconds,
-    policy: `${d.limit};w=${d.windowSeconds}`,
+    policy: policyOf(d),
   };
   if (!d.allowed && d.retryAfterSeconds !== undefined) state.retryAfterSeconds = d.retryAfterSeconds;
   return state;

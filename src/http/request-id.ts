@@ -7,10 +7,11 @@ const SANE = /^[\w.-]{1,128}$/;
 
 /** Gives the request its id (and its caller until the gate resolves one: anonymous). */
 export function stampRequest(ctx: AppContext): void {
-  const given = ctx.get('x-request-id');
-  const id = given !== '' && SANE.test(given) ? given : randomUUID();
+  const given = ctx.req.headers['x-request-id'];
+  const id = typeof given === 'string' && SANE.test(given) ? given : randomUUID();
   ctx.state.requestId = id;
-  ctx.set('X-Request-Id', id);
+  // Straight to Node: Koa's ctx.set builds arrays to handle header objects on every call.
+  ctx.res.setHeader('X-Request-Id', id);
   ctx.state.caller = ANONYMOUS;
 }
 

@@ -34,6 +34,8 @@ export type ResponseCache = {
    * first asked for, count against the byte bound.
    */
   json<T>(scope: CacheScope | CacheStamp, key: string, compute: () => Promise<T>, ttlSeconds?: number): Promise<PreparedJson<T>>;
+  /** The answer `json` holds under `key` right now, without a promise; undefined when it holds none. */
+  jsonNow<T>(scope: CacheScope | CacheStamp, key: string): PreparedJson<T> | undefined;
   /**
    * The scope's generation now: for an answer whose key is known only after reads of its own
    * (a history series brought up to date), take the stamp before those reads and pass it as scope.
@@ -118,6 +120,10 @@ export function createResponseCache(store: StoreHandle, opts: ResponseCacheOptio
           cache.set(full, entry, v.approxBytes() + 32, ttlSeconds * 1000);
         },
       );
+    },
+    jsonNow<T>(scope: CacheScope | CacheStamp, key: string): PreparedJson<T> | undefined {
+      if (!enabled) return undefined;
+      return cache.get(fullKey(scope, `json|${key}`))?.v as PreparedJson<T> | undefined;
     },
     stamp: (scope) => ({ stamp: prefix(scope) }),
     size: () => cache.size,

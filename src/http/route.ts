@@ -9,7 +9,7 @@
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
-import type { PreparedJson } from './prepared-json.js';
+import { JSON_TYPE, PreparedJson } from './prepared-json.js';
 import { compileParams, rejectUnknownParams, type QuerySchema, type RawParams } from './validate.js';
 import { requireKey } from './auth.js';
 import { queryOf } from './query.js';
@@ -96,6 +96,16 @@ export type SessionResolver<S> = (ctx: AppContext, write: boolean) => S | Promis
 
 const NONE: Record<string, never> = Object.freeze({});
 
+/**
+ * `ctx.body = answer`. A prepared (cached) answer is JSON: its type is set first, to what Koa's
+ * body setter would set, so the setter finds it and looks nothing up (it reads and tests the type,
+ * then resolves `json` through the MIME table, on every answer).
+ */
+function answerWith(ctx: AppContext, answer: unknown): void {
+  if (answer instanceof PreparedJson && !ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = answer;
+}
+
 export class ApiRouter<S = never> {
   readonly router = new Router<AppState>();
   readonly specs: RouteSpec[] = [];
@@ -132,7 +142,8 @@ export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za
 /**
  * Everything a route's declaration decides, worked out once when the route is added: the
  * parsers, the set of known parameters, whether a body is read and how. What runs per request is
- * the returned function, which allocates the handler's input object and nothing else.
+ * the returned function, which allocates the handler's input object and nothing else, and
+ * makes no promise of its own when the handler answers without one (a cached answer).
  */
 function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undefined, handler: Handler) {
   const declared = pathParams(spec.path);
@@ -150,12 +161,15 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
   const readBody: ((ctx: AppContext) => Promise<unknown>) | null =
     spec.readBody ?? (bodySchema === undefined ? null : (ctx) => readJsonBody(ctx, bodySchema, bodyOpts));
 
-  return async (ctx: AppContext): Promise<void> => {
-    ctx.state.route = path;
-    // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
-    // A session is looked up in the store (a promise); only such a caller is awaited.
-    let caller: unknown = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
-    if (caller instanceof Promise) caller = await caller;
+  /** The body (when the route reads one), the handler, its answer; a promise only where one is awaited. */
+  const finish = async (ctx: AppContext, input: { query: unknown; params: unknown; body: unknown; caller: unknown }): Promise<void> => {
+    if (admit !== undefined) await admit(ctx);
+    if (readBody !== null) input.body = await readBody(ctx);
+    let result = handler(input, ctx);
+    if (result instanceof Promise) result = await result;
+    if (result !== undefined) answerWith(ctx, result);
+  };
+  const run = (ctx: AppContext, caller: unknown): Promise<void> | undefined => {
     const raw = query === null && known === null ? NONE : queryOf(ctx);
     if (known !== null) rejectUnknownParams(known, raw);
     // A route without a body takes none: refused before a byte of it is read.
@@ -166,10 +180,23 @@ function compileRoute(spec: RouteSpec, session: SessionResolver<unknown> | undef
       body: undefined as unknown,
       caller,
     };
-    if (admit !== undefined) await admit(ctx);
-    if (readBody !== null) input.body = await readBody(ctx);
-    let result = handler(input, ctx);
-    if (result instanceof Promise) result = await result;
-    if (result !== undefined) ctx.body = result;
+    if (admit !== undefined || readBody !== null) return finish(ctx, input);
+    // A handler that answers from memory (a cached answer) is not awaited: no promise on its path.
+    const result = handler(input, ctx);
+    if (result instanceof Promise)
+      return result.then((answer: unknown) => {
+        if (answer !== undefined) answerWith(ctx, answer);
+      });
+    if (result !== undefined) answerWith(ctx, result);
+    return undefined;
+  };
+
+  // Not async: the router's own dispatch (koa-compose) turns a throw into a rejection.
+  return (ctx: AppContext): Promise<void> | undefined => {
+    ctx.state.route = path;
+    // The caller first: one without a key gets 401 (403 without the scope), whatever the input.
+    // A session is looked up in the store (a promise); only such a caller is awaited.
+    const caller: unknown = access === 'key' ? requireKey(ctx, scope) : access === 'session' ? session!(ctx, write) : ctx.state.caller;
+    return caller instanceof Promise ? caller.then((c: unknown) => run(ctx, c)) : run(ctx, caller);
   };
 }

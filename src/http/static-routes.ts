@@ -15,7 +15,8 @@ type Layer = Router<AppState>['stack'][number];
 /** `root.routes()`, with the static paths that no other route's pattern matches dispatched directly. */
 export function staticFirst(root: Router<AppState>): AppMiddleware {
   const routes = root.routes() as unknown as AppMiddleware;
-  const table = new Map<string, AppMiddleware>();
+  // By method, then path: two lookups of strings the request already holds, no key built per request.
+  const table = new Map<string, Map<string, AppMiddleware>>();
   for (const layer of root.stack) {
     if (!isStatic(layer)) continue;
     const path = layer.path as string;
@@ -24,13 +25,14 @@ export function staticFirst(root: Router<AppState>): AppMiddleware {
     if (root.stack.some((other) => other.path !== path && other.match(path))) continue;
     // The router runs a path's layers in order; ours end the chain, so the first one answers.
     for (const method of layer.methods) {
-      const key = `${method} ${path}`;
-      if (!table.has(key)) table.set(key, layer.stack[0] as unknown as AppMiddleware);
+      let paths = table.get(method);
+      if (paths === undefined) table.set(method, (paths = new Map()));
+      if (!paths.has(path)) paths.set(path, layer.stack[0] as unknown as AppMiddleware);
     }
   }
   const empty = Object.freeze({});
   const dispatch: AppMiddleware & { router?: Router<AppState> } = (ctx, next) => {
-    const handler = table.get(`${ctx.method} ${ctx.path}`);
+    const handler = table.get(ctx.req.method ?? '')?.get(ctx.request.path);
     if (handler === undefined) return routes(ctx, next);
     // What the router gives a route without parameters.
     (ctx as { params?: object }).params = empty;

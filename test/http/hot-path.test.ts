@@ -92,3 +92,32 @@ describe('callers without a key skip the key checks', () => {
     expect((await ask('203.0.113.10')).status).toBe(200);
   });
 });
+
+describe('cached history answers found from memory', () => {
+  it('are the bytes and headers of the first answer in each coding, and show a new trade at once', async () => {
+    t = makeTestApp();
+    const token = addToken(t, { symbol: 'FAST' });
+    addTrades(t, token.address, [
+      [1_699_999_000, 1],
+      [1_699_999_100, 2],
+    ]);
+    const poll = (encoding: string) =>
+      t.http
+        .get('/udf/history')
+        .query({ symbol: token.address, resolution: '1', from: 1_699_998_000, to: 1_700_000_000, countback: 2, currencyCode: 'USD' })
+        .set('Accept-Encoding', encoding);
+    for (const encoding of ['gzip, deflate, br', 'identity']) {
+      const first = await poll(encoding);
+      const again = await poll(encoding);
+      expect(again.status).toBe(200);
+      expect(again.text).toBe(first.text);
+      for (const h of ['etag', 'content-type', 'content-length', 'vary', 'access-control-expose-headers', 'ratelimit-policy'])
+        expect(again.headers[h]).toBe(first.headers[h]);
+      expect(again.body.c).toEqual([1, 2]);
+    }
+    addTrades(t, token.address, [[1_699_999_200, 3]]);
+    const after = await poll('identity');
+    expect(after.body.c).toEqual([2, 3]);
+    expect((await poll('identity')).body.c).toEqual([2, 3]);
+  });
+});

@@ -41,6 +41,10 @@ const part = fc.oneof(
     '&',
     ';',
     '😀',
+    '\uD800',
+    '?',
+    '?a',
+    'é',
     'to',
     '1750000000',
   ),
@@ -66,5 +70,11 @@ describe('parseQuery', () => {
   it('gives a repeated name all its values in order, and decodes as URLSearchParams does', () => {
     expect(parseQuery('a=1&b=x+y&a=2&a=%41')).toEqual({ a: ['1', '2', 'A'], b: 'x y' });
     expect(parseQuery('')).toEqual({});
+  });
+
+  it('splits a plain string as URLSearchParams does: empty parts skipped, the value after the first =', () => {
+    expect(parseQuery('a=b=c&&=x&y&')).toEqual({ a: 'b=c', '': 'x', y: '' });
+    expect(parseQuery('?a=1')).toEqual({ a: '1' });
+    expect(parseQuery('a=?&b')).toEqual({ a: '?', b: '' });
   });
 });

@@ -10,8 +10,9 @@ import { z } from 'zod';
 import { enumParam, intParam } from '../validate.js';
 import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
-import { SUPPORTED_RESOLUTIONS, parseResolution } from '../../domain/resolution.js';
-import { barQuery, isBarQueryError, type BarAnswer } from '../../domain/history-range.js';
+import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
+import { barQuery, isBarQueryError, type BarAnswer, type BarQuery } from '../../domain/history-range.js';
+import type { PreparedJson } from '../prepared-json.js';
 import type { SeriesSource } from '../history-cache.js';
 import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
 import { udfHistory, udfHistoryExample } from './schemas.js';
@@ -24,7 +25,7 @@ const RESOLUTIONS = [...SUPPORTED_RESOLUTIONS, 'D', 'W', 'M'] as const;
 export type HistoryBody = { s: 'ok'; t: number[]; o: number[]; h: number[]; l: number[]; c: number[]; v: number[] } | { s: 'no_data'; nextTime?: number };
 
 export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, candles, marketCandles, cache, history } = deps;
+  const { symbols, known, candles, marketCandles, cache, history } = deps;
   router.add(
     {
       method: 'get',
@@ -44,35 +45,52 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
       response: udfHistory,
       example: udfHistoryExample,
     },
-    async ({ query: q }) => {
+    ({ query: q }) => {
       const res = parseResolution(q.resolution)!;
       const query = barQuery(q);
       if (isBarQueryError(query))
         throw invalidParameter('from', query.problem === 'required' ? 'from is required without countback' : 'from must be less than to');
-      const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
-      const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
-      const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
-      const source: SeriesSource =
-        pair === null
-          ? { read: (bq) => candles.readBars(tokenId, res, bq), newestBefore: (before) => candles.newestBarBefore(tokenId, res, before) }
-          : {
-              read: (bq) => marketCandles.readBars(tokenId, pair.market, pair.currency, res, bq),
-              newestBefore: (before) => marketCandles.newestBarBefore(tokenId, pair.market, res, before),
-            };
-      // Bars depend only on the token's trades and the bars the query selects: cached until the
-      // token changes, one entry for every viewer asking for the same bars (src/http/history-cache.ts).
-      // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
-      const stamp = cache.stamp({ token: tokenId });
-      const answer = await history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
-      let miss = false;
-      const body = await cache.json(stamp, `udf-history|${answer.key}`, async () => {
-        miss = true;
-        return historyBody(await answer.compute());
-      });
-      history.counted(query, !miss);
-      return body;
+      // A viewer's poll or chart open of a token's series whose answer is cached: found from
+      // memory alone, without a promise (the same lookups the full path makes, in the same order).
+      const resolved = q.currencyCode === 'USD' ? known(q.symbol) : undefined;
+      if (resolved !== undefined) {
+        const tokenId = resolved.token.id;
+        const stamp = cache.stamp({ token: tokenId });
+        const key = history.keyNow(tokenId, `||${res.key}`, res, query);
+        const hit = key === undefined ? undefined : cache.jsonNow<HistoryBody>(stamp, `udf-history|${key}`);
+        if (hit !== undefined) {
+          history.counted(query, true);
+          return hit;
+        }
+      }
+      return answer(q, res, query);
     },
   );
+
+  async function answer(q: { symbol: string; currencyCode: string }, res: Resolution, query: BarQuery): Promise<PreparedJson<HistoryBody>> {
+    const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
+    const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
+    const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
+    const source: SeriesSource =
+      pair === null
+        ? { read: (bq) => candles.readBars(tokenId, res, bq), newestBefore: (before) => candles.newestBarBefore(tokenId, res, before) }
+        : {
+            read: (bq) => marketCandles.readBars(tokenId, pair.market, pair.currency, res, bq),
+            newestBefore: (before) => marketCandles.newestBarBefore(tokenId, pair.market, res, before),
+          };
+    // Bars depend only on the token's trades and the bars the query selects: cached until the
+    // token changes, one entry for every viewer asking for the same bars (src/http/history-cache.ts).
+    // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
+    const stamp = cache.stamp({ token: tokenId });
+    const found = await history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
+    let miss = false;
+    const body = await cache.json(stamp, `udf-history|${found.key}`, async () => {
+      miss = true;
+      return historyBody(await found.compute());
+    });
+    history.counted(query, !miss);
+    return body;
+  }
 }
 
 /** The UDF form of an answer: columns of bars, or no_data with the newest older bar's time when known. */

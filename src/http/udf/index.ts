@@ -13,10 +13,12 @@ import type { UdfDeps } from './params.js';
 
 export function udfRouter(deps: AppDeps): ApiRouter {
   const repos = deps.services.repos;
+  // Resolved names live in memory with the answers (CACHE=off measures without either).
+  const kept = deps.cache.enabled ? withResolveCache(repos.symbols, deps.store) : null;
   const ctx: UdfDeps = {
     clock: deps.clock,
-    // Resolved names live in memory with the answers (CACHE=off measures without either).
-    symbols: deps.cache.enabled ? withResolveCache(repos.symbols, deps.store) : repos.symbols,
+    symbols: kept ?? repos.symbols,
+    known: kept?.known ?? (() => undefined),
     candles: repos.candles,
     marketCandles: repos.marketCandles,
     windows: repos.window,

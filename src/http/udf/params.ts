@@ -10,11 +10,14 @@ import type { ResponseCache } from '../response-cache.js';
 import type { HistoryCache } from '../history-cache.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Async } from '../../store/async.js';
+import type { KnownName } from './resolve-cache.js';
 
 /** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
 export type UdfDeps = {
   clock: Clock;
   symbols: Async<SymbolsRepo>;
+  /** A name `symbols` resolved and keeps in memory, answered without a promise (undefined when not kept). */
+  known: KnownName;
   candles: Async<CandlesRepo>;
   marketCandles: Async<MarketCandlesRepo>;
   windows: Async<WindowRepo>;

@@ -20,8 +20,14 @@ import { normalizeAddress } from '../../domain/address.js';
 /** Names kept at most; the whole map is dropped when full (a chart's names come back at once). */
 const MAX_NAMES = 10_000;
 
-/** `repo` with `resolve` answered from memory; the other methods are the repo's own. */
-export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(repo: R, store: Pick<StoreHandle, 'onChange'>): R {
+/** What a name resolves to when it is kept in memory, without a promise; undefined when it is not kept. */
+export type KnownName = (name: string) => Resolved | undefined;
+
+/**
+ * `repo` with `resolve` answered from memory (the other methods are the repo's own), and `known`,
+ * which answers a kept name at once: the history route's cached answer needs no promise at all.
+ */
+export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(repo: R, store: Pick<StoreHandle, 'onChange'>): R & { known: KnownName } {
   const byAddress = new Map<string, Resolved>();
   const other = new Map<string, Resolved>();
   /** Changes seen so far: a resolve that saw one begin and end is not kept. */
@@ -40,8 +46,9 @@ export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(
     for (const [name, found] of byAddress) if (change.tokens.has(found.token.id)) byAddress.delete(name);
   });
 
+  const known: KnownName = (name) => byAddress.get(name) ?? other.get(name);
   const resolve = async (name: string): Promise<Resolved | null> => {
-    const hit = byAddress.get(name) ?? other.get(name);
+    const hit = known(name);
     if (hit !== undefined) return hit;
     const before = changes;
     const found = await repo.resolve(name);
@@ -51,5 +58,5 @@ export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(
     map.set(name, found);
     return found;
   };
-  return { ...repo, resolve };
+  return { ...repo, resolve, known };
 }
