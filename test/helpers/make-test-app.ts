@@ -15,7 +15,7 @@ import type { Scope } from '../../src/services/accounts.js';
 import { createAccountsRepo } from '../../src/store/accounts-repo.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
 import { createPgRepos } from '../../src/store/pg/repos.js';
-import { pgTestStore, testEngine } from './pg-test-store.js';
+import { atClockNow, pgTestStore, testEngine } from './pg-test-store.js';
 import { newId, newKeySecret } from '../../src/domain/api-key.js';
 
 export type FakeClock = { now(): number; set(ms: number): void; advance(ms: number): void; seconds(): number };
@@ -104,7 +104,10 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
     services: services as unknown as SqliteServices,
     http,
     ingest: (records) =>
-      pg.after(() => services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value })))) as unknown as { accepted: number; duplicates: number },
+      pg.after(atClockNow(clock, () => services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value }))))) as unknown as {
+        accepted: number;
+        duplicates: number;
+      },
     makeKey(o = {}) {
       const tenantId = o.tenantId ?? newId('ten');
       const s = newKeySecret();

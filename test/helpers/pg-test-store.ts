@@ -14,6 +14,24 @@ import { pgStoreOn, type PgStore } from '../../src/store/pg/pg-store.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { migratePgUrl } from '../../src/store/pg/migrate.js';
 
+/**
+ * Runs `write` (queued, so later) at the clock's time now: a synchronous ingest would have read
+ * the clock at the call, and a test may move the clock right after it. Nothing else runs
+ * meanwhile (requests and repo calls wait for the queue).
+ */
+export function atClockNow<T>(clock: { now(): number; set(ms: number): void }, write: () => T | Promise<T>): () => Promise<T> {
+  const at = clock.now();
+  return async () => {
+    const later = clock.now();
+    clock.set(at);
+    try {
+      return await write();
+    } finally {
+      clock.set(later);
+    }
+  };
+}
+
 /** The engine the helpers open: `STORE=postgres`, else SQLite. */
 export const testEngine = (): 'sqlite' | 'postgres' => (process.env.STORE === 'postgres' ? 'postgres' : 'sqlite');
 
