@@ -44,7 +44,7 @@ export async function start(
   }
   const services = createServices({ store, clock, config });
   const jobDeps = { store, services, clock, config, logger };
-  await loadDemoIfEmpty(jobDeps);
+  const loaded = await loadDemoIfEmpty(jobDeps);
   const jobs = startJobs(jobDeps);
 
   const worker = startWebhookWorker({ store, clock, config, logger, services, prunes: jobs.prunes });
@@ -61,6 +61,8 @@ export async function start(
   });
   // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it; a bus away leaves us degraded.
   await app.deps.coord.ready(3000);
+  // The demo load committed before the bus existed: instances already running hear of it now.
+  if (loaded !== null) store.notifyChange({ tokens: 'all' });
   const address = server.address();
   logger.info({ address }, 'listening');
 

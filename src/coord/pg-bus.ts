@@ -7,6 +7,11 @@
  * session reports 'down' at once (the instance serves no cached answer meanwhile), and 'up'
  * with `flush: true` once it listens again. A payload must stay under 8000 bytes: a change
  * naming more tokens than fit goes out as several notices.
+ *
+ * PostgreSQL hands a notification to every listening session, the sender's own included, in one
+ * step at the sending commit: publish() resolves once this instance's own session has heard its
+ * notice back (or at once when it is not listening), so the other instances' sessions have it
+ * too before the write that sent it answers.
  */
 import pg from 'pg';
 import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState, type Notice } from './notice.js';
@@ -39,6 +44,16 @@ export function fitted(from: string, notice: Notice): Notice[] {
   return [{ type: 'change', tokens: 'all', accounts: true }];
 }
 
+/** The number an own notice was sent with (0 when it has none). */
+function echoNumber(payload: string): number {
+  try {
+    const n = (JSON.parse(payload) as { n?: unknown }).n;
+    return typeof n === 'number' ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Listens in the background: a bus made while the database is away reports 'up' when it answers. */
 export function createPgBus(opts: PgBusOptions): Bus {
   const reconnectMs = opts.reconnectMs ?? 500;
@@ -46,6 +61,13 @@ export function createPgBus(opts: PgBusOptions): Bus {
   let state: BusState = 'down';
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  // Own notices sent and not heard back yet, by their number in the envelope.
+  const echoes = new Map<number, () => void>();
+  let sent = 0;
+  const heardAll = () => {
+    for (const done of echoes.values()) done();
+    echoes.clear();
+  };
 
   const set = (next: BusState, error?: unknown) => {
     if (next === state || closed) return;
@@ -66,6 +88,8 @@ export function createPgBus(opts: PgBusOptions): Bus {
     if (client !== c) return;
     client = null;
     c.end().catch(() => undefined);
+    // Nothing sent will come back on this session: nobody waits for it.
+    heardAll();
     set('down', error);
     schedule();
   };
@@ -83,7 +107,10 @@ export function createPgBus(opts: PgBusOptions): Bus {
     c.on('notification', (m) => {
       if (m.channel !== PG_BUS_CHANNEL || m.payload === undefined) return;
       const { from, notice } = decodeNotice(m.payload);
-      if (from !== opts.instanceId) opts.onNotice(notice, from);
+      if (from !== opts.instanceId) return opts.onNotice(notice, from);
+      const n = echoNumber(m.payload);
+      echoes.get(n)?.();
+      echoes.delete(n);
     });
     try {
       await c.connect();
@@ -106,8 +133,19 @@ export function createPgBus(opts: PgBusOptions): Bus {
   return {
     async publish(notice) {
       try {
-        for (const n of fitted(opts.instanceId, notice)) {
-          await opts.pool.query('SELECT pg_notify($1, $2)', [PG_BUS_CHANNEL, encodeNotice(opts.instanceId, n)]);
+        for (const part of fitted(opts.instanceId, notice)) {
+          const n = ++sent;
+          const heard = client === null ? null : new Promise<void>((resolve) => echoes.set(n, resolve));
+          // The number rides in the envelope beside the notice (readers ignore what they do not know).
+          const payload = JSON.stringify({ ...(JSON.parse(encodeNotice(opts.instanceId, part)) as object), n });
+          try {
+            await opts.pool.query('SELECT pg_notify($1, $2)', [PG_BUS_CHANNEL, payload]);
+          } catch (err) {
+            echoes.get(n)?.();
+            echoes.delete(n);
+            throw err;
+          }
+          await heard;
         }
         return true;
       } catch {
@@ -117,6 +155,7 @@ export function createPgBus(opts: PgBusOptions): Bus {
     state: () => state,
     async close() {
       closed = true;
+      heardAll();
       if (timer !== null) clearTimeout(timer);
       timer = null;
       await started;

@@ -200,4 +200,20 @@ describe('a server process with DATABASE_URL on a fresh database', () => {
       await receiver.close();
     }
   });
+
+  it('removes the demo data with the CLI (the server drops it from its caches) and refuses a SQLite backup', async () => {
+    const demoToken = (await pool.query<{ address: string }>('SELECT address FROM tokens WHERE is_demo = 1 ORDER BY id LIMIT 1')).rows[0]!.address;
+    expect((await fetch(`${s.base}/v1/token/${demoToken}/overview`)).status).toBe(200);
+    const removed = await cli(['demo', '--remove']);
+    expect(removed).toMatchObject({ code: 0, doc: { tokens: DEMO_DEFAULTS.tokens } });
+    await until(
+      async () => (await fetch(`${s.base}/v1/token/${demoToken}/overview`)).status,
+      (code) => code === 404,
+      'the server forgets the demo token',
+    );
+    expect((await fetch(`${s.base}/v1/token/${token.address}/overview`)).status).toBe(200);
+    const backup = await cli(['backup', join(dir, 'copy.db')]);
+    expect(backup.code).toBe(1);
+    expect(backup.stderr).toMatch(/DATABASE_URL names a PostgreSQL store: back it up with pg_dump/);
+  });
 });

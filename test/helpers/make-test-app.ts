@@ -1,7 +1,8 @@
 /**
  * makeTestApp(): a fresh app on a `:memory:` store with migrations applied, a fake clock, and
  * helpers to ingest fixtures and make tenants and keys. Tests drive it with supertest on
- * app.callback(), with no port.
+ * app.callback(), with no port. With STORE=postgres the store is a fresh PostgreSQL database
+ * instead (test/helpers/pg-test-store.ts).
  */
 import request from 'supertest';
 import { createApp, type App } from '../../src/app.js';
@@ -12,6 +13,9 @@ import { createLogger } from '../../src/logger.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Scope } from '../../src/services/accounts.js';
 import { createAccountsRepo } from '../../src/store/accounts-repo.js';
+import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
+import { createPgRepos } from '../../src/store/pg/repos.js';
+import { atClockNow, pgTestStore, testEngine } from './pg-test-store.js';
 import { newId, newKeySecret } from '../../src/domain/api-key.js';
 
 export type FakeClock = { now(): number; set(ms: number): void; advance(ms: number): void; seconds(): number };
@@ -39,10 +43,11 @@ export type TestApp = {
   ingest(records: readonly IngestRecord[]): { accepted: number; duplicates: number };
   /** A tenant with a key (scopes default read and manage, as the CLI's); returns the secret. */
   makeKey(opts?: { plan?: string; scopes?: Scope[]; tenantId?: string }): { secret: string; keyId: string; tenantId: string };
-  close(): void;
+  close(): void | Promise<void>;
 };
 
 export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeClock; store?: Store } = {}): TestApp {
+  if (opts.store === undefined && testEngine() === 'postgres') return makePgTestApp(opts);
   const config = loadConfig({ DATABASE_PATH: ':memory:', DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', ...opts.env });
   const store = opts.store ?? openStore(config.databasePath);
   const clock = opts.clock ?? fakeClock();
@@ -71,5 +76,51 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
       return { secret: s.secret, keyId, tenantId };
     },
     close: () => store.close(),
+  };
+}
+
+/**
+ * The same app on a fresh PostgreSQL database (STORE=postgres): its writes, requests and repo
+ * calls are queued behind the database's creation and each other (test/helpers/pg-test-store.ts).
+ * `store` is the PostgreSQL store, typed as the SQLite one so the tests compile unchanged; a test
+ * that reads `t.store.db` fails there. Its ingest answers promises (typed as the SQLite answers).
+ */
+function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }): TestApp {
+  const config = loadConfig({ DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', ...opts.env });
+  const pg = pgTestStore();
+  const { store } = pg;
+  const clock = opts.clock ?? fakeClock();
+  const services = createServices({ store, clock, config, repos: pg.gate(createPgRepos(store.pool, config.chain)) });
+  const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
+  const callback = app.callback();
+  // A request waits for the steps before it but is not one itself: its repo calls wait for the queue too.
+  const http = request((req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]) => void pg.settled().then(() => callback(req, res)));
+  const accounts = createPgAccountsRepo(store.pool);
+  return {
+    app,
+    store: store as unknown as Store,
+    clock,
+    config,
+    services: services as unknown as SqliteServices,
+    http,
+    ingest: (records) =>
+      pg.after(atClockNow(clock, () => services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value }))))) as unknown as {
+        accepted: number;
+        duplicates: number;
+      },
+    makeKey(o = {}) {
+      const tenantId = o.tenantId ?? newId('ten');
+      const s = newKeySecret();
+      const keyId = newId('key');
+      const scopes = o.scopes ?? ['read', 'manage'];
+      const now = clock.seconds();
+      void pg.after(async () => {
+        if (o.tenantId === undefined) await accounts.insertTenant({ id: tenantId, name: 'Test tenant', plan: o.plan ?? 'free', email: null, createdAt: now });
+        await accounts.insertKey({ id: keyId, tenantId, name: null, hash: s.hash, prefix: s.prefix, last4: s.last4, scopes, createdAt: now, expiresAt: null });
+        services.accounts.changed();
+      });
+      return { secret: s.secret, keyId, tenantId };
+    },
+    close: () => pg.close(),
   };
 }

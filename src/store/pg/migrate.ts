@@ -87,9 +87,12 @@ export async function migratePg(client: pg.ClientBase, migrations = loadPgMigrat
   }
 }
 
-/** Connects to `url`, migrates, disconnects (the CLI's and the server's start-up path). */
+/**
+ * Connects to `url`, migrates, disconnects (the CLI's and the server's start-up path). Connecting
+ * gives up after 10 s, so a start against a database that does not answer fails instead of hanging.
+ */
 export async function migratePgUrl(url: string, migrations?: PgMigration[]): Promise<PgMigrateResult> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
     return await migratePg(client, migrations);

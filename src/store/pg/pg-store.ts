@@ -37,7 +37,11 @@ export type OpenPgStoreOptions = {
  */
 export async function openPgStore(url: string, opts: OpenPgStoreOptions): Promise<PgStore> {
   const migrated = opts.migrate === false ? null : await migratePgUrl(url);
-  const pool = createPgPool({ url, instanceId: opts.instanceId, max: opts.max });
+  return pgStoreOn(createPgPool({ url, instanceId: opts.instanceId, max: opts.max }), url, migrated);
+}
+
+/** The store handle on `pool` (connected to `url`, migrated already); closing it ends the pool. */
+export function pgStoreOn(pool: pg.Pool, url: string, migrated: PgMigrateResult | null = null): PgStore {
   const hub = createChangeHub({ gate: false });
   let open = true;
   let closing: Promise<void> | null = null;
