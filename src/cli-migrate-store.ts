@@ -40,7 +40,7 @@ export async function migrateStore(ctx: CommandContext & { opts: { to?: string }
       };
     } catch (err) {
       if (err instanceof CopyRefused) throw ctx.fail.command(err.message);
-      throw ctx.fail.command(`migrate-store failed, nothing was written: ${err instanceof Error ? err.message : String(err)}`);
+      throw ctx.fail.command(`migrate-store failed, no row was copied: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       client.release();
     }
