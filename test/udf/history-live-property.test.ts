@@ -72,7 +72,7 @@ describe('history answers kept under live ingest', () => {
       fc.asyncProperty(scenario, async ({ span, start, steps }) => {
         const token = aToken({ symbol: 'LIVE' });
         const markets = [aMarket(token.address, { dex: 'raydium' }), aMarket(token.address, { dex: 'orca', quoteSymbol: 'USDC' })];
-        for (const app of apps) app.ingest([token, ...markets]);
+        for (const app of apps) await app.ingest([token, ...markets]);
         const trades: RefTrade[] = [];
         let newest = start;
         for (const step of steps) {
@@ -84,7 +84,7 @@ describe('history answers kept under live ingest', () => {
               trades.push({ time: blockTime, seq: trades.length, price: r.price, volume: r.volume });
               return aTrade(token.address, { blockTime, priceUsd: r.price, volumeUsd: r.volume, market: markets[r.market]!.address });
             });
-            for (const app of apps) app.ingest(records);
+            for (const app of apps) await app.ingest(records);
             continue;
           }
           const a = step.ask;

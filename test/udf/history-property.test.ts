@@ -54,8 +54,8 @@ describe('/udf/history equals aggregating the raw trades', () => {
       fc.asyncProperty(scenario, async (s) => {
         const token = aToken({ symbol: 'PROP' });
         const records = (rows: typeof s.first) => rows.map((r) => aTrade(token.address, { blockTime: s.start + r.dt, priceUsd: r.price, volumeUsd: r.volume }));
-        app.ingest([token, ...records(s.first)]);
-        if (s.backfill.length > 0) app.ingest(records(s.backfill));
+        await app.ingest([token, ...records(s.first)]);
+        if (s.backfill.length > 0) await app.ingest(records(s.backfill));
         const trades: RefTrade[] = [...s.first, ...s.backfill].map((r, seq) => ({ time: s.start + r.dt, seq, price: r.price, volume: r.volume }));
 
         const from = s.start + Math.min(s.a, s.b);

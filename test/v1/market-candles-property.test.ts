@@ -66,8 +66,8 @@ describe('candles of one market equal aggregating its raw trades', () => {
               quoteAmount: r.quote,
             }),
           );
-        app.ingest([token, ...markets, ...records(s.first)]);
-        if (s.backfill.length > 0) app.ingest(records(s.backfill));
+        await app.ingest([token, ...markets, ...records(s.first)]);
+        if (s.backfill.length > 0) await app.ingest(records(s.backfill));
 
         const from = s.start + Math.min(s.a, s.b);
         const to = s.start + Math.max(s.a, s.b) + 1;
