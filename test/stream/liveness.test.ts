@@ -4,12 +4,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
-import { WsStreamSocket, frameText } from '../../src/http/stream-socket.js';
+import { frameText } from '../../src/http/stream-socket.js';
+import { serveHub } from './support.js';
 
 let t: TestApp;
 let wss: WebSocketServer;
@@ -24,15 +25,8 @@ describe('liveness', () => {
   it('cuts a connection that does not answer pings and keeps one that does', async () => {
     t = makeTestApp();
     hub = new Hub({ source: streamSource(t.app.deps), metrics: t.services.metrics.stream, frame: frameText, pingEveryMs: 50, deadAfterMs: 150 });
-    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    wss.on('connection', (ws, req) => {
-      const h = hub.connect(new WsStreamSocket(ws, req.socket), { bucket: 'ip:test', keyId: null, charge: () => null });
-      ws.on('message', (d) => h.message(String(d)));
-      ws.on('pong', h.pong);
-      ws.on('close', h.closed);
-    });
-    await once(wss, 'listening');
-    const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    let url: string;
+    ({ wss, url } = await serveHub(hub));
     const silent = new WebSocket(url, { autoPong: false });
     const alive = new WebSocket(url);
     let pings = 0;

@@ -7,17 +7,15 @@
  * read is held back by a wrapper over the real reads (as a slow database would answer).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
-import { Client, settle, startLive, type Live } from './support.js';
+import type { WebSocketServer } from 'ws';
+import { Client, serveHub, settle, startLive, type Live } from './support.js';
 import { history } from './chart-client.js';
 import { addToken } from '../udf/support.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
-import { WsStreamSocket, frameText } from '../../src/http/stream-socket.js';
+import { frameText } from '../../src/http/stream-socket.js';
 import type { StreamReads } from '../../src/stream/types.js';
 import { hubOf } from '../../src/http/stream.js';
 
@@ -133,14 +131,9 @@ describe('a commit landing while a subscription reads its first bar', () => {
       },
     };
     hub = new Hub({ source, metrics: t.services.metrics.stream, frame: frameText });
-    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    wss.on('connection', (ws, req) => {
-      const h = hub.connect(new WsStreamSocket(ws, req.socket), { bucket: 'ip:test', keyId: null, charge: () => null });
-      ws.on('message', (d) => h.message(String(d)));
-      ws.on('close', h.closed);
-    });
-    await once(wss, 'listening');
-    const c = await Client.open(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
+    let url: string;
+    ({ wss, url } = await serveHub(hub));
+    const c = await Client.open(url);
 
     let open!: () => void;
     gate = new Promise<void>((resolve) => (open = resolve));

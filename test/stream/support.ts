@@ -5,9 +5,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { attachStream, type StreamHandle } from '../../src/http/stream.js';
+import type { Hub } from '../../src/stream/hub.js';
+import { WsStreamSocket } from '../../src/http/stream-socket.js';
 
 export type Live = TestApp & { server: Server; base: string; wsBase: string; stream: StreamHandle; stop(): Promise<void> };
 
@@ -114,3 +116,19 @@ export class Client {
 
 /** Lets pending socket events run (messages already sent arrive). */
 export const settle = (ms = 100) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A bare `ws` server on 127.0.0.1 whose connections go to `hub`, wired as the server wires them
+ * (messages, pongs, close), for tests that build the hub themselves; its ws:// URL.
+ */
+export async function serveHub(hub: Hub): Promise<{ wss: WebSocketServer; url: string }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  wss.on('connection', (ws, req) => {
+    const h = hub.connect(new WsStreamSocket(ws, req.socket), { bucket: 'ip:test', keyId: null, charge: () => null });
+    ws.on('message', (d) => h.message(String(d)));
+    ws.on('pong', h.pong);
+    ws.on('close', h.closed);
+  });
+  await once(wss, 'listening');
+  return { wss, url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` };
+}

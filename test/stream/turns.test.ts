@@ -6,16 +6,14 @@
  * store, with the replay's read answered only when the gate opens (as a slow database would).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/http/stream-source.js';
-import { WsStreamSocket, frameText } from '../../src/http/stream-socket.js';
+import { frameText } from '../../src/http/stream-socket.js';
 import type { StreamReads } from '../../src/stream/types.js';
-import { Client, settle } from './support.js';
+import { Client, serveHub, settle } from './support.js';
 
 let t: TestApp;
 let wss: WebSocketServer;
@@ -46,14 +44,9 @@ describe('a change heard while a subscription starts', () => {
       },
     };
     hub = new Hub({ source, metrics: t.services.metrics.stream, frame: frameText });
-    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    wss.on('connection', (ws, req) => {
-      const h = hub.connect(new WsStreamSocket(ws, req.socket), { bucket: 'ip:test', keyId: null, charge: () => null });
-      ws.on('message', (d) => h.message(String(d)));
-      ws.on('close', h.closed);
-    });
-    await once(wss, 'listening');
-    const c = await Client.open(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
+    let url: string;
+    ({ wss, url } = await serveHub(hub));
+    const c = await Client.open(url);
 
     let open!: () => void;
     hold = new Promise<void>((resolve) => (open = resolve));
