@@ -3,6 +3,7 @@
  * served from rollups and caches.
  */
 import type { Store } from '../../src/store/db.js';
+import type { PgStore } from '../../src/store/pg/pg-store.js';
 
 export type RawTrade = {
   id: number;
@@ -24,6 +25,37 @@ export function rawTrades(store: Store, tokenId?: number): RawTrade[] {
     )
     .all() as RawTrade[];
   return tokenId === undefined ? rows : rows.filter((r) => r.tokenId === tokenId);
+}
+
+/**
+ * The same on either engine (the helpers' store on STORE=postgres is a PostgreSQL database): the
+ * raw trades read straight from the table, so the reference never goes through the repos it
+ * checks. Await the helper's ingest first.
+ */
+export async function readRawTrades(store: Store | PgStore, tokenId?: number): Promise<RawTrade[]> {
+  if (store.kind === 'sqlite') return rawTrades(store, tokenId);
+  const { rows } = await store.pool.query<Record<keyof RawTrade, string | number>>(
+    `SELECT id, token_id AS "tokenId", block_time AS bt, wallet, market, is_buy AS "isBuy", price_usd AS price, volume_usd AS vol
+     FROM trades ORDER BY block_time, id`,
+  );
+  const all = rows.map((r) => ({
+    id: Number(r.id),
+    tokenId: Number(r.tokenId),
+    bt: Number(r.bt),
+    wallet: String(r.wallet),
+    market: String(r.market),
+    isBuy: Number(r.isBuy),
+    price: Number(r.price),
+    vol: Number(r.vol),
+  }));
+  return tokenId === undefined ? all : all.filter((r) => r.tokenId === tokenId);
+}
+
+/** The token's id on either engine. */
+export async function readTokenId(store: Store | PgStore, address: string): Promise<number> {
+  if (store.kind === 'sqlite') return tokenIdOf(store, address);
+  const { rows } = await store.pool.query<{ id: string }>('SELECT id FROM tokens WHERE address = $1', [address]);
+  return Number(rows[0]?.id);
 }
 
 export const tokenIdOf = (store: Store, address: string): number => store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(address) as number;
