@@ -3,14 +3,15 @@
  * inside the COMMIT that crosses 1000 WAL pages, on the committing connection: after a large
  * ingest batch it copied tens of megabytes into the database file while the event loop waited
  * (150-460 ms measured). Here the server's connection never checkpoints; a worker with its own
- * connection runs PASSIVE checkpoints (which never block readers or the writer) after writes.
+ * connection runs PASSIVE checkpoints (which never block readers or the writer) once a second.
+ * Not after every write: each checkpoint copies its pages into the file and syncs it, and at the
+ * live ingest's five small commits a second that was two thirds of the ingest's CPU
+ * (docs/operations.md, Benchmark). A second's writes are in one checkpoint, whatever their size.
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 
 export type Checkpointer = {
-  /** Asks for a checkpoint soon (at most one runs at a time; extra asks fold into the next). */
-  kick(): void;
   close(): void;
 };
 
@@ -35,7 +36,7 @@ parentPort.on('message', (m) => {
 /** How long close() waits for the worker's connection to close. */
 const CLOSE_WAIT_MS = 5000;
 
-/** A checkpoint at least this often, besides those asked for after writes. */
+/** A checkpoint this often (at most one runs at a time; a tick while one runs folds into the next). */
 export const CHECKPOINT_EVERY_MS = 1000;
 
 /** `onFail` runs if the worker cannot run (the caller then turns automatic checkpoints back on). */
@@ -72,11 +73,9 @@ export function startCheckpointer(path: string, onFail: () => void): Checkpointe
   });
   // After the listeners: adding a 'message' listener refs the worker again.
   worker.unref();
-  // Writes that tell no one (sessions, key bookkeeping) still grow the WAL: checkpoint now and then.
   const timer = setInterval(run, CHECKPOINT_EVERY_MS);
   timer.unref();
   return {
-    kick: run,
     /**
      * Waits (synchronously, at most CLOSE_WAIT_MS) until the worker's connection is closed, so a
      * caller may delete or replace the file right after: a connection left open on a deleted

@@ -141,7 +141,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
     });
   }
 
-  const hub = createChangeHub({ gate: true, beforeEmit: () => checkpointer?.kick() });
+  const hub = createChangeHub({ gate: true });
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let lastDataVersion = dataVersion.get() as number;
   let checkedThisTurn = false;

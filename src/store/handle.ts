@@ -54,17 +54,14 @@ export type StoreHandle = {
 /** The listeners and the exclusive gate of a store, the same on every engine. */
 export type ChangeHub = Pick<StoreHandle, 'notifyChange' | 'onChange' | 'version' | 'exclusive' | 'settled'> & { clear(): void };
 
-/** `beforeEmit` runs before the listeners on every change (SQLite kicks its checkpointer). */
-export function createChangeHub(opts: { gate: boolean; beforeEmit?: () => void }): ChangeHub {
+export function createChangeHub(opts: { gate: boolean }): ChangeHub {
   const listeners = new Set<ChangeListener>();
   let version = 0;
   let tail: Promise<unknown> = Promise.resolve();
   let running: Promise<void> | null = null;
-  const { beforeEmit } = opts;
 
   return {
     notifyChange(change) {
-      beforeEmit?.();
       version++;
       for (const l of listeners) l(change);
     },
