@@ -24,6 +24,14 @@ export function headerBytes(headers: Iterable<[string, string]>): number {
   return n;
 }
 
+/** A route's answer and header length, kept as the baseline's fixed answer. */
+export async function capture(url: string, headers: Record<string, string> = {}): Promise<{ status: number; json: string; headerBytes: number }> {
+  const res = await fetch(url, { headers });
+  const pairs: [string, string][] = [];
+  res.headers.forEach((v, k) => pairs.push([k, v]));
+  return { status: res.status, json: await res.text(), headerBytes: headerBytes(pairs) };
+}
+
 /** Builds `json`'s forms; `routeHeaderBytes` is the route's header length that padding matches. */
 export function baselineBody(json: string, routeHeaderBytes: number): BaselineBody {
   const identity = Buffer.from(json);

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
 import { processSeconds, watchCpu, type CpuShare } from './cpu.js';
-import { BROWSER_ACCEPT_ENCODING, headerBytes } from './baseline.js';
+import { BROWSER_ACCEPT_ENCODING, capture } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { measureIngest } from './ingest-rate.js';
 import { startIngestStream, type StreamStats } from './ingest-stream.js';
@@ -49,14 +49,6 @@ function readHotPrice(path: string, hot: string): number {
   } finally {
     db.close();
   }
-}
-
-/** A route's answer and header length, kept as the baseline's fixed answer. */
-async function capture(url: string, headers: Record<string, string>): Promise<{ status: number; json: string; headerBytes: number }> {
-  const res = await fetch(url, { headers });
-  const pairs: [string, string][] = [];
-  res.headers.forEach((v, k) => pairs.push([k, v]));
-  return { status: res.status, json: await res.text(), headerBytes: headerBytes(pairs) };
 }
 
 async function runPass(

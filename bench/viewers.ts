@@ -8,13 +8,15 @@
  * latency of every request (p99 must stay under 100 ms) and the server's CPU per viewer-second.
  */
 import { join } from 'node:path';
-import { BROWSER_ACCEPT_ENCODING } from './baseline.js';
+import { BROWSER_ACCEPT_ENCODING, capture } from './baseline.js';
 import { processSeconds } from './cpu.js';
 import { copyStore, hotToken, type DataPlan } from './data.js';
 import { startIngestStream } from './ingest-stream.js';
 import { quantile } from './load.js';
 import { provision } from './provision.js';
 import { startBenchServer } from './server-control.js';
+import { startViewersCeiling, type CeilingAnswer, type ViewersCeiling } from './viewers-ceiling.js';
+
 import { demoTokens } from '../src/domain/demo-data.js';
 
 export const POLL_MS = 10_000;
@@ -28,6 +30,10 @@ export type ViewersFigure = {
   p99Ms: number;
   /** Server CPU (user + system) per viewer and second of the run, in microseconds. */
   cpuMicrosPerViewerSecond: number | null;
+  /** Of that, the live ingest's and the timers' own CPU (the server with no viewers), spread over the viewers. */
+  ingestMicrosPerViewerSecond?: number | null;
+  /** The ceiling's CPU per viewer-second: a bare Koa app serving the same bytes to as many viewers, no ingest. */
+  ceilingMicrosPerViewerSecond?: number | null;
   /** Per cent of chart opens (countback 300) and of polls answered from the response cache, or null when the server does not count them. */
   chartHitPercent: number | null;
   pollHitPercent: number | null;
@@ -64,6 +70,21 @@ export function viewerTokens(viewers: number, tokens: number): number[] {
   return out;
 }
 
+/** The three requests of a viewer: the UDF routes, or the ceiling's fixed answers. */
+export type ViewerPaths = {
+  symbols(symbol: string): string;
+  open(symbol: string, to: number): string;
+  poll(symbol: string, to: number): string;
+};
+
+export const UDF_PATHS: ViewerPaths = {
+  symbols: (symbol) => `/udf/symbols?symbol=${symbol}&currencyCode=USD`,
+  open: (symbol, to) => `/udf/history?symbol=${symbol}&resolution=1&from=${to - 300 * 60}&to=${to}&countback=300&currencyCode=USD`,
+  poll: (symbol, to) => `/udf/history?symbol=${symbol}&resolution=1&from=${to - 120}&to=${to}&countback=2&currencyCode=USD`,
+};
+
+export const CEILING_PATHS: ViewerPaths = { symbols: () => '/symbols', open: () => '/open', poll: () => '/poll' };
+
 /** Drives `viewers` charts for `seconds` against `base`; `pid` is the server's, for its CPU. */
 export async function driveViewers(o: {
   base: string;
@@ -72,7 +93,9 @@ export async function driveViewers(o: {
   viewers: number;
   seconds: number;
   serverNow(): number;
+  paths?: ViewerPaths;
 }): Promise<ViewersFigure> {
+  const paths = o.paths ?? UDF_PATHS;
   const latencies: number[] = [];
   let failed = 0;
   const get = async (path: string) => {
@@ -100,14 +123,14 @@ export async function driveViewers(o: {
         const poll = () => {
           if (Date.now() >= end) return done();
           const to = o.serverNow();
-          void get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 120}&to=${to}&countback=2&currencyCode=USD`);
+          void get(paths.poll(symbol, to));
           timers.push(setTimeout(poll, POLL_MS));
         };
         timers.push(
           setTimeout(() => {
             const to = o.serverNow() + 60;
-            void get(`/udf/symbols?symbol=${symbol}&currencyCode=USD`)
-              .then(() => get(`/udf/history?symbol=${symbol}&resolution=1&from=${to - 300 * 60}&to=${to}&countback=300&currencyCode=USD`))
+            void get(paths.symbols(symbol))
+              .then(() => get(paths.open(symbol, to)))
               .then(() => timers.push(setTimeout(poll, POLL_MS)));
           }, phase),
         );
@@ -174,24 +197,54 @@ export async function runViewersPass(o: {
       : null;
   const tokens = demoTokens(o.plan).map((t) => t.address);
   const out: ViewersFigure[] = [];
+  let ceiling: ViewersCeiling | null = null;
   try {
     // Unreported: the first requests of a fresh server pay for compiling and for cold pages.
     await driveViewers({ base: server.base, pid: server.pid, tokens, viewers: 100, seconds: 10, serverNow: server.serverNow });
+    const now = server.serverNow();
+    ceiling = await startViewersCeiling({
+      symbols: await answerOf(server.base + UDF_PATHS.symbols(hot.address)),
+      open: await answerOf(server.base + UDF_PATHS.open(hot.address, now + 60)),
+      poll: await answerOf(server.base + UDF_PATHS.poll(hot.address, now)),
+    });
+    const onCeiling = (viewers: number, seconds: number) =>
+      driveViewers({ base: ceiling!.base, pid: ceiling!.pid, tokens, viewers, seconds, serverNow: server.serverNow, paths: CEILING_PATHS });
+    await onCeiling(100, 10);
+    // What the server spends with no viewers at all: the ingest, its hooks, the timers.
+    const idle0 = processSeconds(server.pid);
+    await new Promise((r) => setTimeout(r, o.seconds * 1000));
+    const idle1 = processSeconds(server.pid);
+    const idleMicrosPerSecond = idle0 === null || idle1 === null ? null : ((idle1 - idle0) * 1e6) / o.seconds;
+    o.say(`viewers 0: ${idleMicrosPerSecond === null ? '-' : (idleMicrosPerSecond / 1000).toFixed(1)} ms server CPU a second (the ingest and timers)`);
     for (const viewers of o.counts) {
       const f = await driveViewers({ base: server.base, pid: server.pid, tokens, viewers, seconds: o.seconds, serverNow: server.serverNow });
+      const c = await onCeiling(viewers, o.seconds);
+      f.ingestMicrosPerViewerSecond = idleMicrosPerSecond === null ? null : idleMicrosPerSecond / viewers;
+      f.ceilingMicrosPerViewerSecond = c.cpuMicrosPerViewerSecond;
       o.say(
         `viewers ${viewers}: p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, ${f.requests} requests (${f.failed} failed), ` +
-          `${f.cpuMicrosPerViewerSecond === null ? '-' : f.cpuMicrosPerViewerSecond.toFixed(1)} µs server CPU per viewer-second, ` +
+          `${micros(f.cpuMicrosPerViewerSecond)} µs server CPU per viewer-second (the ingest's share ${micros(f.ingestMicrosPerViewerSecond)}; ` +
+          `ceiling ${micros(c.cpuMicrosPerViewerSecond)}, its p99 ${c.p99Ms.toFixed(1)} ms), ` +
           `cache hits: chart opens ${pct(f.chartHitPercent)}, polls ${pct(f.pollHitPercent)}`,
       );
       out.push(f);
     }
   } finally {
+    await ceiling?.stop();
     await stream?.stop();
     await server.stop();
   }
   return out;
 }
+
+/** The server's identity answer at `url` and its header length, for the ceiling to serve. */
+async function answerOf(url: string): Promise<CeilingAnswer> {
+  const { status, json, headerBytes } = await capture(url);
+  if (status !== 200) throw new Error(`viewers ceiling: ${url} answered ${status}`);
+  return { json, headerBytes };
+}
+
+const micros = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : v.toFixed(1));
 
 const pct = (p: number | null): string => (p === null ? '-' : `${p.toFixed(1)}%`);
 

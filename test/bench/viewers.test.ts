@@ -1,7 +1,8 @@
 /** The viewers pass's pieces: hot tokens get most viewers, and a short run against the real app. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
-import { driveViewers, viewerTokens, viewersServed, type ViewersFigure } from '../../bench/viewers.js';
+import { CEILING_PATHS, driveViewers, viewerTokens, viewersServed, type ViewersFigure } from '../../bench/viewers.js';
+import { startViewersCeiling } from '../../bench/viewers-ceiling.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { addToken, addTrades } from '../udf/support.js';
 
@@ -38,6 +39,36 @@ describe('viewers pass', () => {
     expect(f.chartHitPercent).toBe(90);
     expect(f.pollHitPercent).toBeNull();
     // Each viewer's run ends at its first poll, 10 s after its open: about 20 s in all.
+  }, 40_000);
+
+  it('drives the same viewers against the ceiling, which answers each request with the bytes it was given', async () => {
+    const open = JSON.stringify({ s: 'ok', t: Array.from({ length: 300 }, (_, i) => 1_700_000_000 + 60 * i) });
+    const ceiling = await startViewersCeiling({
+      symbols: { json: '{"name":"AAA"}', headerBytes: 300 },
+      open: { json: open, headerBytes: 300 },
+      poll: { json: '{"s":"ok","t":[1]}', headerBytes: 300 },
+    });
+    try {
+      const poll = await fetch(ceiling.base + CEILING_PATHS.poll('x', 1));
+      expect(await poll.text()).toBe('{"s":"ok","t":[1]}');
+      const chart = await fetch(ceiling.base + CEILING_PATHS.open('x', 1), { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      // Sent as brotli (made once); fetch decodes it.
+      expect(chart.headers.get('content-encoding')).toBe('br');
+      expect(await chart.text()).toBe(open);
+      const f = await driveViewers({
+        base: ceiling.base,
+        pid: ceiling.pid,
+        tokens: ['a', 'b'],
+        viewers: 20,
+        seconds: 1,
+        serverNow: () => 1_700_000_000,
+        paths: CEILING_PATHS,
+      });
+      expect(f.requests).toBe(40);
+      expect(f.failed).toBe(0);
+    } finally {
+      await ceiling.stop();
+    }
   }, 40_000);
 
   it('counts as served only the largest viewer count with p99 under 100 ms and no failures', () => {
