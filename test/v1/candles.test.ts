@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
-import { close, rawTrades, tokenIdOf } from './naive.js';
+import { close, readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -9,9 +9,9 @@ afterEach(() => t?.close());
 const NOW = 1_700_000_000;
 
 /** Bars aggregated from the raw trades, ascending, for a fixed bucket width. */
-function naiveBars(app: TestApp, token: string, seconds: number, from: number, to: number) {
+async function naiveBars(app: TestApp, token: string, seconds: number, from: number, to: number) {
   const bars = new Map<number, { t: number; o: number; h: number; l: number; c: number; v: number }>();
-  for (const x of rawTrades(app.store, tokenIdOf(app.store, token))) {
+  for (const x of await readRawTrades(app.store, await readTokenId(app.store, token))) {
     const b = Math.floor(x.bt / seconds) * seconds;
     if (b < from || b >= to) continue;
     const bar = bars.get(b);
@@ -22,20 +22,20 @@ function naiveBars(app: TestApp, token: string, seconds: number, from: number, t
 }
 
 describe('GET /v1/token/:address/candles', () => {
-  function seed() {
+  async function seed() {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    await t.ingest([tok]);
     const trades = Array.from({ length: 400 }, (_, i) =>
       aTrade(tok.address, { blockTime: NOW - ((i * 7919) % 200_000), priceUsd: 1 + ((i * 37) % 101) / 10, volumeUsd: (i % 13) + 0.5 }),
     );
-    t.ingest(trades.slice(200));
-    t.ingest(trades.slice(0, 200)); // backfill
+    await t.ingest(trades.slice(200));
+    await t.ingest(trades.slice(0, 200)); // backfill
     return tok.address;
   }
 
   it('returns the bars of the raw trades in [from, to), ascending, echoing the canonical resolution', async () => {
-    const token = seed();
+    const token = await seed();
     for (const [resolution, key, seconds] of [
       ['1', '1', 60],
       ['15', '15', 900],
@@ -48,7 +48,7 @@ describe('GET /v1/token/:address/candles', () => {
       const res = await t.http.get(`/v1/token/${token}/candles?resolution=${resolution}&from=${from}&to=${to}`);
       expect(res.status).toBe(200);
       expect(res.body.resolution).toBe(key);
-      const want = naiveBars(t, token, seconds, Math.ceil(from / seconds) * seconds, to);
+      const want = await naiveBars(t, token, seconds, Math.ceil(from / seconds) * seconds, to);
       expect(res.body.candles.map((b: { t: number }) => b.t)).toEqual(want.map((b) => b.t));
       res.body.candles.forEach((b: { t: number; o: number; h: number; l: number; c: number; v: number }, i: number) => {
         const w = want[i]!;
@@ -60,17 +60,17 @@ describe('GET /v1/token/:address/candles', () => {
   });
 
   it('with countback returns the newest bars before to and ignores from; to defaults to now', async () => {
-    const token = seed();
+    const token = await seed();
     const res = await t.http.get(`/v1/token/${token}/candles?resolution=60&countback=5&from=${NOW + 10}&to=${NOW - 7200}`);
     expect(res.status).toBe(200);
-    const want = naiveBars(t, token, 3600, 0, NOW - 7200).slice(-5);
+    const want = (await naiveBars(t, token, 3600, 0, NOW - 7200)).slice(-5);
     expect(res.body.candles.map((b: { t: number }) => b.t)).toEqual(want.map((b) => b.t));
     const latest = await t.http.get(`/v1/token/${token}/candles?resolution=60&countback=1`);
     expect(latest.body.candles).toEqual([expect.objectContaining({ t: Math.floor(NOW / 3600) * 3600 })]);
   });
 
   it('gives the same bars as /udf/history for the same parameters', async () => {
-    const token = seed();
+    const token = await seed();
     for (const q of [
       `resolution=15&from=${NOW - 100_000}&to=${NOW}`,
       `resolution=1D&countback=3&to=${NOW}`,
@@ -86,7 +86,7 @@ describe('GET /v1/token/:address/candles', () => {
   });
 
   it('gives an empty list when no bar is in range', async () => {
-    const token = seed();
+    const token = await seed();
     const res = await t.http.get(`/v1/token/${token}/candles?resolution=1&from=${NOW + 100}&to=${NOW + 200}`);
     expect(res.body).toEqual({ resolution: '1', candles: [] });
   });
@@ -105,7 +105,7 @@ describe('GET /v1/token/:address/candles', () => {
     ['resolution=1&from=10&to=2000.5', 'to'],
     ['resolution=1&resolution=5&countback=1', 'resolution'],
   ])('answers ?%s with 400 invalid_parameter naming %s', async (query, param) => {
-    const token = seed();
+    const token = await seed();
     const res = await t.http.get(`/v1/token/${token}/candles?${query}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param });

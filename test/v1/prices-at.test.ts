@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
-import { lastAtOrBefore, rawTrades, tokenIdOf } from './naive.js';
+import { lastAtOrBefore, readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -14,8 +14,8 @@ describe('GET /v1/prices/at', () => {
     t = makeTestApp();
     const a = aToken();
     const b = aToken();
-    t.ingest([a, b]);
-    t.ingest([
+    await t.ingest([a, b]);
+    await t.ingest([
       aTrade(a.address, { blockTime: NOW + 10, priceUsd: 1.5 }),
       aTrade(a.address, { blockTime: NOW + 10, priceUsd: 1.75 }),
       aTrade(a.address, { blockTime: NOW + 20, priceUsd: 2 }),
@@ -24,7 +24,7 @@ describe('GET /v1/prices/at', () => {
     const unknown = anAddress('zz');
     const res = await t.http.get(`/v1/prices/at?addresses=${a.address},${b.address},${unknown}&time=${NOW + 15}`);
     expect(res.status).toBe(200);
-    const second = rawTrades(t.store, tokenIdOf(t.store, a.address))[1]!;
+    const second = (await readRawTrades(t.store, await readTokenId(t.store, a.address)))[1]!;
     expect(res.body).toEqual({
       time: NOW + 15,
       prices: { [a.address]: { priceUsd: 1.75, blockTime: NOW + 10, tradeId: second.id }, [b.address]: null, [unknown]: null },
@@ -51,6 +51,8 @@ describe('GET /v1/prices/at', () => {
   });
 
   it('equals the naive last trade at or before a random time, with backfilled batches', async () => {
+    // One app, a fresh token per run: each run reads only its own token's trades.
+    const app = (t = makeTestApp({ env: { RATE_LIMIT_ANON: '100000000/60' } }));
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(fc.record({ dt: fc.integer({ min: 0, max: 100 }), p: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 8 }), {
@@ -58,23 +60,18 @@ describe('GET /v1/prices/at', () => {
         }),
         fc.array(fc.integer({ min: -5, max: 110 }), { minLength: 1, maxLength: 8 }),
         async (batches, times) => {
-          const app = makeTestApp();
-          try {
-            const tok = aToken();
-            app.ingest([tok]);
-            for (const batch of batches) app.ingest(batch.map((r) => aTrade(tok.address, { blockTime: NOW + r.dt, priceUsd: r.p / 100 })));
-            const raw = rawTrades(app.store, tokenIdOf(app.store, tok.address));
-            for (const dt of times) {
-              const res = await app.http.get(`/v1/prices/at?addresses=${tok.address}&time=${NOW + dt}`);
-              const want = lastAtOrBefore(raw, NOW + dt);
-              expect(res.body.prices[tok.address]).toEqual(want === undefined ? null : { priceUsd: want.price, blockTime: want.bt, tradeId: want.id });
-            }
-          } finally {
-            app.close();
+          const tok = aToken();
+          await app.ingest([tok]);
+          for (const batch of batches) await app.ingest(batch.map((r) => aTrade(tok.address, { blockTime: NOW + r.dt, priceUsd: r.p / 100 })));
+          const raw = await readRawTrades(app.store, await readTokenId(app.store, tok.address));
+          for (const dt of times) {
+            const res = await app.http.get(`/v1/prices/at?addresses=${tok.address}&time=${NOW + dt}`);
+            const want = lastAtOrBefore(raw, NOW + dt);
+            expect(res.body.prices[tok.address]).toEqual(want === undefined ? null : { priceUsd: want.price, blockTime: want.bt, tradeId: want.id });
           }
         },
       ),
       { numRuns: 60 },
     );
-  });
+  }, 120_000);
 });
