@@ -59,8 +59,6 @@ const PENDING = [
   'test/stream/slow-consumer.test.ts',
   'test/stream/transactions.test.ts',
   'test/subscriptions/events.test.ts',
-  'test/subscriptions/ingest.test.ts',
-  'test/subscriptions/subscriptions.test.ts',
   'test/subscriptions/webhook-claim-batch.test.ts',
   'test/subscriptions/webhook-fairness.test.ts',
   'test/subscriptions/webhooks.test.ts',
