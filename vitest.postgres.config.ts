@@ -58,7 +58,6 @@ const PENDING = [
   'test/stream/read-ahead.test.ts',
   'test/stream/slow-consumer.test.ts',
   'test/stream/transactions.test.ts',
-  'test/subscriptions/events.test.ts',
   'test/subscriptions/webhook-claim-batch.test.ts',
   'test/subscriptions/webhook-fairness.test.ts',
   'test/subscriptions/webhooks.test.ts',
