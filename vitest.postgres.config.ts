@@ -60,7 +60,6 @@ const PENDING = [
   'test/stream/transactions.test.ts',
   'test/subscriptions/webhook-claim-batch.test.ts',
   'test/subscriptions/webhook-fairness.test.ts',
-  'test/subscriptions/webhooks.test.ts',
   'test/udf/rollups.test.ts',
   'test/udf/search-index.test.ts',
   'test/v1/cache.test.ts',
