@@ -58,8 +58,6 @@ const PENDING = [
   'test/stream/read-ahead.test.ts',
   'test/stream/slow-consumer.test.ts',
   'test/stream/transactions.test.ts',
-  'test/subscriptions/webhook-claim-batch.test.ts',
-  'test/subscriptions/webhook-fairness.test.ts',
   'test/udf/rollups.test.ts',
   'test/udf/search-index.test.ts',
   'test/v1/cache.test.ts',
