@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aHolder, aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';
+import { readRawTrades } from '../v1/naive.js';
+import { tableRows } from './store-rows.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -9,12 +11,7 @@ const ingestKey = () => t.makeKey({ scopes: ['read', 'ingest'] }).secret;
 const post = (secret: string, type: string, body: string | Buffer) => t.http.post('/v1/ingest').set('x-api-key', secret).set('Content-Type', type).send(body);
 
 /** Every row of the market-data tables, to show that a refused batch wrote nothing. */
-const snapshot = () => {
-  const db = t.store.db;
-  return ['tokens', 'markets', 'trades', 'holders', 'candles', 'events', 'webhook_deliveries'].map((table) =>
-    db.prepare(`SELECT * FROM ${table} ORDER BY 1`).raw().all(),
-  );
-};
+const snapshot = () => tableRows(t, ['tokens', 'markets', 'trades', 'holders', 'candles', 'events', 'webhook_deliveries']);
 
 describe('POST /v1/ingest', () => {
   it('ingests NDJSON through the ingest path and answers accepted and duplicates', async () => {
@@ -26,13 +23,13 @@ describe('POST /v1/ingest', () => {
     const res = await post(secret, 'application/x-ndjson', ndjson([token, market, ...trades, aHolder(token.address)]));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ accepted: 5, duplicates: 0 });
-    expect(t.store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(2);
+    expect(await readRawTrades(t.store)).toHaveLength(2);
     // Same trades again: duplicates counted, not stored twice.
     const again = await post(secret, 'application/x-ndjson', ndjson(trades));
     expect(again.body).toEqual({ accepted: 0, duplicates: 2 });
-    expect(t.store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(2);
+    expect(await readRawTrades(t.store)).toHaveLength(2);
     // The read side sees it: the token's price is the last trade's.
-    expect(t.store.db.prepare('SELECT price_usd FROM tokens WHERE address = ?').pluck().get(token.address)).toBe(1);
+    expect((await t.services.repos.tokens.byAddress(token.address))?.priceUsd).toBe(1);
   });
 
   it('accepts a JSON array and a charset parameter', async () => {
@@ -65,8 +62,8 @@ describe('POST /v1/ingest', () => {
     t = makeTestApp();
     const secret = ingestKey();
     const known = aToken();
-    t.ingest([known, aTrade(known.address)]);
-    const before = snapshot();
+    await t.ingest([known, aTrade(known.address)]);
+    const before = await snapshot();
     const fresh = aToken();
     const lines = [
       JSON.stringify(fresh),
@@ -87,18 +84,18 @@ describe('POST /v1/ingest', () => {
       { line: 6, error: expect.stringContaining('type') },
       { line: 7, error: 'a record must be a JSON object' },
     ]);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('names bad records of a JSON array by their 1-based index, and writes nothing', async () => {
     t = makeTestApp();
     const secret = ingestKey();
     const token = aToken();
-    const before = snapshot();
+    const before = await snapshot();
     const res = await post(secret, 'application/json', JSON.stringify([token, aTrade(token.address), { ...aTrade(token.address), wallet: 'x' }]));
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ line: 3, error: 'wallet is not a well-formed address' }]);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it.each([
@@ -144,7 +141,7 @@ describe('POST /v1/ingest', () => {
     const res = await post(secret, 'application/x-ndjson', big);
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
-    expect(t.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
+    expect(await tableRows(t, ['tokens'])).toEqual([[]]);
   });
 
   it('refuses at once a declared Content-Length over 10 MB', async () => {
@@ -259,7 +256,7 @@ describe('POST /v1/ingest', () => {
     const res = await post(readOnly, 'application/x-ndjson', ndjson([token]));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
-    expect(t.store.db.prepare('SELECT count(*) FROM tokens').pluck().get()).toBe(0);
+    expect(await tableRows(t, ['tokens'])).toEqual([[]]);
   });
 
   it('answers GET with 405', async () => {

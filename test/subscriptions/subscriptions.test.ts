@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, anAddress } from '../helpers/builders.js';
+import { setPlanCap } from './store-rows.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -103,7 +104,8 @@ describe('POST /v1/tokens/register', () => {
 
   it('reads the cap from the plan table', async () => {
     t = makeTestApp();
-    t.store.db.prepare("UPDATE plans SET max_subscriptions = 1 WHERE name = 'pro'").run();
+    expect((await t.services.repos.accounts.plan('pro'))?.maxSubscriptions).toBeGreaterThan(1);
+    await setPlanCap(t, 'pro', 1);
     const { secret } = t.makeKey({ plan: 'pro' });
     expect((await register(secret, { address: anAddress() })).status).toBe(201);
     expect((await register(secret, { address: anAddress() })).status).toBe(409);
@@ -123,13 +125,13 @@ describe('POST /v1/tokens/register', () => {
     [{ address: 'So11111111111111111111111111111111111111112', extra: 1 }, 'extra', 'unknown field extra'],
   ])('refuses the body %j with 400 invalid_body naming %s', async (body, param, message) => {
     t = makeTestApp();
-    const { secret } = t.makeKey();
+    const { secret, tenantId } = t.makeKey();
     const res = await register(secret, body);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_body');
     expect(res.body.error.param).toBe(param);
     expect(res.body.error.message).toContain(message);
-    expect(t.store.db.prepare('SELECT count(*) FROM subscriptions').pluck().get()).toBe(0);
+    expect(await t.services.repos.subscriptions.count(tenantId)).toBe(0);
   });
 
   it('refuses a body that is not JSON, or not an object', async () => {
@@ -184,14 +186,14 @@ describe('webhook URLs that point inside the network', () => {
     'http://100.64.0.1/hook',
   ])('refuses %s when private targets are not allowed', async (webhookUrl) => {
     t = makeTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
-    const { secret } = t.makeKey();
+    const { secret, tenantId } = t.makeKey();
     const res = await register(secret, { address: anAddress(), webhookUrl });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_body');
     expect(res.body.error.param).toBe('webhookUrl');
     expect(res.body.error.message).toMatch(/non-public|could not be resolved/);
-    expect(t.store.db.prepare('SELECT count(*) FROM subscriptions').pluck().get()).toBe(0);
-    expect(t.store.db.prepare('SELECT count(*) FROM webhook_secrets').pluck().get()).toBe(0);
+    expect(await t.services.repos.subscriptions.count(tenantId)).toBe(0);
+    expect(await t.services.repos.subscriptions.webhookSecret(tenantId)).toBeUndefined();
   });
 
   it('accepts a public address literal when private targets are not allowed', async () => {

@@ -3,16 +3,17 @@
  * `claimDue` (PostgreSQL's: due rows taken and leased in one statement), the worker takes its
  * deliveries that way, gives back at once what its per-tenant cap does not let it start (their
  * due times as they were), stays fair between tenants, and two workers never deliver one row twice.
- * Here `claimDue` is SQLite's due() and claim() in one IMMEDIATE transaction: the same contract,
- * on the store the suite runs on (test/engines/ has the PostgreSQL one).
+ * On PostgreSQL `claimDue` is the outbox repo's own; SQLite's repo has none, so here it is due()
+ * and then claim() of each row, whose compare-and-set hands a row to one caller only: the same
+ * contract (test/engines/pg-outbox.test.ts tests PostgreSQL's between connections).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
-import { writeTransaction } from '../../src/store/db.js';
-import { createWebhookOutboxRepo, type DueDelivery } from '../../src/store/webhook-outbox-repo.js';
+import type { DueDelivery } from '../../src/store/webhook-outbox-repo.js';
 import { startWebhookWorker, type WebhookWorker, type WorkerOutbox } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { deliveriesOf } from './store-rows.js';
 
 let t: TestApp | undefined;
 let receivers: Receiver[] = [];
@@ -28,50 +29,53 @@ afterEach(async () => {
 
 /** The outbox of `app` with a batch claim; `batches` records the size of every batch it hands out. */
 function batchOutbox(app: TestApp, batches: number[]): WorkerOutbox {
-  const repo = createWebhookOutboxRepo(app.store.db);
-  const claimDue = writeTransaction(app.store.db, (now: number, limit: number, leaseUntil: number, skip: readonly string[]): DueDelivery[] =>
-    repo.due(now, limit, skip).filter((d) => repo.claim(d.id, d.dueAt, leaseUntil)),
-  );
+  const repo = app.services.repos.outbox;
+  const claimDue =
+    repo.claimDue ??
+    (async (now: number, limit: number, leaseUntil: number, skip: readonly string[] = []): Promise<DueDelivery[]> => {
+      const due = await repo.due(now, limit, skip);
+      const won = await Promise.all(due.map((d) => repo.claim(d.id, d.dueAt, leaseUntil)));
+      return due.filter((_, i) => won[i]);
+    });
   return {
-    ...app.services.repos.outbox,
+    ...repo,
     claimDue: async (now, limit, leaseUntil, skip) => {
-      const taken = claimDue(now, limit, leaseUntil, skip);
+      const taken = await claimDue(now, limit, leaseUntil, skip);
       batches.push(taken.length);
       return taken;
     },
   };
 }
 
-async function tenantWithWebhook(app: TestApp, url: string): Promise<string> {
-  const { secret } = app.makeKey();
+/** A new tenant registered to a new token with a webhook to `url`. */
+async function tenantWithWebhook(app: TestApp, url: string): Promise<{ token: string; tenantId: string }> {
+  const { secret, tenantId } = app.makeKey();
   const token = aToken();
   app.ingest([token]);
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
   expect(res.status).toBe(201);
-  return token.address;
+  return { token: token.address, tenantId };
 }
 
-const until = async (what: () => boolean, label: string) => {
-  for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(what(), label).toBe(true);
+const until = async (what: () => boolean | Promise<boolean>, label: string) => {
+  for (let i = 0; i < 1000 && !(await what()); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(await what(), label).toBe(true);
 };
 
-const dueTimes = (app: TestApp, token: string) =>
-  app.store.db
-    .prepare('SELECT d.id, d.due_at AS dueAt, d.status FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.token = ? ORDER BY d.id')
-    .all(token) as { id: number; dueAt: number; status: string }[];
+/** The tenant's deliveries, oldest first. */
+const dueTimes = async (app: TestApp, tenantId: string) => (await deliveriesOf(app, [tenantId])).map(({ id, dueAt, status }) => ({ id, dueAt, status }));
 
 describe('the webhook worker on a batch claim', () => {
   it("takes batches, gives back what a tenant's cap does not start, and still delivers the other tenant's events", async () => {
     t = makeTestApp();
-    const dead = await startReceiver([0]);
-    const healthy = await startReceiver([204]);
-    receivers = [dead, healthy];
-    const deadToken = await tenantWithWebhook(t, dead.url());
-    const healthyToken = await tenantWithWebhook(t, healthy.url());
-    for (let i = 0; i < 20; i++) t.ingest([aTrade(deadToken)]);
-    for (let i = 0; i < 10; i++) t.ingest([aTrade(healthyToken)]);
-    const before = dueTimes(t, deadToken);
+    const deadReceiver = await startReceiver([0]);
+    const healthyReceiver = await startReceiver([204]);
+    receivers = [deadReceiver, healthyReceiver];
+    const dead = await tenantWithWebhook(t, deadReceiver.url());
+    const healthy = await tenantWithWebhook(t, healthyReceiver.url());
+    for (let i = 0; i < 20; i++) t.ingest([aTrade(dead.token)]);
+    for (let i = 0; i < 10; i++) t.ingest([aTrade(healthy.token)]);
+    const before = await dueTimes(t, dead.tenantId);
     const batches: number[] = [];
     const outbox = batchOutbox(t, batches);
 
@@ -87,13 +91,14 @@ describe('the webhook worker on a batch claim', () => {
         perTenant: 2,
       }),
     );
-    await until(() => healthy.received.length === 10, 'the healthy tenant got its 10 deliveries');
-    await until(() => dueTimes(t!, healthyToken).every((d) => d.status === 'delivered'), 'all 10 recorded as delivered');
-    expect(dead.received).toHaveLength(2);
+    await until(() => healthyReceiver.received.length === 10, 'the healthy tenant got its 10 deliveries');
+    await until(async () => (await dueTimes(t!, healthy.tenantId)).every((d) => d.status === 'delivered'), 'all 10 recorded as delivered');
+    expect(deadReceiver.received).toHaveLength(2);
     // The first batch was the 8 oldest rows, all the dead tenant's: 2 started, 6 given back with
     // their due times as they were. Only the 2 in flight carry a lease.
     expect(batches[0]).toBe(8);
-    const after = dueTimes(t, deadToken);
+    const after = await dueTimes(t, dead.tenantId);
+    expect(after.map((d) => d.id)).toEqual(before.map((d) => d.id));
     const leased = after.filter((d, i) => d.dueAt !== before[i]!.dueAt);
     expect(leased).toHaveLength(2);
     expect(leased.every((d) => d.dueAt === t!.clock.now() + 60_000 + 60_000)).toBe(true);
@@ -104,8 +109,8 @@ describe('the webhook worker on a batch claim', () => {
     t = makeTestApp();
     const receiver = await startReceiver([204]);
     receivers = [receiver];
-    const tokens = [await tenantWithWebhook(t, receiver.url()), await tenantWithWebhook(t, receiver.url()), await tenantWithWebhook(t, receiver.url())];
-    for (let i = 0; i < 12; i++) for (const token of tokens) t.ingest([aTrade(token)]);
+    const tenants = [await tenantWithWebhook(t, receiver.url()), await tenantWithWebhook(t, receiver.url()), await tenantWithWebhook(t, receiver.url())];
+    for (let i = 0; i < 12; i++) for (const { token } of tenants) t.ingest([aTrade(token)]);
     const batches: number[] = [];
     const make = () =>
       startWebhookWorker({
@@ -123,7 +128,11 @@ describe('the webhook worker on a batch claim', () => {
     const ids = receiver.received.map((r) => r.headers['svc-event-id']);
     expect(ids).toHaveLength(36);
     expect(new Set(ids).size).toBe(36);
-    expect(t.store.db.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered'").pluck().get()).toBe(36);
+    const rows = await deliveriesOf(
+      t,
+      tenants.map((x) => x.tenantId),
+    );
+    expect(rows.map((d) => d.status)).toEqual(Array(36).fill('delivered'));
     // Batches, not rows: at most 4 (the free slots) at a time.
     expect(Math.max(...batches)).toBe(4);
   });

@@ -8,6 +8,7 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { deliveriesOf } from './store-rows.js';
 
 let t: TestApp | undefined;
 let receivers: Receiver[] = [];
@@ -21,27 +22,27 @@ afterEach(async () => {
   receivers = [];
 });
 
-async function tenantWithWebhook(app: TestApp, url: string): Promise<string> {
-  const { secret } = app.makeKey();
+/** A new tenant registered to a new token with a webhook to `url`. */
+async function tenantWithWebhook(app: TestApp, url: string): Promise<{ token: string; tenantId: string }> {
+  const { secret, tenantId } = app.makeKey();
   const token = aToken();
   app.ingest([token]);
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
   expect(res.status).toBe(201);
-  return token.address;
+  return { token: token.address, tenantId };
 }
 
-const until = async (what: () => boolean, label: string) => {
-  for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(what(), label).toBe(true);
+const until = async (what: () => boolean | Promise<boolean>, label: string) => {
+  for (let i = 0; i < 1000 && !(await what()); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(await what(), label).toBe(true);
 };
 
-const status = (app: TestApp, token: string) =>
-  app.store.db
-    .prepare(
-      `SELECT d.status, count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-    WHERE e.token = ? GROUP BY d.status`,
-    )
-    .all(token) as { status: string; n: number }[];
+/** How many of the tenant's deliveries are in each status, by status. */
+const status = async (app: TestApp, tenantId: string) => {
+  const n = new Map<string, number>();
+  for (const d of await deliveriesOf(app, [tenantId])) n.set(d.status, (n.get(d.status) ?? 0) + 1);
+  return [...n].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => ({ status, n: count }));
+};
 
 describe('webhook fairness', () => {
   it("delivers every event of a healthy tenant while a dead tenant's endpoint holds only its own slots", async () => {
@@ -49,8 +50,8 @@ describe('webhook fairness', () => {
     const dead = await startReceiver([0]);
     const healthy = await startReceiver([204]);
     receivers = [dead, healthy];
-    const deadToken = await tenantWithWebhook(t, dead.url());
-    const healthyToken = await tenantWithWebhook(t, healthy.url());
+    const { token: deadToken, tenantId: deadTenant } = await tenantWithWebhook(t, dead.url());
+    const { token: healthyToken, tenantId: healthyTenant } = await tenantWithWebhook(t, healthy.url());
     // The dead tenant's 20 events are older, so they come first in the outbox.
     for (let i = 0; i < 20; i++) t.ingest([aTrade(deadToken)]);
     for (let i = 0; i < 10; i++) t.ingest([aTrade(healthyToken)]);
@@ -68,10 +69,13 @@ describe('webhook fairness', () => {
     });
     await until(() => healthy.received.length === 10, 'the healthy tenant got its 10 deliveries');
     // Received by the endpoint is not yet recorded by the worker: that follows the 2xx.
-    await until(() => JSON.stringify(status(t!, healthyToken)) === JSON.stringify([{ status: 'delivered', n: 10 }]), 'all 10 recorded as delivered');
+    await until(
+      async () => JSON.stringify(await status(t!, healthyTenant)) === JSON.stringify([{ status: 'delivered', n: 10 }]),
+      'all 10 recorded as delivered',
+    );
     // The dead tenant's endpoint got exactly its 2 slots' worth of requests, still unanswered.
     expect(dead.received).toHaveLength(2);
-    expect(status(t, deadToken)).toEqual([{ status: 'pending', n: 20 }]);
+    expect(await status(t, deadTenant)).toEqual([{ status: 'pending', n: 20 }]);
 
     // New events of the healthy tenant go out while the dead attempts still hang.
     for (let i = 0; i < 5; i++) t.ingest([aTrade(healthyToken)]);

@@ -8,33 +8,31 @@ import { aToken, aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/db.js';
 import { retryDelayMs, startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { deliveriesOf } from './store-rows.js';
 
 let t: TestApp | undefined;
 let receiver: Receiver | undefined;
 let worker: WebhookWorker | undefined;
 let dir: string | undefined;
+/** The tenants the test made, whose deliveries deliveries() reads. */
+let tenants: string[] = [];
 afterEach(async () => {
   await worker?.stop();
   await receiver?.close();
   t?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
   t = receiver = worker = dir = undefined;
+  tenants = [];
 });
 
-const deliveries = (app: TestApp) =>
-  app.store.db
-    .prepare('SELECT status, attempts, due_at AS dueAt, last_status AS lastStatus, last_error AS lastError FROM webhook_deliveries ORDER BY id')
-    .all() as {
-    status: string;
-    attempts: number;
-    dueAt: number;
-    lastStatus: number | null;
-    lastError: string | null;
-  }[];
+/** The deliveries of the test's tenants, oldest first. */
+const deliveries = async (app: TestApp) =>
+  (await deliveriesOf(app, tenants)).map(({ status, attempts, dueAt, lastStatus, lastError }) => ({ status, attempts, dueAt, lastStatus, lastError }));
 
 /** A tenant registered to a fresh token with a webhook to `url`; returns the token and the secret. */
 async function subscribe(app: TestApp, url: string) {
-  const { secret } = app.makeKey();
+  const { secret, tenantId } = app.makeKey();
+  tenants.push(tenantId);
   const token = aToken();
   app.ingest([token]);
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
@@ -64,7 +62,7 @@ describe('webhook delivery', () => {
     expect(await worker.runOnce()).toBe(2);
     const page = await t.http.get('/v1/events').set('x-api-key', sub.key);
     const eventIds = page.body.events.map((e: { id: string }) => e.id) as string[];
-    const rowIds = (t.store.db.prepare('SELECT id FROM webhook_deliveries ORDER BY id').pluck().all() as number[]).map((id) => `evt_${id}`);
+    const rowIds = (await deliveriesOf(t, tenants)).map((d) => `evt_${d.id}`);
     expect(eventIds).toHaveLength(2);
     expect(eventIds).not.toEqual(rowIds); // the case where the bug shows
     const bodies = receiver.received.map((r) => JSON.parse(r.body) as { id: string });
@@ -93,7 +91,7 @@ describe('webhook delivery', () => {
     expect(verify(sub.webhookSecret, signature, got.body)).toBe(true);
     expect(verify('whsec_wrong', signature, got.body)).toBe(false);
     expect(verify(sub.webhookSecret, signature, got.body.replace('"trades"', '"tradez"'))).toBe(false);
-    expect(deliveries(t)).toEqual([{ status: 'delivered', attempts: 1, dueAt: expect.any(Number), lastStatus: 204, lastError: null }]);
+    expect(await deliveries(t)).toEqual([{ status: 'delivered', attempts: 1, dueAt: expect.any(Number), lastStatus: 204, lastError: null }]);
     t.clock.advance(3_600_000);
     expect(await worker.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(1);
@@ -106,18 +104,18 @@ describe('webhook delivery', () => {
     t.ingest([aTrade(sub.token)]);
     worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(1);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
     expect(await worker.runOnce()).toBe(0); // not due yet
     t.clock.advance(999);
     expect(await worker.runOnce()).toBe(0);
     t.clock.advance(1);
     expect(await worker.runOnce()).toBe(1);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 2, lastStatus: 503 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 2, lastStatus: 503 });
     t.clock.advance(1999);
     expect(await worker.runOnce()).toBe(0);
     t.clock.advance(1);
     expect(await worker.runOnce()).toBe(1);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'delivered', attempts: 3, lastStatus: 200 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'delivered', attempts: 3, lastStatus: 200 });
     const metrics = (await t.http.get('/metrics')).text;
     expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="retry",instance="[^"]+"\} 2$/m);
     expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="delivered",instance="[^"]+"\} 1$/m);
@@ -140,7 +138,7 @@ describe('webhook delivery', () => {
     worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
     expect(receiver.received.map((r) => r.path)).toEqual(['/hook']);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
   });
 
   it('treats no answer within the timeout as a failure', async () => {
@@ -150,10 +148,10 @@ describe('webhook delivery', () => {
     t.ingest([aTrade(sub.token)]);
     worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false, timeoutMs: 200 });
     expect(await worker.runOnce()).toBe(1);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: 'no answer within 200 ms' });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: 'no answer within 200 ms' });
     t.clock.advance(1000);
     await worker.runOnce();
-    expect(deliveries(t)[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it('treats a refused connection as a failure', async () => {
@@ -166,7 +164,7 @@ describe('webhook delivery', () => {
     t.ingest([aTrade(sub.token)]);
     worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: t.config, loop: false });
     await worker.runOnce();
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: expect.stringContaining('ECONNREFUSED') });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: expect.stringContaining('ECONNREFUSED') });
   });
 
   it('backs off 1 s, doubling, at most 1 h apart, and gives up 24 h after the event', async () => {
@@ -180,7 +178,7 @@ describe('webhook delivery', () => {
     for (let guard = 0; guard < 100; guard++) {
       const made = await worker.runOnce();
       if (made > 0) attemptTimes.push(t.clock.now());
-      const row = deliveries(t)[0]!;
+      const row = (await deliveries(t))[0]!;
       if (row.status !== 'pending') break;
       t.clock.set(row.dueAt);
     }
@@ -189,7 +187,7 @@ describe('webhook delivery', () => {
     expect(gaps.every((g) => g <= 3600)).toBe(true);
     expect(attemptTimes.at(-1)! - start).toBeLessThanOrEqual(24 * 3600 * 1000);
     expect(attemptTimes.at(-1)! + 3600 * 1000 - start).toBeGreaterThan(24 * 3600 * 1000);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'failed', attempts: attemptTimes.length });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'failed', attempts: attemptTimes.length });
     expect(receiver.received).toHaveLength(attemptTimes.length);
     t.clock.advance(86_400_000);
     expect(await worker.runOnce()).toBe(0);
@@ -230,19 +228,21 @@ describe('webhook delivery', () => {
     t.clock.advance(10_000);
     expect(await worker.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(2);
-    expect(deliveries(t).map((d) => d.status)).toEqual(['cancelled']);
+    expect((await deliveries(t)).map((d) => d.status)).toEqual(['cancelled']);
     // The events themselves stay readable.
     expect((await t.http.get('/v1/events').set('x-api-key', secret)).body.events).toHaveLength(2);
   });
 
   it('queues nothing for a subscription without a webhook', async () => {
     t = makeTestApp();
-    const { secret } = t.makeKey();
+    const { secret, tenantId } = t.makeKey();
+    tenants.push(tenantId);
     const token = aToken();
     t.ingest([token]);
     await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address });
     t.ingest([aTrade(token.address)]);
-    expect(deliveries(t)).toEqual([]);
+    expect((await t.http.get('/v1/events').set('x-api-key', secret)).body.events).toHaveLength(1);
+    expect(await deliveries(t)).toEqual([]);
   });
 
   it('does not call a private target at delivery time unless private targets are allowed', async () => {
@@ -254,7 +254,7 @@ describe('webhook delivery', () => {
     worker = startWebhookWorker({ services: t.services, store: t.store, clock: t.clock, config: { webhookAllowPrivate: false }, loop: false });
     expect(await worker.runOnce()).toBe(2);
     expect(receiver.received).toEqual([]);
-    const rows = deliveries(t);
+    const rows = await deliveries(t);
     expect(rows.map((r) => r.status)).toEqual(['pending', 'pending']);
     expect(rows[0]!.lastError).toContain('not a public address');
     expect(rows[1]!.lastError).toContain('non-public');
@@ -272,7 +272,7 @@ describe('webhook delivery', () => {
     t.ingest([aTrade(sub.token)]);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(1);
-    expect(deliveries(t).map((d) => d.status)).toEqual(['delivered', 'pending']);
+    expect((await deliveries(t)).map((d) => d.status)).toEqual(['delivered', 'pending']);
   });
 
   it('computes the retry delays of the contract', () => {
@@ -301,7 +301,7 @@ describe('the outbox across restarts', () => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
     expect(verify(sub.webhookSecret, String(receiver.received[1]!.headers['svc-signature']), receiver.received[1]!.body)).toBe(true);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it('retries a delivery whose attempt was cut short by a crash, never marking it done', async () => {
@@ -320,12 +320,12 @@ describe('the outbox across restarts', () => {
     expect(await inFlight).toBeInstanceOf(Error);
 
     t = makeTestApp({ store: openStore(path), clock });
-    expect(deliveries(t)[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'pending', attempts: 0 });
     worker = startWebhookWorker({ services: t.services, store: t.store, clock, config: t.config, loop: false });
     expect(await worker.runOnce()).toBe(0); // still claimed by the dead attempt
     clock.advance(70_000);
     expect(await worker.runOnce()).toBe(1);
-    expect(deliveries(t)[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect((await deliveries(t))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(receiver.received).toHaveLength(2);
   });
 });
