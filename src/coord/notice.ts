@@ -9,7 +9,6 @@ import { z } from 'zod';
 const noticeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('change'), tokens: z.union([z.array(z.number().int()), z.literal('all')]), accounts: z.boolean() }),
   z.object({ type: z.literal('revoke'), keyIds: z.array(z.string()) }),
-  z.object({ type: z.literal('stream'), tokens: z.array(z.number().int()) }),
 ]);
 
 /** What one instance tells the others. */

@@ -36,7 +36,7 @@ export function fitted(from: string, notice: Notice): Notice[] {
     const half = Math.ceil(notice.keyIds.length / 2);
     return [...fitted(from, { ...notice, keyIds: notice.keyIds.slice(0, half) }), ...fitted(from, { ...notice, keyIds: notice.keyIds.slice(half) })];
   }
-  if ((notice.type === 'change' || notice.type === 'stream') && notice.tokens !== 'all' && notice.tokens.length > 1) {
+  if (notice.type === 'change' && notice.tokens !== 'all' && notice.tokens.length > 1) {
     const half = Math.ceil(notice.tokens.length / 2);
     return [...fitted(from, { ...notice, tokens: notice.tokens.slice(0, half) }), ...fitted(from, { ...notice, tokens: notice.tokens.slice(half) })];
   }

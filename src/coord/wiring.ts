@@ -84,8 +84,6 @@ function fromNotice(notice: Notice): Change {
     case 'revoke':
       // The key cache drops; the hub's own check closes the key's streams (within 250 ms).
       return { tokens: new Set(), accounts: true, revoked: notice.keyIds, remote: true };
-    case 'stream':
-      return { tokens: new Set(notice.tokens), remote: true };
   }
 }
 

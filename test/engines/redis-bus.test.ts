@@ -65,7 +65,7 @@ describe('Redis bus', () => {
       { type: 'change', tokens: [3, 7], accounts: false },
       { type: 'change', tokens: 'all', accounts: true },
       { type: 'revoke', keyIds: ['key_1'] },
-      { type: 'stream', tokens: [7] },
+      { type: 'change', tokens: [7], accounts: false },
     ];
     for (const n of sent) expect(await a.bus.publish(n)).toBe(true);
     await until(() => b.heard.notices.length === 4 && c.heard.notices.length === 4, 'b and c heard all four');
@@ -78,7 +78,7 @@ describe('Redis bus', () => {
     // Another deployment's prefix is another channel.
     const other = bus(redisUrl(), 'x', redisPrefix('bus_other'));
     await until(() => other.bus.state() === 'up', 'the other deployment is subscribed');
-    await a.bus.publish({ type: 'stream', tokens: [1] });
+    await a.bus.publish({ type: 'change', tokens: [1], accounts: false });
     await until(() => c.heard.notices.length === 6, 'c heard the last one');
     expect(other.heard.notices).toEqual([]);
   });
@@ -114,7 +114,7 @@ describe('Redis bus', () => {
     const a = bus(url, 'a', 'p:');
     const b = bus(url, 'b', 'p:');
     await until(() => a.bus.state() === 'up' && b.bus.state() === 'up', 'both are subscribed');
-    expect(await a.bus.publish({ type: 'stream', tokens: [1] })).toBe(true);
+    expect(await a.bus.publish({ type: 'change', tokens: [1], accounts: false })).toBe(true);
     await until(() => b.heard.notices.length === 1, 'b heard the first notice');
 
     server.kill('SIGKILL');
@@ -124,7 +124,7 @@ describe('Redis bus', () => {
       ['down', false],
     ]);
     // Nothing waits for Redis to come back: a notice it cannot take is refused at once.
-    expect(await a.bus.publish({ type: 'stream', tokens: [2] })).toBe(false);
+    expect(await a.bus.publish({ type: 'change', tokens: [2], accounts: false })).toBe(false);
 
     server = start();
     await until(() => a.bus.state() === 'up' && b.bus.state() === 'up', 'both are subscribed again');
@@ -143,7 +143,7 @@ describe('Redis bus', () => {
     expect(published).toBe(true);
     await until(() => b.heard.notices.length === 2, 'b heard the notice after the restart');
     expect(b.heard.notices.map(([n]) => n)).toEqual([
-      { type: 'stream', tokens: [1] },
+      { type: 'change', tokens: [1], accounts: false },
       { type: 'change', tokens: [5], accounts: false },
     ]);
   });
@@ -155,16 +155,16 @@ describe('Redis bus', () => {
     const b = bus(url, 'b', 'q:');
     await new Promise((r) => setTimeout(r, 300));
     expect([a.bus.state(), b.bus.state()]).toEqual(['down', 'down']);
-    expect(await a.bus.publish({ type: 'stream', tokens: [1] })).toBe(false);
+    expect(await a.bus.publish({ type: 'change', tokens: [1], accounts: false })).toBe(false);
     children.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
     await until(() => a.bus.state() === 'up' && b.bus.state() === 'up', 'both are subscribed');
     expect(b.heard.states).toEqual([['up', true]]);
     let published = false;
     for (let i = 0; i < 200 && !published; i++) {
-      published = await a.bus.publish({ type: 'stream', tokens: [2] });
+      published = await a.bus.publish({ type: 'change', tokens: [2], accounts: false });
       if (!published) await new Promise((r) => setTimeout(r, 25));
     }
     await until(() => b.heard.notices.length === 1, 'b heard a');
-    expect(b.heard.notices).toEqual([[{ type: 'stream', tokens: [2] }, 'a']]);
+    expect(b.heard.notices).toEqual([[{ type: 'change', tokens: [2], accounts: false }, 'a']]);
   });
 });
