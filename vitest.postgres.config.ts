@@ -25,6 +25,8 @@ const DIRECTORIES = [
 
 /** Files that test SQLite itself: why each cannot run on PostgreSQL, and where PostgreSQL's own case is tested. */
 export const SQLITE_ONLY: Record<string, string> = {
+  'test/v1/trader-board-sqlite.test.ts':
+    "SQLite's query plans of the top-traders board's pages; PostgreSQL's own plans: test/engines/pg-trader-board-repo.test.ts",
   'test/v1/ranked-sqlite.test.ts':
     "SQLite's rebuild of the read views from the trades (migration 003's backfill, rebuildReadViews); PostgreSQL has no rebuild, its views against SQLite's: test/engines/pg-ingest.test.ts",
   'test/udf/search-index-sqlite.test.ts':
@@ -76,7 +78,6 @@ const PENDING = [
   'test/v1/ingest-limits.test.ts',
   'test/v1/overview.test.ts',
   'test/v1/prices-at.test.ts',
-  'test/v1/trader-board.test.ts',
   'test/v1/trades-range.test.ts',
   'test/v1/trades.test.ts',
 ];
