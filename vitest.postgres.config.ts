@@ -25,16 +25,16 @@ const DIRECTORIES = [
 
 /** Files that test SQLite itself: why each cannot run on PostgreSQL, and where PostgreSQL's own case is tested. */
 export const SQLITE_ONLY: Record<string, string> = {
+  'test/udf/search-index-sqlite.test.ts':
+    "SQLite's query plans of the symbols statements and its migration 010 of an existing store; PostgreSQL's plans: no test; its udf_listing triggers: test/engines/pg-schema.test.ts",
   'test/v1/discovery-bounds-sqlite.test.ts':
     "SQLite's query plans of the search index, discovery and change log statements, and its migration 009; PostgreSQL's plans of their twins: no test",
   'test/v1/discovery-property-sqlite.test.ts':
     "another process's write to the same SQLite file reaching the boards (data version, change log); PostgreSQL's come as bus notices: test/engines/pg-two-instances.test.ts (cached reads; none for the boards)",
-  'test/v1/trader-board-sqlite.test.ts':
-    "SQLite's query plans of the top-traders board's pages; PostgreSQL's own plans: test/engines/pg-trader-board-repo.test.ts",
   'test/v1/ranked-sqlite.test.ts':
     "SQLite's rebuild of the read views from the trades (migration 003's backfill, rebuildReadViews); PostgreSQL has no rebuild, its views against SQLite's: test/engines/pg-ingest.test.ts",
-  'test/udf/search-index-sqlite.test.ts':
-    "SQLite's query plans of the symbols statements and its migration 010 of an existing store; PostgreSQL's plans: no test; its udf_listing triggers: test/engines/pg-schema.test.ts",
+  'test/v1/trader-board-sqlite.test.ts':
+    "SQLite's query plans of the top-traders board's pages; PostgreSQL's own plans: test/engines/pg-trader-board-repo.test.ts",
 };
 
 /** Not yet ported: each still reads the SQLite connection directly (t.store.db, test/v1/naive.ts). */
