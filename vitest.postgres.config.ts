@@ -25,10 +25,20 @@ const DIRECTORIES = [
 
 /** Files that test SQLite itself: why each cannot run on PostgreSQL, and where PostgreSQL's own case is tested. */
 export const SQLITE_ONLY: Record<string, string> = {
+  'test/udf/search-index-sqlite.test.ts':
+    "SQLite's query plans of the symbols statements and its migration 010 of an existing store; PostgreSQL's plans: no test; its udf_listing triggers: test/engines/pg-schema.test.ts",
   'test/v1/cache-other-process.test.ts':
     "another process's commit on the SQLite file, seen through data_version; PostgreSQL's (commits announced on the bus): test/engines/pg-two-instances.test.ts",
+  'test/v1/discovery-bounds-sqlite.test.ts':
+    "SQLite's query plans of the search index, discovery and change log statements, and its migration 009; PostgreSQL's plans of their twins: no test",
+  'test/v1/discovery-property-sqlite.test.ts':
+    "another process's write to the same SQLite file reaching the boards (data version, change log); PostgreSQL's come as bus notices: test/engines/pg-two-instances.test.ts (cached reads; none for the boards)",
   'test/v1/ingest-slices.test.ts':
     "slices of one open SQLite transaction behind the write gate, read by a second SQLite connection; PostgreSQL's one transaction that rolls back whole: test/engines/pg-ingest.test.ts",
+  'test/v1/ranked-sqlite.test.ts':
+    "SQLite's rebuild of the read views from the trades (migration 003's backfill, rebuildReadViews); PostgreSQL has no rebuild, its views against SQLite's: test/engines/pg-ingest.test.ts",
+  'test/v1/trader-board-sqlite.test.ts':
+    "SQLite's query plans of the top-traders board's pages; PostgreSQL's own plans: test/engines/pg-trader-board-repo.test.ts",
   'test/v1/trades-plan.test.ts':
     'SQLite query plans (EXPLAIN QUERY PLAN) of the trades pages; PostgreSQL has the same indexes (test/engines/pg-schema.test.ts), no test reads its plans',
 };
@@ -65,12 +75,6 @@ const PENDING = [
   'test/stream/read-ahead.test.ts',
   'test/stream/slow-consumer.test.ts',
   'test/stream/transactions.test.ts',
-  'test/udf/rollups.test.ts',
-  'test/udf/search-index.test.ts',
-  'test/v1/discovery-bounds.test.ts',
-  'test/v1/discovery-property.test.ts',
-  'test/v1/ranked.test.ts',
-  'test/v1/trader-board.test.ts',
 ];
 
 const OPENS_STORE = /\b(makeTestApp|makeTestStore)\b/;

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aTrade } from '../helpers/builders.js';
+import { rawSql } from '../helpers/raw-sql.js';
 import { addToken } from './support.js';
 
 let t: TestApp;
@@ -22,13 +23,13 @@ describe('history sources', () => {
       ...Array.from({ length: 640 }, (_, i) => START - 330 * 86400 + i * 43200),
       ...Array.from({ length: 640 }, (_, i) => START - 330 * 60 + i * 30),
     ];
-    t.ingest(times.map((blockTime, i) => aTrade(tok.address, { blockTime, priceUsd: 1 + (i % 97) / 10, volumeUsd: 1 + (i % 13) })));
+    await t.ingest(times.map((blockTime, i) => aTrade(tok.address, { blockTime, priceUsd: 1 + (i % 97) / 10, volumeUsd: 1 + (i % 13) })));
     const ask = (resolution: string) => t.http.get('/udf/history').query({ symbol: tok.address, resolution, from: START - 10, to: START, countback: 300 });
     const before = { m: (await ask('1')).body, d: (await ask('1D')).body, s: (await ask('1S')).body };
     expect(before.m.t).toHaveLength(300);
     expect(before.d.t).toHaveLength(300);
 
-    t.store.db.prepare('UPDATE trades SET price_usd = 12345, volume_usd = 0').run();
+    await rawSql(t.store, 'UPDATE trades SET price_usd = 12345, volume_usd = 0');
     // announce the write, as another process's would be seen: caches go, rollups stay as they were
     t.store.notifyChange({ tokens: 'all' });
 

@@ -1,11 +1,14 @@
+/**
+ * The top-traders board (src/http/v1/trader-board.ts) against a naive ranking of the raw trades,
+ * and its costs pinned by structure: trades read per update, page sizes, boards and bytes kept.
+ * SQLite's query plans of its pages: test/v1/trader-board-sqlite.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
-import { inWindow, naiveTraders, rawTrades, tokenIdOf } from './naive.js';
+import { inWindow, naiveTraders, readRawTrades, readTokenId } from './naive.js';
 import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
-import { asyncRepo } from '../../src/store/async.js';
-import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -15,6 +18,10 @@ type Sort = 'volume' | 'trades' | 'net';
 
 describe('top traders board', () => {
   it('equals a naive ranking while the clock moves, trades arrive (backfill and ahead of the clock) and leave the window', async () => {
+    // One store for every run (a fresh PostgreSQL database per run would cost more than the run):
+    // each run has a token and wallets of its own. The anonymous limit is raised for the requests.
+    t = makeTestApp({ env: { RATE_LIMIT_ANON: '100000000/60' } });
+    const app = t;
     await fc.assert(
       fc.asyncProperty(
         fc.array(
@@ -39,31 +46,24 @@ describe('top traders board', () => {
           { minLength: 1, maxLength: 6 },
         ),
         async (rounds) => {
-          const app = makeTestApp();
-          try {
-            const tok = aToken();
-            const wallets = Array.from({ length: 60 }, () => anAddress('w'));
-            app.ingest([tok]);
-            for (const round of rounds) {
-              const now = app.clock.seconds();
-              if (round.trades.length > 0) {
-                app.ingest(
-                  round.trades.map((r) =>
-                    aTrade(tok.address, { blockTime: now + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }),
-                  ),
-                );
-              }
-              app.clock.advance(round.advance * 1000);
-              const at = app.clock.seconds();
-              const all = rawTrades(app.store, tokenIdOf(app.store, tok.address));
-              for (const [window, w] of Object.entries(WINDOWS)) {
-                const res = await app.http.get(`/v1/token/${tok.address}/top-traders?window=${window}&sort=${round.sort}&limit=${round.limit}`);
-                expect(res.status).toBe(200);
-                expect(res.body).toEqual({ window, traders: naiveTraders(inWindow(all, at, w), round.sort).slice(0, round.limit) });
-              }
+          const tok = aToken();
+          const wallets = Array.from({ length: 60 }, () => anAddress('w'));
+          await app.ingest([tok]);
+          for (const round of rounds) {
+            const now = app.clock.seconds();
+            if (round.trades.length > 0) {
+              await app.ingest(
+                round.trades.map((r) => aTrade(tok.address, { blockTime: now + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! })),
+              );
             }
-          } finally {
-            app.close();
+            app.clock.advance(round.advance * 1000);
+            const at = app.clock.seconds();
+            const all = await readRawTrades(app.store, await readTokenId(app.store, tok.address));
+            for (const [window, w] of Object.entries(WINDOWS)) {
+              const res = await app.http.get(`/v1/token/${tok.address}/top-traders?window=${window}&sort=${round.sort}&limit=${round.limit}`);
+              expect(res.status).toBe(200);
+              expect(res.body).toEqual({ window, traders: naiveTraders(inWindow(all, at, w), round.sort).slice(0, round.limit) });
+            }
           }
         },
       ),
@@ -78,20 +78,20 @@ describe('top traders board', () => {
       try {
         const now = app.clock.seconds();
         const tok = aToken();
-        app.ingest([tok]);
+        await app.ingest([tok]);
         // two trades per wallet inside the hour, three trades that leave it one second from now
         const names = Array.from({ length: wallets }, () => anAddress('w'));
-        app.ingest(Array.from({ length: wallets * 2 }, (_, i) => aTrade(tok.address, { blockTime: now - 100 - (i % 3000), wallet: names[i >> 1]! })));
-        app.ingest(Array.from({ length: 3 }, () => aTrade(tok.address, { blockTime: now - 3599 })));
-        const board = createTraderBoard(app.store, asyncRepo(createTraderBoardRepo(app.store.db)), tokenIdOf(app.store, tok.address), 3600);
+        await app.ingest(Array.from({ length: wallets * 2 }, (_, i) => aTrade(tok.address, { blockTime: now - 100 - (i % 3000), wallet: names[i >> 1]! })));
+        await app.ingest(Array.from({ length: 3 }, () => aTrade(tok.address, { blockTime: now - 3599 })));
+        const board = createTraderBoard(app.store, app.services.repos.traderBoard, await readTokenId(app.store, tok.address), 3600);
         await board.refresh(() => app.clock.seconds());
         expect(board.size()).toBe(wallets + 3);
         const built = board.stats();
         expect(built).toEqual({ rowsRead: wallets * 2 + 3, builds: 1, updates: 0, pages: Math.floor((wallets * 2 + 3) / PAGE) + 1 });
         // five new trades (one of another token, which the board never returns), and the clock moves one second
         const other = aToken();
-        app.ingest([other, aTrade(other.address, { blockTime: now })]);
-        app.ingest(Array.from({ length: 5 }, () => aTrade(tok.address, { blockTime: now + 1, volumeUsd: 1e6 })));
+        await app.ingest([other, aTrade(other.address, { blockTime: now })]);
+        await app.ingest(Array.from({ length: 5 }, () => aTrade(tok.address, { blockTime: now + 1, volumeUsd: 1e6 })));
         app.clock.advance(1000);
         await board.refresh(() => app.clock.seconds());
         const after = board.stats();
@@ -104,22 +104,15 @@ describe('top traders board', () => {
         await board.refresh(() => app.clock.seconds());
         expect(board.stats().rowsRead).toBe(after.rowsRead);
       } finally {
-        app.close();
+        await app.close();
       }
     }
     expect(moved).toEqual([8, 8]);
   });
 
-  it('pages trades by index ranges: (token, time) for the window, the id range for new writes', () => {
-    t = makeTestApp();
-    const [byTime, byId] = createTraderBoardRepo(t.store.db).plans();
-    expect(byTime).toMatch(/^SEARCH trades USING INDEX trades_token_time \(token_id=\? AND block_time>\? AND block_time<\?\)$/);
-    expect(byId).toBe('SEARCH trades USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
-  });
-
   it('keeps one board per token and window, drops the least recently read beyond MAX_BOARDS, and replaces a board whose token id names another address', () => {
     t = makeTestApp();
-    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
+    const boards = createTraderBoards(t.store, t.services.repos.traderBoard);
     const first = boards.get(1, 'A', 3600);
     expect(boards.get(1, 'A', 3600)).toBe(first);
     expect(boards.get(1, 'A', 86400)).not.toBe(first);
@@ -132,20 +125,22 @@ describe('top traders board', () => {
   });
 
   /** A store with `tokens` tokens, each with one trade of each of `wallets` wallets a minute ago. */
-  function manyWallets(app: TestApp, tokens: number, wallets: number): { id: number; address: string }[] {
+  async function manyWallets(app: TestApp, tokens: number, wallets: number): Promise<{ id: number; address: string }[]> {
     const now = app.clock.seconds();
     const names = Array.from({ length: wallets }, () => anAddress('w'));
-    return Array.from({ length: tokens }, () => {
+    const made: { id: number; address: string }[] = [];
+    for (let k = 0; k < tokens; k++) {
       const tok = aToken();
-      app.ingest([tok, ...names.map((wallet, i) => aTrade(tok.address, { blockTime: now - 60, wallet, volumeUsd: 1 + (i % 7) }))]);
-      return { id: tokenIdOf(app.store, tok.address), address: tok.address };
-    });
+      await app.ingest([tok, ...names.map((wallet, i) => aTrade(tok.address, { blockTime: now - 60, wallet, volumeUsd: 1 + (i % 7) }))]);
+      made.push({ id: await readTokenId(app.store, tok.address), address: tok.address });
+    }
+    return made;
   }
 
   it('holds a wallet in at most 130 bytes a board, its name once per token however many windows are read', async () => {
     t = makeTestApp();
-    const [tok] = manyWallets(t, 1, 3000);
-    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
+    const [tok] = await manyWallets(t, 1, 3000);
+    const boards = createTraderBoards(t.store, t.services.repos.traderBoard);
     const hour = boards.get(tok!.id, tok!.address, 3600);
     await hour.refresh(() => t.clock.seconds());
     const day = boards.get(tok!.id, tok!.address, 86400);
@@ -160,13 +155,13 @@ describe('top traders board', () => {
 
   it('drops the least recently read boards beyond its byte budget, and never the board just read', async () => {
     t = makeTestApp();
-    const [a, b] = manyWallets(t, 2, 1000);
-    const probe = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)));
+    const [a, b] = await manyWallets(t, 2, 1000);
+    const probe = createTraderBoards(t.store, t.services.repos.traderBoard);
     const one = probe.get(a!.id, a!.address, 3600);
     await one.refresh(() => t.clock.seconds());
     const budgetBytes = Math.ceil(probe.stats().bytes * 1.5);
 
-    const boards = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), { budgetBytes });
+    const boards = createTraderBoards(t.store, t.services.repos.traderBoard, { budgetBytes });
     const first = boards.get(a!.id, a!.address, 3600);
     await first.refresh(() => t.clock.seconds());
     expect(boards.stats()).toMatchObject({ boards: 1, evicted: 0 });
@@ -183,7 +178,7 @@ describe('top traders board', () => {
     expect(boards.stats()).toMatchObject({ boards: 1, evicted: 2 });
 
     // a budget smaller than any board still keeps the board being read
-    const tiny = createTraderBoards(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), { budgetBytes: 1 });
+    const tiny = createTraderBoards(t.store, t.services.repos.traderBoard, { budgetBytes: 1 });
     const kept = tiny.get(a!.id, a!.address, 3600);
     await kept.refresh(() => t.clock.seconds());
     expect(tiny.stats()).toMatchObject({ boards: 1, evicted: 0 });
@@ -194,11 +189,11 @@ describe('top traders board', () => {
     t = makeTestApp();
     const tok = aToken();
     const now = t.clock.seconds();
-    t.ingest([tok, ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
-    const board = createTraderBoard(t.store, asyncRepo(createTraderBoardRepo(t.store.db)), tokenIdOf(t.store, tok.address), 3600);
+    await t.ingest([tok, ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
+    const board = createTraderBoard(t.store, t.services.repos.traderBoard, await readTokenId(t.store, tok.address), 3600);
     await board.refresh(() => t.clock.seconds());
     expect(board.stats()).toEqual({ rowsRead: 2 * PAGE + 10, builds: 1, updates: 0, pages: 3 });
-    t.ingest(Array.from({ length: MAX_MOVED + 1 }, () => aTrade(tok.address, { blockTime: now })));
+    await t.ingest(Array.from({ length: MAX_MOVED + 1 }, () => aTrade(tok.address, { blockTime: now })));
     await board.refresh(() => t.clock.seconds());
     expect(board.stats()).toMatchObject({ builds: 2, updates: 0 });
     expect(board.size()).toBe(2 * PAGE + 10 + MAX_MOVED + 1);
