@@ -48,7 +48,6 @@ const PENDING = [
   'test/ops/metrics.test.ts',
   'test/services/demo-feed.test.ts',
   'test/services/ingest-yields.test.ts',
-  'test/services/write-transactions.test.ts',
   'test/stream/channels.test.ts',
   'test/stream/errors.test.ts',
   'test/stream/lifecycle.test.ts',
