@@ -46,7 +46,6 @@ const PENDING = [
   'test/ops/health.test.ts',
   'test/ops/hostile-input.test.ts',
   'test/ops/metrics.test.ts',
-  'test/services/demo-feed.test.ts',
   'test/services/ingest-yields.test.ts',
   'test/stream/channels.test.ts',
   'test/stream/errors.test.ts',
