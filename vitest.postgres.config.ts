@@ -42,7 +42,6 @@ const PENDING = [
   'test/auth/me.test.ts',
   'test/dashboard/session.test.ts',
   'test/dashboard/sign-in.test.ts',
-  'test/http/async-edge.test.ts',
   'test/http/history-cache.test.ts',
   'test/http/storage-full.test.ts',
   'test/ops/health.test.ts',
