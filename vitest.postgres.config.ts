@@ -43,7 +43,6 @@ const PENDING = [
   'test/dashboard/session.test.ts',
   'test/dashboard/sign-in.test.ts',
   'test/http/history-cache.test.ts',
-  'test/http/storage-full.test.ts',
   'test/ops/health.test.ts',
   'test/ops/hostile-input.test.ts',
   'test/ops/metrics.test.ts',
