@@ -129,8 +129,14 @@ export const { invalidParameter, invalidAddress, tokenNotFound, marketNotFound, 
 export const forbidden = (message: string): ApiError => errors.forbidden(message);
 export const invalidBody = (message: string, details?: ErrorDetail[]): ApiError => errors.invalidBody(message, { details });
 
-/** True for SQLite's "database or disk is full" (a full disk, or the store's max_page_count). */
-export const isStoreFull = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_FULL';
+/**
+ * True for a full store: SQLite's "database or disk is full" (a full disk, or the store's
+ * max_page_count), or PostgreSQL's `disk_full` (SQLSTATE 53100, the server's disk).
+ */
+export const isStoreFull = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === '53100';
+};
 
 /** The JSON body of an error response. */
 export function errorEnvelope(err: ApiError, requestId: string): { error: Record<string, unknown> } {

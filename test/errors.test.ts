@@ -64,6 +64,8 @@ describe('errors', () => {
       error: { code: 'internal', message: 'internal error', requestId: 'r2' },
     });
     expect(toApiError(Object.assign(new Error('full'), { code: 'SQLITE_FULL' })).status).toBe(507);
+    // PostgreSQL's disk_full
+    expect(toApiError(Object.assign(new Error('could not extend file'), { code: '53100' })).status).toBe(507);
   });
 });
 

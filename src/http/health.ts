@@ -10,8 +10,8 @@
  * A full store (a full disk, or SQLite's max_page_count reached) shows as `"full": true` in
  * `store`, because reads still work there but every write answers 507 (docs/api.md,
  * Conventions). It counts as full while its pages are all used (PRAGMA page_count at
- * max_page_count with no free page), or after a write failed with SQLITE_FULL until a later write
- * succeeds (a full disk shows only that way).
+ * max_page_count with no free page), or after a write failed with SQLITE_FULL or PostgreSQL's
+ * disk_full (SQLSTATE 53100) until a later write succeeds (a full disk shows only that way).
  */
 import { ApiRouter } from './route.js';
 import type { StoreHandle } from '../store/handle.js';

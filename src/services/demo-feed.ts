@@ -162,7 +162,12 @@ export function createDemoFeed(deps: DemoFeedDeps, opts: DemoFeedOptions = {}): 
         };
         drawn.push({ record, token: wallets.length, at: ranks.length - 1 });
       }
-      if (ranks.length > 0) wallets.push(Promise.all(ranks.map((rank) => repo.holderAt(t.id, rank))));
+      // One read of the largest holdings down to the lowest rank drawn: on PostgreSQL a read per
+      // trade is thousands of queries for a busy tick, more than the pool lets wait for a connection.
+      if (ranks.length > 0) {
+        const top = repo.topHolders(t.id, ranks.reduce((a, b) => Math.max(a, b), 0) + 1);
+        wallets.push(top.then((owners) => ranks.map((rank) => owners[rank])));
+      }
     }
     if (drawn.length === 0) return 0;
     // A trade's wallet is its holder's, or its market's address when the token has no holder of that rank.

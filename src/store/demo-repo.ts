@@ -31,7 +31,7 @@ export function createDemoRepo(db: Db) {
     )
     .pluck();
   const holderCount = db.prepare<[number], number>('SELECT count(*) FROM holders WHERE token_id = ?').pluck();
-  const holderAt = db.prepare<[number, number], string>('SELECT owner FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT 1 OFFSET ?').pluck();
+  const topHolders = db.prepare<[number, number], string>('SELECT owner FROM holders WHERE token_id = ? ORDER BY amount DESC, owner LIMIT ?').pluck();
   const newestTraded = db.prepare<[], string>('SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1').pluck();
   const demoIds = db.prepare<[], number>('SELECT id FROM tokens WHERE is_demo = 1').pluck();
   const demoAddresses = 'SELECT address FROM tokens WHERE is_demo = 1';
@@ -87,7 +87,8 @@ export function createDemoRepo(db: Db) {
     /** SOL's USD price at the token's newest SOL-quoted trade, or undefined. */
     solPrice: (tokenId: number): number | undefined => solPrice.get(tokenId),
     holderCount: (tokenId: number): number => holderCount.get(tokenId) ?? 0,
-    holderAt: (tokenId: number, offset: number): string | undefined => holderAt.get(tokenId, offset),
+    /** The owners of the token's `limit` largest holdings, largest first (ties by owner). */
+    topHolders: (tokenId: number, limit: number): string[] => topHolders.all(tokenId, Math.max(limit, 0)),
     /** Deletes every demo token and every row that belongs to one; counts of what went. */
     removeDemo: (): DemoRemoval => remove(),
     /** The most recently traded token (demo or not): the one the start-up message links the embed to. */

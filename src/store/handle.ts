@@ -33,8 +33,9 @@ export type StoreHandle = {
   /** A number that grows with every change seen (local or external). */
   version(): number;
   /**
-   * True after a write failed because the store is full (SQLITE_FULL), until a write succeeds:
-   * a full disk shows only that way (/healthz reports it). Always false on PostgreSQL.
+   * True after a write failed because the store is full (SQLITE_FULL, or PostgreSQL's disk_full),
+   * until a write succeeds: a full disk shows only that way (/healthz reports it). Per instance:
+   * each PostgreSQL instance learns it from a write of its own.
    */
   full: boolean;
   /**

@@ -57,7 +57,7 @@ describe('demo repo on PostgreSQL', () => {
       call('recent', fc.tuple(tokenId, fc.integer({ min: T0 - 86_400, max: T0 + 250 })), (r, id, since) => r.recent(id, since)),
       call('solPrice', fc.tuple(tokenId), (r, id) => r.solPrice(id)),
       call('holderCount', fc.tuple(tokenId), (r, id) => r.holderCount(id)),
-      call('holderAt', fc.tuple(tokenId, fc.integer({ min: -1, max: 7 })), (r, id, n) => r.holderAt(id, n)),
+      call('topHolders', fc.tuple(tokenId, fc.integer({ min: -1, max: 7 })), (r, id, n) => r.topHolders(id, n)),
     );
     const lite = asyncRepo(createDemoRepo(f.store.db));
     const pg = createPgDemoRepo(f.engines.pool);

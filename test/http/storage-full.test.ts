@@ -1,29 +1,53 @@
 /**
- * A full store: SQLite's max_page_count pinned at the store's size makes every write that needs
- * a new page fail with SQLITE_FULL, the same error a full disk gives. Writes answer 507
- * insufficient_storage in the envelope, nothing half-written; reads still work; /healthz says so
- * (200 degraded, store full) until the store has room and a write succeeds again.
+ * A full store: every write answers 507 insufficient_storage in the envelope, nothing
+ * half-written; reads still work; /healthz says so (200 degraded, store full) until the store has
+ * room and a write succeeds again. On SQLite the store fills for real: max_page_count pinned at
+ * its size makes every write that needs a new page fail with SQLITE_FULL, the same error a full
+ * disk gives. On PostgreSQL (whose disk a test cannot fill) a trigger makes the server refuse
+ * every new subscription with disk_full (SQLSTATE 53100), the error it gives for a full disk.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { anAddress } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import type { Store } from '../../src/store/db.js';
+import type { PgStore } from '../../src/store/pg/pg-store.js';
 
 let t: TestApp | undefined;
-afterEach(() => {
-  t?.close();
+afterEach(async () => {
+  await t?.close();
   t = undefined;
 });
 
-const pageCount = (app: TestApp) => app.store.db.pragma('page_count', { simple: true }) as number;
+/** Leaves the store no room for new rows: SQLite keeps the pages it has, PostgreSQL refuses subscriptions. */
+async function fill(app: TestApp): Promise<void> {
+  await app.services.repos.stats.answers(); // the helpers' key is stored (queued on PostgreSQL)
+  const store = app.store as Store | PgStore;
+  if (store.kind === 'sqlite') {
+    store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+    return;
+  }
+  await store.pool.query(
+    "CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$",
+  );
+  await store.pool.query('CREATE TRIGGER disk_full BEFORE INSERT ON subscriptions FOR EACH ROW EXECUTE FUNCTION disk_full()');
+}
+
+/** Gives the store room again. */
+async function makeRoom(app: TestApp): Promise<void> {
+  const store = app.store as Store | PgStore;
+  if (store.kind === 'sqlite') store.db.pragma('max_page_count = 1000000');
+  else await store.pool.query('DROP TRIGGER disk_full ON subscriptions');
+}
 
 describe('a full store', () => {
   it('answers writes with 507 insufficient_storage, keeps reads working, and /healthz reports it', async () => {
     t = makeTestApp({ env: { INSTANCE_ID: 'full-1' } });
+    const kind = t.store.kind;
     const { secret, tenantId } = t.makeKey({ plan: 'enterprise' });
-    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok', instance: 'full-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
-    t.store.db.pragma(`max_page_count = ${pageCount(t)}`);
+    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok', instance: 'full-1', store: { kind, state: 'up' }, redis: 'off' });
+    await fill(t);
 
-    // Register until the free room in the existing pages runs out.
+    // Register until the free room in the existing pages runs out (on PostgreSQL: at once).
     let accepted = 0;
     let refused: Awaited<ReturnType<typeof t.http.post>> | null = null;
     while (refused === null && accepted < 5000) {
@@ -50,29 +74,29 @@ describe('a full store', () => {
     const health = await t.http.get('/healthz');
     expect(health.status).toBe(200);
     expect(health.headers['cache-control']).toBe('no-store');
-    expect(health.body).toEqual({ status: 'degraded', instance: 'full-1', store: { kind: 'sqlite', state: 'up', full: true }, redis: 'off' });
+    expect(health.body).toEqual({ status: 'degraded', instance: 'full-1', store: { kind, state: 'up', full: true }, redis: 'off' });
 
     // Room again: the next write succeeds and /healthz is ok once more.
-    t.store.db.pragma('max_page_count = 1000000');
+    await makeRoom(t);
     const again = await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() });
     expect(again.status).toBe(201);
     const healthy = await t.http.get('/healthz');
     expect(healthy.status).toBe(200);
-    expect(healthy.body).toEqual({ status: 'ok', instance: 'full-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
+    expect(healthy.body).toEqual({ status: 'ok', instance: 'full-1', store: { kind, state: 'up' }, redis: 'off' });
   });
 
-  it('reports a full disk after a write failed with SQLITE_FULL, even when page counts cannot show it', async () => {
+  it('reports a full disk after a write failed with it, even when nothing else can show it', async () => {
     t = makeTestApp();
     const { secret } = t.makeKey({ plan: 'enterprise' });
-    t.store.db.pragma(`max_page_count = ${pageCount(t)}`);
+    await fill(t);
     let status = 201;
     for (let i = 0; i < 5000 && status === 201; i++) {
       status = (await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() })).status;
     }
     expect(status).toBe(507);
-    // Page counts now show room, but no write has succeeded yet: the store is still reported
-    // full, as a full disk (which no pragma shows) would be.
-    t.store.db.pragma('max_page_count = 1000000');
+    // The store has room again (SQLite's page counts show it), but no write has succeeded yet:
+    // the store is still reported full, as a full disk (which no pragma or query shows) would be.
+    await makeRoom(t);
     expect((await t.http.get('/healthz')).body.status).toBe('degraded');
     expect((await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: anAddress() })).status).toBe(201);
     expect((await t.http.get('/healthz')).body.status).toBe('ok');

@@ -3,64 +3,74 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aHolder, aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { IngestRejected } from '../../src/services/ingest.js';
 import { parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, NotJsonArray } from '../../src/services/ingest-parse.js';
+import { rawSql } from '../helpers/raw-sql.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
 
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+// Straight from the tables on either engine (test/helpers/raw-sql.ts): await the ingest first.
+const count = async (table: string) => (await rawSql<{ n: number }>(t.store, `SELECT count(*) AS n FROM ${table}`))[0]!.n;
+const column = async (sql: string) => (await rawSql<{ v: unknown }>(t.store, sql)).map((r) => r.v);
 const snapshot = () =>
-  ['tokens', 'markets', 'trades', 'holders', 'candles'].map((table) => t.store.db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).raw().all());
+  Promise.all(['tokens', 'markets', 'trades', 'holders', 'candles'].map((table) => rawSql(t.store, `SELECT * FROM ${table} ORDER BY 1, 2, 3`)));
+/** The batch's refusal, whether the helper's ingest throws (SQLite) or answers a rejected promise (PostgreSQL). */
+const refusalOf = async (write: () => unknown): Promise<unknown> => {
+  try {
+    await write();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+};
 
 describe('ingest', () => {
-  it('stores tokens, markets, holders and trades and counts them as accepted', () => {
+  it('stores tokens, markets, holders and trades and counts them as accepted', async () => {
     t = makeTestApp();
     const tok = aToken();
-    const r = t.ingest([tok, aMarket(tok.address), aHolder(tok.address), aTrade(tok.address), aTrade(tok.address)]);
+    const r = await t.ingest([tok, aMarket(tok.address), aHolder(tok.address), aTrade(tok.address), aTrade(tok.address)]);
     expect(r).toEqual({ accepted: 5, duplicates: 0 });
-    expect([count('tokens'), count('markets'), count('holders'), count('trades')]).toEqual([1, 1, 1, 2]);
+    expect([await count('tokens'), await count('markets'), await count('holders'), await count('trades')]).toEqual([1, 1, 1, 2]);
   });
 
-  it('counts a trade seen before as a duplicate and does not store it twice, also within one batch', () => {
+  it('counts a trade seen before as a duplicate and does not store it twice, also within one batch', async () => {
     t = makeTestApp();
     const tok = aToken();
     const trade = aTrade(tok.address, { signature: 'dupsig', index: 3 });
-    t.ingest([tok, trade]);
-    expect(t.ingest([trade, { ...trade, priceUsd: 99 }])).toEqual({ accepted: 0, duplicates: 2 });
-    expect(t.ingest([aTrade(tok.address, { signature: 'x' }), aTrade(tok.address, { signature: 'x' })])).toEqual({ accepted: 1, duplicates: 1 });
-    expect(count('trades')).toBe(2);
+    await t.ingest([tok, trade]);
+    expect(await t.ingest([trade, { ...trade, priceUsd: 99 }])).toEqual({ accepted: 0, duplicates: 2 });
+    expect(await t.ingest([aTrade(tok.address, { signature: 'x' }), aTrade(tok.address, { signature: 'x' })])).toEqual({ accepted: 1, duplicates: 1 });
+    expect(await count('trades')).toBe(2);
     // same signature, other index: a different trade
-    expect(t.ingest([{ ...trade, index: 4 }]).accepted).toBe(1);
+    expect((await t.ingest([{ ...trade, index: 4 }])).accepted).toBe(1);
   });
 
-  it('keeps the last price in trade order when older trades arrive later (backfill)', () => {
+  it('keeps the last price in trade order when older trades arrive later (backfill)', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, aTrade(tok.address, { blockTime: 2000, priceUsd: 5 })]);
-    t.ingest([aTrade(tok.address, { blockTime: 1000, priceUsd: 1 })]);
-    const row = t.store.db.prepare('SELECT price_usd, last_trade_at FROM tokens').get();
-    expect(row).toEqual({ price_usd: 5, last_trade_at: 2000 });
+    await t.ingest([tok, aTrade(tok.address, { blockTime: 2000, priceUsd: 5 })]);
+    await t.ingest([aTrade(tok.address, { blockTime: 1000, priceUsd: 1 })]);
+    expect(await rawSql(t.store, 'SELECT price_usd, last_trade_at FROM tokens')).toEqual([{ price_usd: 5, last_trade_at: 2000 }]);
     // same block time: the higher record number (later ingest) is later in trade order
-    t.ingest([aTrade(tok.address, { blockTime: 2000, priceUsd: 7 })]);
-    expect(t.store.db.prepare('SELECT price_usd FROM tokens').pluck().get()).toBe(7);
+    await t.ingest([aTrade(tok.address, { blockTime: 2000, priceUsd: 7 })]);
+    expect(await column('SELECT price_usd AS v FROM tokens')).toEqual([7]);
   });
 
-  it('gives trades monotonic record numbers in ingest order', () => {
+  it('gives trades monotonic record numbers in ingest order', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, aTrade(tok.address, { blockTime: 3 }), aTrade(tok.address, { blockTime: 1 }), aTrade(tok.address, { blockTime: 2 })]);
-    const ids = t.store.db.prepare('SELECT id FROM trades ORDER BY rowid').pluck().all() as number[];
-    expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(t.store.db.prepare('SELECT block_time FROM trades ORDER BY id').pluck().all()).toEqual([3, 1, 2]);
+    await t.ingest([tok, aTrade(tok.address, { blockTime: 3 }), aTrade(tok.address, { blockTime: 1 }), aTrade(tok.address, { blockTime: 2 })]);
+    await t.ingest([aTrade(tok.address, { blockTime: 0 })]);
+    // numbered in the batches' record order, a later batch after an earlier one, whatever the block times
+    expect(await column('SELECT block_time AS v FROM trades ORDER BY id')).toEqual([3, 1, 2, 0]);
   });
 
-  it('refuses a batch with any bad record whole, naming each bad line, and writes nothing', () => {
+  it('refuses a batch with any bad record whole, naming each bad line, and writes nothing', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, aTrade(tok.address)]);
-    const before = snapshot();
+    await t.ingest([tok, aTrade(tok.address)]);
+    const before = await snapshot();
     const other = aToken();
-    let err: unknown;
-    try {
+    const err = await refusalOf(() =>
       t.ingest([
         other,
         aTrade(tok.address),
@@ -68,10 +78,8 @@ describe('ingest', () => {
         aTrade(anUnknown(), {}),
         aHolder(tok.address, { owner: 'not an address' }),
         { type: 'bogus' } as never,
-      ]);
-    } catch (e) {
-      err = e;
-    }
+      ]),
+    );
     expect(err).toBeInstanceOf(IngestRejected);
     const errors = (err as IngestRejected).errors;
     expect(errors.map((e) => e.line)).toEqual([3, 4, 5, 6]);
@@ -79,76 +87,75 @@ describe('ingest', () => {
     expect(errors[1]!.error).toMatch(/unknown token/);
     expect(errors[2]!.error).toMatch(/owner/);
     expect(errors[3]!.error).toMatch(/type/);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
-  it('refuses amounts, prices and supplies over 1e100, so sums and market caps stay finite numbers', () => {
+  it('refuses amounts, prices and supplies over 1e100, so sums and market caps stay finite numbers', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
-    const refusal = (records: unknown[]) => {
-      try {
-        t.ingest(records as never);
-      } catch (e) {
-        return (e as IngestRejected).errors.map((x) => x.error);
-      }
-      return [];
+    await t.ingest([tok]);
+    const refusal = async (records: unknown[]) => {
+      const e = await refusalOf(() => t.ingest(records as never));
+      return e === undefined ? [] : (e as IngestRejected).errors.map((x) => x.error);
     };
-    expect(refusal([aTrade(tok.address, { volumeUsd: 1.7e308 })])).toEqual(['volumeUsd must be at most 1e100']);
-    expect(refusal([aTrade(tok.address, { priceUsd: 1e101 })])).toEqual(['priceUsd must be at most 1e100']);
-    expect(refusal([aToken({ totalSupply: 1e300 })])).toEqual(['totalSupply must be at most 1e100']);
-    expect(refusal([aTrade(tok.address, { volumeUsd: 1e100, priceUsd: 1e100 }), aTrade(tok.address, { volumeUsd: 1e100 })])).toEqual([]);
-    expect(count('trades')).toBe(2);
+    expect(await refusal([aTrade(tok.address, { volumeUsd: 1.7e308 })])).toEqual(['volumeUsd must be at most 1e100']);
+    expect(await refusal([aTrade(tok.address, { priceUsd: 1e101 })])).toEqual(['priceUsd must be at most 1e100']);
+    expect(await refusal([aToken({ totalSupply: 1e300 })])).toEqual(['totalSupply must be at most 1e100']);
+    expect(await refusal([aTrade(tok.address, { volumeUsd: 1e100, priceUsd: 1e100 }), aTrade(tok.address, { volumeUsd: 1e100 })])).toEqual([]);
+    expect(await count('trades')).toBe(2);
   });
 
-  it('accepts a token defined earlier in the same batch but not one defined later', () => {
+  it('accepts a token defined earlier in the same batch but not one defined later', async () => {
     t = makeTestApp();
     const a = aToken();
-    expect(t.ingest([a, aTrade(a.address)]).accepted).toBe(2);
+    expect((await t.ingest([a, aTrade(a.address)])).accepted).toBe(2);
     const b = aToken();
-    expect(() => t.ingest([aTrade(b.address), b])).toThrow(IngestRejected);
-    expect(count('tokens')).toBe(1);
+    expect(await refusalOf(() => t.ingest([aTrade(b.address), b]))).toBeInstanceOf(IngestRejected);
+    expect(await count('tokens')).toBe(1);
   });
 
-  it('replaces a holder amount and removes the holder at 0', () => {
+  it('replaces a holder amount and removes the holder at 0', async () => {
     t = makeTestApp();
     const tok = aToken();
     const h = aHolder(tok.address, { amount: 5 });
-    t.ingest([tok, h]);
-    t.ingest([{ ...h, amount: 9 }]);
-    expect(t.store.db.prepare('SELECT amount FROM holders').pluck().all()).toEqual([9]);
-    t.ingest([{ ...h, amount: 0 }]);
-    expect(count('holders')).toBe(0);
+    await t.ingest([tok, h]);
+    await t.ingest([{ ...h, amount: 9 }]);
+    expect(await column('SELECT amount AS v FROM holders')).toEqual([9]);
+    await t.ingest([{ ...h, amount: 0 }]);
+    expect(await count('holders')).toBe(0);
   });
 
-  it('upserts tokens and markets', () => {
+  it('upserts tokens and markets', async () => {
     t = makeTestApp();
     const tok = aToken({ symbol: 'OLD' });
     const m = aMarket(tok.address, { liquidityUsd: 1 });
-    t.ingest([tok, m]);
-    t.ingest([
+    await t.ingest([tok, m]);
+    await t.ingest([
       { ...tok, symbol: 'NEW' },
       { ...m, liquidityUsd: 2 },
     ]);
-    expect(t.store.db.prepare('SELECT symbol FROM tokens').pluck().all()).toEqual(['NEW']);
-    expect(t.store.db.prepare('SELECT liquidity_usd FROM markets').pluck().all()).toEqual([2]);
+    expect(await column('SELECT symbol AS v FROM tokens')).toEqual(['NEW']);
+    expect(await column('SELECT liquidity_usd AS v FROM markets')).toEqual([2]);
   });
 
-  it('lower-cases EVM-style addresses at ingest', () => {
+  it('lower-cases EVM-style addresses at ingest', async () => {
     t = makeTestApp();
     const evm = '0x' + 'AbCd'.repeat(10);
-    t.ingest([aToken({ address: evm })]);
-    expect(t.store.db.prepare('SELECT address FROM tokens').pluck().get()).toBe(evm.toLowerCase());
+    await t.ingest([aToken({ address: evm })]);
+    expect(await column('SELECT address AS v FROM tokens')).toEqual([evm.toLowerCase()]);
   });
 
-  it('tells listeners which tokens changed, after the commit', () => {
+  it('tells listeners which tokens changed, after the commit', async () => {
     t = makeTestApp();
+    // On PostgreSQL the app's change bus (LISTEN/NOTIFY) drops every cached answer (tokens 'all')
+    // while it is not listening yet; once it is, the listeners hear this instance's commits only.
+    await t.app.deps.coord.ready(10_000);
     const seen: unknown[] = [];
     t.store.onChange((c) => seen.push(c.tokens === 'all' ? 'all' : [...c.tokens]));
     const tok = aToken();
-    t.ingest([tok]);
-    expect(seen).toHaveLength(1);
-    expect((seen[0] as number[]).length).toBe(1);
+    await t.ingest([tok]);
+    const id = (await t.services.repos.tokens.byAddress(tok.address))!.id;
+    expect(seen).toEqual([[id]]);
   });
 });
 

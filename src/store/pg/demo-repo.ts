@@ -81,13 +81,10 @@ export function createPgDemoRepo(db: Queryable): PgDemoRepo {
         )
       )?.p,
     holderCount: (tokenId) => count('SELECT count(*) AS n FROM holders WHERE token_id = $1', [tokenId]),
-    holderAt: async (tokenId, offset) =>
+    topHolders: async (tokenId, limit) =>
       (
-        await row<{ owner: string }>(db, 'SELECT owner FROM holders WHERE token_id = $1 ORDER BY amount DESC, owner LIMIT 1 OFFSET $2', [
-          tokenId,
-          Math.max(offset, 0),
-        ])
-      )?.owner,
+        await rows<{ owner: string }>(db, 'SELECT owner FROM holders WHERE token_id = $1 ORDER BY amount DESC, owner LIMIT $2', [tokenId, Math.max(limit, 0)])
+      ).map((r) => r.owner),
     removeDemo: () => pgTransaction(db, WRITE_ORDER_LOCK_KEY, removeDemo),
     newestTraded: async () =>
       (await row<{ address: string }>(db, 'SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1'))?.address,
