@@ -100,6 +100,7 @@ export default defineConfig({
     include: POSTGRES_FILES,
     environment: 'node',
     env: { STORE: 'postgres' },
+    globalSetup: ['test/helpers/pg-template.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

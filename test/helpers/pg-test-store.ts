@@ -64,7 +64,12 @@ export function pgTestStore(): PgTestStore {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  let queue: Promise<unknown> = admin(adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`)).then(() => migratePgUrl(url));
+  // A copy of the run's migrated template (test/helpers/pg-template.ts) when there is one.
+  const template = process.env.TEST_PG_TEMPLATE;
+  let queue: Promise<unknown> =
+    template !== undefined
+      ? admin(adminUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`))
+      : admin(adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`)).then(() => migratePgUrl(url));
   const store = pgStoreOn(createPgPool({ url, instanceId: 'test' }), url);
 
   const after = <T>(step: () => T | Promise<T>): Promise<T> => {
