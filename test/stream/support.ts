@@ -30,7 +30,7 @@ export async function startLive(opts: Parameters<typeof makeTestApp>[0] = {}): P
       await stream.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
-      t.close();
+      await t.close();
     },
   };
 }
@@ -113,6 +113,12 @@ export class Client {
     this.ws.close();
   }
 }
+
+/**
+ * Resolves once the helper's writes made so far (ingest, keys) have committed: on PostgreSQL they
+ * are queued (test/helpers/pg-test-store.ts) and a repo call waits for them; on SQLite they are done.
+ */
+export const written = async (t: TestApp): Promise<void> => void (await t.services.repos.trades.maxId());
 
 /** Lets pending socket events run (messages already sent arrive). */
 export const settle = (ms = 100) => new Promise((r) => setTimeout(r, ms));
