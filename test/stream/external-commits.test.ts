@@ -1,13 +1,17 @@
 /**
  * Commits of another process reach the stream's subscribers on SQLite, seen by the hub's periodic
- * check of the store (PRAGMA data_version, src/store/db.ts). SQLite only: on PostgreSQL they
+ * check of the store (PRAGMA data_version, src/store/db.ts): a CLI file written by a real CLI
+ * child process in transactions of 250 records is one trades message per transaction, whatever
+ * number of them the server sees at once. SQLite only: on PostgreSQL they
  * arrive as notices on the bus (test/engines/pg-server.test.ts, pg-two-instances.test.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, startLive, type Live } from './support.js';
+import { Client, expectedMessages, settle, startLive, tradesOf, type Live } from './support.js';
+import { CLI_SLICE } from '../../src/cli-ingest.js';
 import { addToken } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/db.js';
@@ -49,4 +53,48 @@ describe('commits of another process', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('a CLI file beside the server', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stream-tx-'));
+  });
+  afterEach(async () => {
+    await live?.stop();
+    live = null;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends a CLI file written in transactions of 250 as one message per transaction, with exactly its trades', async () => {
+    const dbPath = join(dir, 'shared.db');
+    live = await startLive({ env: { DATABASE_PATH: dbPath }, store: openStore(dbPath) });
+    const a = addToken(live, { symbol: 'TXA' }).address;
+    const b = addToken(live, { symbol: 'TXB' }).address;
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const ok = await c.request({ op: 'subscribe', channel: 'trades', token: a });
+
+    const trades = tradesOf(a, b, 5 * CLI_SLICE + 40);
+    const file = join(dir, 'trades.ndjson');
+    writeFileSync(file, trades.map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const base = await live.services.repos.trades.maxId();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ingest', file], {
+      env: { ...process.env, DATABASE_PATH: dbPath, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr.match(/records written/g)).toHaveLength(6);
+
+    const expected = expectedMessages(trades, a, base, CLI_SLICE);
+    const total = expected.flat().length;
+    const got = () => c.of(ok.sub, 'trades').flatMap((m) => m.trades).length;
+    await c.waitFor(() => got() >= total, 10_000);
+    await settle();
+    expect(c.of(ok.sub, 'trades').map((m) => m.trades.map((t: { id: number }) => t.id))).toEqual(expected);
+    expect(expected).toHaveLength(6);
+    c.close();
+  }, 60_000);
 });
