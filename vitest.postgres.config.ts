@@ -58,7 +58,6 @@ const PENDING = [
   'test/store/seconds-rollups.test.ts',
   'test/store/window-repo.test.ts',
   'test/stream/pages-browser.test.ts',
-  'test/stream/slow-consumer.test.ts',
   'test/subscriptions/events.test.ts',
   'test/subscriptions/ingest.test.ts',
   'test/subscriptions/subscriptions.test.ts',
