@@ -57,7 +57,6 @@ const PENDING = [
   'test/store/ranking-repo.test.ts',
   'test/store/seconds-rollups.test.ts',
   'test/store/window-repo.test.ts',
-  'test/stream/pages-browser.test.ts',
   'test/subscriptions/events.test.ts',
   'test/subscriptions/ingest.test.ts',
   'test/subscriptions/subscriptions.test.ts',
