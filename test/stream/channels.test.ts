@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
+import { hubOf } from '../../src/http/stream.js';
 
 let live: Live;
 let token: string;
@@ -180,6 +181,21 @@ describe('prices and overview', () => {
     expect(next).toEqual({ op: 'price', sub: p.sub, token, priceUsd: 3, priceChangePct24h: null, lastTradeAt: T0 - 5 });
     const ov2 = await c.waitFor((m) => m.op === 'overview' && m.overview.priceUsd === 3, 3000);
     expect(ov2.overview).toEqual((await live.http.get(`/v1/token/${token}/overview`)).body);
+    c.close();
+  });
+  it('sends nothing again for a change that leaves the price and overview as they were (a flush of every token)', async () => {
+    await live.ingest([trade(T0 - 10, 2)]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const p = await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
+    const o = await c.request({ op: 'subscribe', channel: 'overview', token });
+    await c.waitFor((m) => m.op === 'overview');
+    // What the change bus does when it comes up, or while it is down (src/coord/wiring.ts).
+    live.store.notifyChange({ tokens: 'all' });
+    await hubOf(live.app).idle();
+    expect((await c.request({ op: 'ping' })).op).toBe('pong');
+    await settle(1100); // past the once-a-second throttle of prices and overviews
+    expect(c.of(p.sub).map((m) => m.op)).toEqual(['price']);
+    expect(c.of(o.sub).map((m) => m.op)).toEqual(['overview']);
     c.close();
   });
 });
