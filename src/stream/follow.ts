@@ -50,14 +50,20 @@ export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads
     await Promise.all(states.map((s) => view.readPrice(s.id)));
     for (const s of states) {
       const body = priceBody(view, s);
-      if (body !== null) conn.sendState(sub, 'price', String(s.id), `{"op":"price","sub":"${id}",${body}`);
+      if (body === null) continue;
+      conn.sendState(sub, 'price', String(s.id), `{"op":"price","sub":"${id}",${body}`);
+      // Its only subscriber holds this state now: a change that leaves it so sends it nobody again.
+      if (s.prices.size === 1) s.price.lastJson = body;
     }
   } else {
     const s = state(sub.token);
     s.overview.add(sub);
     await view.readOverview(s.id);
     const body = overviewBody(view, s);
-    if (body !== null) conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
+    if (body !== null) {
+      conn.sendState(sub, 'overview', 'overview', `{"op":"overview","sub":"${id}",${body}`);
+      if (s.overview.size === 1) s.view.lastJson = body;
+    }
   }
 }
 

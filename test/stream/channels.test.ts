@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
+import { hubOf } from '../../src/http/stream.js';
 
 let live: Live;
 let token: string;
@@ -22,18 +23,18 @@ const trade = (blockTime: number, priceUsd: number, volumeUsd = 1) => aTrade(tok
 
 describe('bars', () => {
   it('sends the newest bar, then a bar per ingest, and the previous bar once more with final:true when a new one starts', async () => {
-    live.ingest([trade(T0 + 10, 1), trade(T0 + 20, 2)]);
+    await live.ingest([trade(T0 + 10, 1), trade(T0 + 20, 2)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'bars', token: 'LIVE', resolution: '1' });
     expect(ok).toEqual({ op: 'subscribed', id: ok.id, sub: ok.sub, channel: 'bars', token, resolution: '1' });
     const first = await c.waitFor((m) => m.op === 'bar');
     expect(first).toEqual({ op: 'bar', sub: ok.sub, bar: { t: T0 - 20, o: 1, h: 2, l: 1, c: 2, v: 2 }, final: false });
 
-    live.ingest([trade(T0 + 30, 3, 5)]);
+    await live.ingest([trade(T0 + 30, 3, 5)]);
     const second = await c.waitFor((m) => m.op === 'bar' && m.bar.c === 3);
     expect(second).toEqual({ op: 'bar', sub: ok.sub, bar: { t: T0 - 20, o: 1, h: 3, l: 1, c: 3, v: 7 }, final: false });
 
-    live.ingest([trade(T0 + 50, 4)]); // T0 + 50 is in the next minute (T0 + 40)
+    await live.ingest([trade(T0 + 50, 4)]); // T0 + 50 is in the next minute (T0 + 40)
     const fourth = await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 40);
     expect(fourth).toEqual({ op: 'bar', sub: ok.sub, bar: { t: T0 + 40, o: 4, h: 4, l: 4, c: 4, v: 1 }, final: false });
     // The bar at T0 - 20 did not change since it was sent: not sent again.
@@ -43,7 +44,7 @@ describe('bars', () => {
       [T0 + 40, false],
     ]);
 
-    live.ingest([trade(T0 + 55, 5), trade(T0 + 100, 6)]); // changes T0 + 40, starts T0 + 100
+    await live.ingest([trade(T0 + 55, 5), trade(T0 + 100, 6)]); // changes T0 + 40, starts T0 + 100
     await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 100);
     expect(c.of(ok.sub, 'bar').slice(3)).toEqual([
       { op: 'bar', sub: ok.sub, bar: { t: T0 + 40, o: 4, h: 5, l: 4, c: 5, v: 2 }, final: true },
@@ -53,15 +54,15 @@ describe('bars', () => {
   });
 
   it('gives one batch that fills several bars at most one final:true (the bar last sent) and the newest bar', async () => {
-    live.ingest([trade(T0 + 10, 1)]);
+    await live.ingest([trade(T0 + 10, 1)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
     await c.waitFor((m) => m.op === 'bar');
     // One batch: changes T0 - 20 (the bar sent), fills T0 + 40 and T0 + 100, starts T0 + 160.
-    live.ingest([trade(T0 + 15, 2), trade(T0 + 50, 3), trade(T0 + 110, 4), trade(T0 + 170, 5)]);
+    await live.ingest([trade(T0 + 15, 2), trade(T0 + 50, 3), trade(T0 + 110, 4), trade(T0 + 170, 5)]);
     await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 160);
     // A batch that only fills new bars: the bar last sent (T0 + 160) did not change, so no final.
-    live.ingest([trade(T0 + 230, 6), trade(T0 + 290, 7)]);
+    await live.ingest([trade(T0 + 230, 6), trade(T0 + 290, 7)]);
     await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 280);
     await settle();
     expect(c.of(ok.sub, 'bar')).toEqual([
@@ -74,7 +75,7 @@ describe('bars', () => {
   });
 
   it('replays every bar from `since` (rounded down to its bar) ascending, the newest not final', async () => {
-    live.ingest([trade(T0 + 10, 1), trade(T0 + 70, 2), trade(T0 + 130, 3), trade(T0 + 190, 4)]);
+    await live.ingest([trade(T0 + 10, 1), trade(T0 + 70, 2), trade(T0 + 130, 3), trade(T0 + 190, 4)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1', since: T0 + 50 });
     await c.waitFor((m) => m.op === 'bar' && m.bar.t === T0 + 160);
@@ -88,13 +89,13 @@ describe('bars', () => {
   });
 
   it('sends reset backfill when a trade lands in a bar older than the newest sent, then continues', async () => {
-    live.ingest([trade(T0 + 10, 1), trade(T0 + 100, 2)]);
+    await live.ingest([trade(T0 + 10, 1), trade(T0 + 100, 2)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
     await c.waitFor((m) => m.op === 'bar');
-    live.ingest([trade(T0 + 5, 9)]); // the bar at T0 - 20, older than the newest (T0 + 100)
+    await live.ingest([trade(T0 + 5, 9)]); // the bar at T0 - 20, older than the newest (T0 + 100)
     await c.waitFor((m) => m.op === 'reset');
-    live.ingest([trade(T0 + 101, 3)]);
+    await live.ingest([trade(T0 + 101, 3)]);
     await c.waitFor((m) => m.op === 'bar' && m.bar.c === 3);
     expect(c.of(ok.sub).slice(1)).toEqual([
       { op: 'reset', sub: ok.sub, reason: 'backfill' },
@@ -107,9 +108,9 @@ describe('bars', () => {
 
 describe('trades', () => {
   it('sends the trades of each batch ascending by (blockTime, id), and replays id > sinceId in id order', async () => {
-    live.ingest([trade(T0 + 10, 1)]);
-    const before = live.store.db.prepare('SELECT max(id) FROM trades').pluck().get() as number;
-    live.ingest([trade(T0 + 30, 2), trade(T0 + 20, 3)]);
+    await live.ingest([trade(T0 + 10, 1)]);
+    const before = await live.services.repos.trades.maxId();
+    await live.ingest([trade(T0 + 30, 2), trade(T0 + 20, 3)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'trades', token, sinceId: before });
     const replay = await c.waitFor((m) => m.op === 'trades');
@@ -132,7 +133,7 @@ describe('trades', () => {
       'dex',
     ]);
 
-    live.ingest([trade(T0 + 50, 4), trade(T0 + 40, 5)]);
+    await live.ingest([trade(T0 + 50, 4), trade(T0 + 40, 5)]);
     await c.waitFor((m) => m.op === 'trades' && m.trades.length === 2 && m.trades[0].priceUsd === 5);
     expect(c.of(ok.sub, 'trades').map((m) => m.trades.map((t: any) => [t.id, t.blockTime]))).toEqual([
       [
@@ -149,11 +150,11 @@ describe('trades', () => {
 
   it('answers reset overflow to a sinceId replay of more than 10000 trades, and nothing more', async () => {
     const rows = Array.from({ length: 10_001 }, (_, i) => trade(T0 + i, 1));
-    live.ingest(rows);
+    await live.ingest(rows);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const ok = await c.request({ op: 'subscribe', channel: 'trades', token, sinceId: 0 });
     await c.waitFor((m) => m.op === 'reset');
-    live.ingest([trade(T0 + 20_000, 2)]);
+    await live.ingest([trade(T0 + 20_000, 2)]);
     await settle(200);
     expect(c.of(ok.sub)).toEqual([{ op: 'reset', sub: ok.sub, reason: 'overflow' }]);
     c.close();
@@ -162,7 +163,7 @@ describe('trades', () => {
 
 describe('prices and overview', () => {
   it('sends the current state once, then the state after a change', async () => {
-    live.ingest([trade(T0 - 10, 2)]);
+    await live.ingest([trade(T0 - 10, 2)]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const p = await c.request({ op: 'subscribe', channel: 'prices', tokens: [token, 'LIVE'] });
     expect(p.tokens).toEqual([token, token]); // one per name asked
@@ -175,11 +176,26 @@ describe('prices and overview', () => {
     const http = await live.http.get(`/v1/token/${token}/overview`);
     expect(ov).toEqual({ op: 'overview', sub: o.sub, overview: http.body });
 
-    live.ingest([trade(T0 - 5, 3)]);
+    await live.ingest([trade(T0 - 5, 3)]);
     const next = await c.waitFor((m) => m.op === 'price' && m.priceUsd === 3, 3000);
     expect(next).toEqual({ op: 'price', sub: p.sub, token, priceUsd: 3, priceChangePct24h: null, lastTradeAt: T0 - 5 });
     const ov2 = await c.waitFor((m) => m.op === 'overview' && m.overview.priceUsd === 3, 3000);
     expect(ov2.overview).toEqual((await live.http.get(`/v1/token/${token}/overview`)).body);
+    c.close();
+  });
+  it('sends nothing again for a change that leaves the price and overview as they were (a flush of every token)', async () => {
+    await live.ingest([trade(T0 - 10, 2)]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const p = await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
+    const o = await c.request({ op: 'subscribe', channel: 'overview', token });
+    await c.waitFor((m) => m.op === 'overview');
+    // What the change bus does when it comes up, or while it is down (src/coord/wiring.ts).
+    live.store.notifyChange({ tokens: 'all' });
+    await hubOf(live.app).idle();
+    expect((await c.request({ op: 'ping' })).op).toBe('pong');
+    await settle(1100); // past the once-a-second throttle of prices and overviews
+    expect(c.of(p.sub).map((m) => m.op)).toEqual(['price']);
+    expect(c.of(o.sub).map((m) => m.op)).toEqual(['overview']);
     c.close();
   });
 });
@@ -190,7 +206,7 @@ describe('unsubscribe and ping', () => {
     const ok = await c.request({ op: 'subscribe', channel: 'trades', token });
     const un = await c.request({ op: 'unsubscribe', sub: ok.sub });
     expect(un).toEqual({ op: 'unsubscribed', id: un.id, sub: ok.sub });
-    live.ingest([trade(T0 + 1, 1)]);
+    await live.ingest([trade(T0 + 1, 1)]);
     const pong = await c.request({ op: 'ping' });
     expect(pong).toEqual({ op: 'pong', id: pong.id });
     await settle();

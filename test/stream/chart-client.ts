@@ -9,6 +9,7 @@
 import { Client, type Msg } from './support.js';
 import type { Live } from './support.js';
 import { barsOf, type RefBar } from '../udf/support.js';
+import { hubOf } from '../../src/http/stream.js';
 
 const END = 253402300800;
 
@@ -69,13 +70,15 @@ export class ChartClient {
   }
 
   /**
-   * Waits until everything the server sent so far has arrived (a ping's pong comes after it), then
+   * Waits until everything the server sent so far has arrived (the hub's turns queued so far have
+   * run, and a ping's pong comes after what they wrote), then
    * applies it. `batch`: what arrived is the answer to one ingest batch, checked against the rule
    * of at most one final bar and one newest bar per subscription (noted in `breaches`).
    */
   async sync(batch = false): Promise<void> {
     const c = this.client;
     if (c === null) return;
+    await hubOf(this.live.app).idle();
     await c.request({ op: 'ping' });
     const fresh = c.messages.slice(this.seen);
     this.seen = c.messages.length;

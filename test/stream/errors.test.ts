@@ -4,7 +4,7 @@
  * message and a message over 64 KB close with 1008; subscribes count in the rate-limit bucket.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Client, startLive, type Live } from './support.js';
+import { Client, startLive, written, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
 
 let live: Live;
@@ -78,7 +78,7 @@ describe('error answers', () => {
   it('refuses the 201st subscription of a connection', async () => {
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     for (let i = 0; i < 200; i++) c.send({ op: 'subscribe', id: `x${i}`, channel: 'trades', token });
-    await c.waitFor((m) => m.id === 'x199');
+    await c.waitFor((m) => m.id === 'x199', 15_000); // 200 subscribes, each a few store reads
     const over = await c.request({ op: 'subscribe', channel: 'trades', token });
     expect(over).toEqual({ op: 'error', id: over.id, error: { code: 'invalid_parameter', message: 'at most 200 subscriptions per connection', param: 'op' } });
     expect(c.messages.filter((m) => m.op === 'subscribed')).toHaveLength(200);
@@ -111,8 +111,9 @@ describe('a store fault', () => {
   it('answers internal without details and keeps the connection', async () => {
     live = await startLive();
     token = addToken(live, { symbol: 'GONE' }).address;
+    await written(live);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
-    live.store.db.close(); // every read fails from here on
+    await live.store.close(); // every read fails from here on
     const err = await c.request({ op: 'subscribe', channel: 'trades', token });
     expect(err).toEqual({ op: 'error', id: err.id, error: { code: 'internal', message: 'internal error' } });
     expect((await c.request({ op: 'ping' })).op).toBe('pong');

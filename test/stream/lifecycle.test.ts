@@ -1,19 +1,14 @@
 /**
  * The stream's metrics on /metrics, and shutdown of the real server: what was committed before is
- * delivered, open connections are closed with 1001 and stop() still resolves.
+ * delivered, open connections are closed with 1001 and stop() still resolves. Commits of another
+ * process: external-commits.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import type { IngestRecord } from '../../src/domain/records.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { start } from '../../src/server.js';
-import { openStore } from '../../src/store/db.js';
-import { createServices } from '../../src/services/index.js';
-import { fakeClock } from '../helpers/make-test-app.js';
 import type { Store } from '../../src/store/db.js';
 import { hubOf } from '../../src/http/stream.js';
 
@@ -43,15 +38,15 @@ describe('stream metrics', () => {
   it('reports connections, subscriptions by channel, messages by op, resets by reason and the delivery delay', async () => {
     live = await startLive();
     const token = addToken(live, { symbol: 'MET' }).address;
-    live.ingest([aTrade(token, { blockTime: T0 + 100, priceUsd: 1 })]);
+    await live.ingest([aTrade(token, { blockTime: T0 + 100, priceUsd: 1 })]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
     await c.request({ op: 'subscribe', channel: 'trades', token });
     await c.request({ op: 'subscribe', channel: 'prices', tokens: [token] });
-    live.ingest([aTrade(token, { blockTime: T0 + 101, priceUsd: 2 })]);
+    await live.ingest([aTrade(token, { blockTime: T0 + 101, priceUsd: 2 })]);
     // Fanned out before the next commit: two commits heard together are one fan-out (read-ahead.test.ts).
     await hubOf(live.app).idle();
-    live.ingest([aTrade(token, { blockTime: T0 - 500, priceUsd: 3 })]); // backfill
+    await live.ingest([aTrade(token, { blockTime: T0 - 500, priceUsd: 3 })]); // backfill
     await c.waitFor((m) => m.op === 'reset');
     await settle();
     const m = streamSeries((await live.http.get('/metrics')).text);
@@ -73,34 +68,6 @@ describe('stream metrics', () => {
     const after = streamSeries((await live.http.get('/metrics')).text);
     expect(after['stream_connections']).toBe(0);
     expect(after['stream_subscriptions{channel="bars"}']).toBe(0);
-  });
-});
-
-describe('commits of another process', () => {
-  it('reach the subscribers (seen by the periodic check of the store)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stream-ext-'));
-    try {
-      const path = join(dir, 's.db');
-      live = await startLive({ store: openStore(path) });
-      const token = addToken(live, { symbol: 'EXT' }).address;
-      const c = await Client.open(`${live.wsBase}/v1/stream`);
-      const trades = await c.request({ op: 'subscribe', channel: 'trades', token });
-      const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
-      const cli = openStore(path);
-      const services = createServices({ store: cli, clock: fakeClock() });
-      const rows = [aTrade(token, { blockTime: T0 + 30, priceUsd: 4 }), aTrade(token, { blockTime: T0 + 10, priceUsd: 5 })];
-      services.ingest.ingest(rows.map((value, i) => ({ line: i + 1, value })));
-      cli.close();
-      const got = await c.waitFor((m) => m.op === 'trades' && m.sub === trades.sub);
-      expect(got.trades.map((t: { signature: string }) => t.signature)).toEqual([rows[1]!.signature, rows[0]!.signature]);
-      const bar = await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub);
-      expect(bar).toEqual({ op: 'bar', sub: bars.sub, bar: { t: T0 - 20, o: 5, h: 5, l: 4, c: 4, v: 20 }, final: false });
-      c.close();
-    } finally {
-      await live?.stop();
-      live = null;
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
 

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, launchBrowser } from '../browser/support.js';
 import { startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
-import { aTrade } from '../helpers/builders.js';
+import { aMarket, aTrade } from '../helpers/builders.js';
 import type { FakeClock } from '../helpers/make-test-app.js';
 
 /** The real clock: the page asks /udf/time and charts up to now. */
@@ -25,10 +25,11 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
 
   beforeAll(async () => {
     [browser, live] = await Promise.all([launchBrowser(), startLive({ clock: realClock, env: { RATE_LIMIT_ANON: '100000/60' } })]);
-    token = addToken(live, { symbol: 'PAGE' }).address;
-    market = live.store.db.prepare('SELECT address FROM markets LIMIT 1').pluck().get() as string;
+    token = addToken(live, { symbol: 'PAGE' }, {}).address;
+    const m = aMarket(token);
+    market = m.address;
     const now = realClock.seconds();
-    live.ingest([aTrade(token, { market, blockTime: now - 600, priceUsd: 1.5 }), aTrade(token, { market, blockTime: now - 300, priceUsd: 1.6 })]);
+    await live.ingest([m, aTrade(token, { market, blockTime: now - 600, priceUsd: 1.5 }), aTrade(token, { market, blockTime: now - 300, priceUsd: 1.6 })]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -58,7 +59,7 @@ describe.skipIf(!browserAvailable)('pages live from the stream', () => {
       await page.waitForTimeout(300); // the page has subscribed (it follows the chart every 200 ms)
       const price = Number((2 + Math.random()).toFixed(4));
       const t = realClock.seconds();
-      live.ingest([aTrade(token, { market, blockTime: t, priceUsd: price })]);
+      await live.ingest([aTrade(token, { market, blockTime: t, priceUsd: price })]);
       await page.waitForFunction((p) => (window as unknown as { __chart: Chart }).__chart.lastClose === p, price, { timeout: 10_000 });
       const state = await page.evaluate(() => {
         const c = (window as unknown as { __chart: Chart }).__chart;

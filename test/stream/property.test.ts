@@ -8,12 +8,13 @@
  * resumes with since / sinceId ends the same way, with exactly the store's trades, nothing
  * missing or repeated.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startLive, type Live } from './support.js';
 import { ChartClient, history } from './chart-client.js';
 import { addToken, refBars, type RefBar, type RefTrade } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
+import { readRawTrades, readTokenId } from '../v1/naive.js';
 
 const T0 = 1_700_000_000;
 const RESOLUTIONS = ['1S', '5', '15', '240', '1D', '1W', '1M'] as const;
@@ -35,11 +36,19 @@ async function check(live: Live, client: ChartClient, token: string, ref: RefTra
   }
 }
 
+/** One server and store for all runs (a store per run costs a database on PostgreSQL): each run has a token of its own. */
+let live: Live;
+let runs = 0;
+beforeAll(async () => {
+  // Every run's requests and subscribes count in one anonymous bucket.
+  live = await startLive({ env: { RATE_LIMIT_ANON: '100000000/60' } });
+});
+afterAll(async () => live.stop());
+
 async function run(batches: Row[][], drops: boolean[] | null): Promise<void> {
-  const live = await startLive();
+  const token = addToken(live, { symbol: `PROP${++runs}` }).address;
+  const client = new ChartClient(live, token, RESOLUTIONS);
   try {
-    const token = addToken(live, { symbol: 'PROP' }).address;
-    const client = new ChartClient(live, token, RESOLUTIONS);
     await client.connect();
     const ref: RefTrade[] = [];
     let cursor = T0;
@@ -54,7 +63,7 @@ async function run(batches: Row[][], drops: boolean[] | null): Promise<void> {
         const blockTime = drops === null ? cursor + r.dt : (cursor += r.dt);
         return aTrade(token, { blockTime, priceUsd: r.price / 100, volumeUsd: r.volume });
       });
-      live.ingest(trades);
+      await live.ingest(trades);
       for (const t of trades) ref.push({ time: t.blockTime, seq: ref.length, price: t.priceUsd, volume: t.volumeUsd });
       await client.sync(true);
       if (client.connected) await check(live, client, token, ref);
@@ -63,13 +72,12 @@ async function run(batches: Row[][], drops: boolean[] | null): Promise<void> {
     await client.sync();
     await check(live, client, token, ref);
     expect(client.breaches).toEqual([]);
-    const ids = live.store.db.prepare('SELECT id FROM trades ORDER BY id').pluck().all() as number[];
+    const ids = (await readRawTrades(live.store, await readTokenId(live.store, token))).map((t) => t.id).sort((a, b) => a - b);
     expect([...client.trades.keys()].sort((a, b) => a - b)).toEqual(ids);
     expect([...client.trades.values()].every((n) => n === 1)).toBe(true);
     resetsSeen += client.resets;
-    client.close();
   } finally {
-    await live.stop();
+    client.close();
   }
 }
 

@@ -33,7 +33,7 @@ describe('a client that stops reading', () => {
     for (let b = 0; b < batches; b++) {
       const rows = Array.from({ length: 1000 }, (_, i) => aTrade(token, { blockTime: T0 + 20 * b, priceUsd: 1 + b + i / 1000, volumeUsd: 1 }));
       biggestMessage = Math.max(biggestMessage, JSON.stringify(rows).length * 2);
-      live.ingest(rows);
+      await live.ingest(rows);
       // The fan-out of a change runs once its reads are answered (src/stream/change-reads.ts).
       await hub.idle();
       most = Math.max(most, ...hub.buffered());
@@ -65,7 +65,7 @@ describe('a client that stops reading', () => {
     const resetAt = c.messages.findIndex((m) => m.op === 'reset' && m.sub === trades.sub);
     expect(c.messages.slice(resetAt).some((m) => m.op === 'trades')).toBe(false);
     c.close();
-  }, 60_000);
+  }, 120_000); // 60 batches of 1,000 trades: tens of seconds on a loaded PostgreSQL
 
   it('keeps the bound within one large ingest batch too: never more than 4 MB plus one message waiting', async () => {
     live = await startLive();
@@ -75,7 +75,7 @@ describe('a client that stops reading', () => {
     c.ws.pause();
     const rows = Array.from({ length: 30_000 }, (_, i) => aTrade(token, { blockTime: T0 + i, priceUsd: 1 + i / 1000, volumeUsd: 1 }));
     const biggestMessage = JSON.stringify(rows.slice(0, 1000)).length * 2;
-    live.ingest(rows); // one transaction, one change: 30 messages of 1000 trades, about 10 MB
+    await live.ingest(rows); // one transaction, one change: 30 messages of 1000 trades, about 10 MB
     await hubOf(live.app).idle();
     // What the kernel's socket buffers take is not waiting in the server; the rest is bounded.
     expect(Math.max(...hubOf(live.app).buffered())).toBeLessThanOrEqual(TRADES_OVERFLOW + biggestMessage);

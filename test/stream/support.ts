@@ -10,6 +10,8 @@ import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { attachStream, type StreamHandle } from '../../src/http/stream.js';
 import type { Hub } from '../../src/stream/hub.js';
 import { WsStreamSocket } from '../../src/http/stream-socket.js';
+import { aTrade } from '../helpers/builders.js';
+import type { TradeRecord } from '../../src/domain/records.js';
 
 export type Live = TestApp & { server: Server; base: string; wsBase: string; stream: StreamHandle; stop(): Promise<void> };
 
@@ -30,7 +32,7 @@ export async function startLive(opts: Parameters<typeof makeTestApp>[0] = {}): P
       await stream.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
-      t.close();
+      await t.close();
     },
   };
 }
@@ -114,6 +116,12 @@ export class Client {
   }
 }
 
+/**
+ * Resolves once the helper's writes made so far (ingest, keys) have committed: on PostgreSQL they
+ * are queued (test/helpers/pg-test-store.ts) and a repo call waits for them; on SQLite they are done.
+ */
+export const written = async (t: TestApp): Promise<void> => void (await t.services.repos.trades.maxId());
+
 /** Lets pending socket events run (messages already sent arrive). */
 export const settle = (ms = 100) => new Promise((r) => setTimeout(r, ms));
 
@@ -131,4 +139,23 @@ export async function serveHub(hub: Hub): Promise<{ wss: WebSocketServer; url: s
   });
   await once(wss, 'listening');
   return { wss, url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` };
+}
+
+/** The trade ids each transaction gives token `a`: records numbered from `base + 1`, `slice` a transaction. */
+export function expectedMessages(trades: readonly TradeRecord[], a: string, base: number, slice: number): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < trades.length; i += slice) {
+    const mine = trades
+      .map((t, j) => ({ t, id: base + 1 + j }))
+      .slice(i, i + slice)
+      .filter(({ t }) => t.token === a)
+      .sort((x, y) => x.t.blockTime - y.t.blockTime || x.id - y.id);
+    if (mine.length > 0) out.push(mine.map((m) => m.id));
+  }
+  return out;
+}
+
+/** Trades of two tokens, a mostly; times swapped in pairs so (blockTime, id) order is not id order. */
+export function tradesOf(a: string, b: string, n: number): TradeRecord[] {
+  return Array.from({ length: n }, (_, i) => aTrade(i % 7 === 3 ? b : a, { blockTime: 1_700_000_000 + (i ^ 1), priceUsd: 1 + (i % 10) / 10 }));
 }
