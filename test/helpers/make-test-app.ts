@@ -43,6 +43,19 @@ export type TestApp = {
   ingest(records: readonly IngestRecord[]): { accepted: number; duplicates: number };
   /** A tenant with a key (scopes default read and manage, as the CLI's); returns the secret. */
   makeKey(opts?: { plan?: string; scopes?: Scope[]; tenantId?: string }): { secret: string; keyId: string; tenantId: string };
+  /**
+   * Runs one statement straight on the store's tables, as an operator's sqlite3 or psql session
+   * would, and answers its rows (none for a statement that returns none): for tests of what is
+   * stored, or of an edit made behind the app's back (no change is announced). `?` marks each
+   * parameter (numbered for PostgreSQL, so no `?` may stand anywhere else). On PostgreSQL it is
+   * queued behind the helpers' writes, as they are.
+   */
+  sql<R = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<R[]>;
+  /**
+   * Resolves once the store has finished every call made so far, the app's writes that nobody
+   * waits for (lastUsedAt) included: at once on SQLite, where a call is done when it returns.
+   */
+  settled(): Promise<void>;
   close(): void | Promise<void>;
 };
 
@@ -75,6 +88,12 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
       services.accounts.changed();
       return { secret: s.secret, keyId, tenantId };
     },
+    sql: <R>(text: string, ...params: unknown[]) => {
+      const statement = store.db.prepare(text);
+      // Run at the call, as the synchronous helpers' writes are.
+      return Promise.resolve(statement.reader ? (statement.all(...params) as R[]) : (statement.run(...params), []));
+    },
+    settled: () => Promise.resolve(),
     close: () => store.close(),
   };
 }
@@ -121,6 +140,12 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
       });
       return { secret: s.secret, keyId, tenantId };
     },
+    sql: <R>(text: string, ...params: unknown[]) => {
+      let n = 0;
+      const numbered = text.replace(/\?/g, () => `$${++n}`);
+      return pg.after(async () => (await store.pool.query(numbered, params)).rows as R[]);
+    },
+    settled: () => pg.idle(),
     close: () => pg.close(),
   };
 }
