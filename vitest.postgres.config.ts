@@ -28,19 +28,8 @@ export const SQLITE_ONLY: Record<string, string> = {};
 
 /** Not yet ported: each still reads the SQLite connection directly (t.store.db, test/v1/naive.ts). */
 const PENDING = [
-  'test/app.test.ts',
-  'test/http-answer-cache.test.ts',
-  'test/auth/key-cache-age.test.ts',
-  'test/auth/keys.test.ts',
-  'test/auth/me.test.ts',
-  'test/dashboard/session.test.ts',
-  'test/dashboard/sign-in.test.ts',
   'test/http/async-edge.test.ts',
-  'test/http/history-cache.test.ts',
   'test/http/storage-full.test.ts',
-  'test/ops/health.test.ts',
-  'test/ops/hostile-input.test.ts',
-  'test/ops/metrics.test.ts',
   'test/services/demo-feed.test.ts',
   'test/services/ingest-yields.test.ts',
   'test/services/ingest.test.ts',
