@@ -111,6 +111,10 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
   const clock = opts.clock ?? fakeClock();
   const services = createServices({ store, clock, config, repos: pg.gate(createPgRepos(store.pool, config.chain)) });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
+  // As in a deployment, where the database is there before the instance serves: without Redis
+  // its change bus (LISTEN/NOTIFY) listens before the first request, so no flush for the bus
+  // coming up drops what a test has cached. (A test of a Redis bus waits for it itself.)
+  if (config.redisUrl === null) void pg.after(() => app.deps.coord.ready(10_000));
   const callback = app.callback();
   // A request waits for the steps before it but is not one itself: its repo calls wait for the queue too.
   const http = request((req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]) => void pg.settled().then(() => callback(req, res)));

@@ -101,6 +101,9 @@ describe('an instance whose Redis is down', () => {
 
   it('(beside it, without REDIS_URL the same quiet change is not seen: the answer is cached)', async () => {
     const t = app();
+    // On PostgreSQL the instance's bus is the database's own LISTEN/NOTIFY (nothing is cached
+    // until it listens); SQLite has none.
+    expect(await t.app.deps.coord.ready(30_000)).toBe(testEngine() === 'postgres' ? 'up' : 'off');
     const token = aToken({ name: 'Before' });
     t.ingest([token]);
     expect(await overviewName(t, token.address)).toBe('Before');
