@@ -1,6 +1,6 @@
 // The store, service and HTTP tests again on PostgreSQL (npm run test:postgres): the same files as
 // in npm test, with STORE=postgres, so makeTestApp() and makeTestStore() open a fresh PostgreSQL
-// database (TEST_DATABASE_URL) instead of :memory: (docs/operations.md, Testing on PostgreSQL). Every test file under the
+// database (TEST_DATABASE_URL) instead of :memory: (docs/operations.md, Many instances: STORE=postgres). Every test file under the
 // directories below that opens a store through those helpers runs here, unless SQLITE_ONLY names
 // it with the reason; a file that opens no test store would only repeat its SQLite run.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -55,21 +55,6 @@ export const SQLITE_ONLY: Record<string, string> = {
     'SQLite query plans (EXPLAIN QUERY PLAN) of the trades pages; PostgreSQL has the same indexes (test/engines/pg-schema.test.ts), no test reads its plans',
 };
 
-/** Not yet ported: each still reads the SQLite connection directly (t.store.db, test/v1/naive.ts). */
-const PENDING = [
-  'test/app.test.ts',
-  'test/http-answer-cache.test.ts',
-  'test/auth/key-cache-age.test.ts',
-  'test/auth/keys.test.ts',
-  'test/auth/me.test.ts',
-  'test/dashboard/session.test.ts',
-  'test/dashboard/sign-in.test.ts',
-  'test/http/history-cache.test.ts',
-  'test/ops/health.test.ts',
-  'test/ops/hostile-input.test.ts',
-  'test/ops/metrics.test.ts',
-];
-
 const OPENS_STORE = /\b(makeTestApp|makeTestStore)\b/;
 const LOCAL_IMPORT = /from '(\.\.?\/[^']+)\.js'/g;
 
@@ -84,7 +69,7 @@ function opensTestStore(file: string): boolean {
   return false;
 }
 
-const skip = new Set([...Object.keys(SQLITE_ONLY), ...PENDING]);
+const skip = new Set(Object.keys(SQLITE_ONLY));
 export const POSTGRES_FILES = DIRECTORIES.flatMap((d) =>
   readdirSync(d)
     .filter((n) => n.endsWith('.test.ts'))

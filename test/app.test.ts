@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers/make-test-app.js';
+import { testEngine } from './helpers/pg-test-store.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -10,7 +11,7 @@ describe('app skeleton', () => {
     t = makeTestApp({ env: { INSTANCE_ID: 'app-1' } });
     const res = await t.http.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', instance: 'app-1', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
+    expect(res.body).toEqual({ status: 'ok', instance: 'app-1', store: { kind: testEngine(), state: 'up' }, redis: 'off' });
   });
 
   it('answers an unknown route with 404 not_found in the envelope, with the request id', async () => {
@@ -37,7 +38,7 @@ describe('app skeleton', () => {
 
   it('answers a thrown internal error with 500 internal and shows nothing of it', async () => {
     t = makeTestApp();
-    t.store.db.close(); // the route's statement now throws (/healthz answers 503 "down" instead)
+    await t.store.close(); // the route's statement now throws (/healthz answers 503 "down" instead)
     const res = await t.http.get('/udf/config');
     expect(res.status).toBe(500);
     expect(res.body.error).toMatchObject({ code: 'internal', message: 'internal error' });
@@ -46,7 +47,7 @@ describe('app skeleton', () => {
 
   it('keeps the RateLimit-* headers on a 500 when the store itself fails', async () => {
     t = makeTestApp();
-    t.store.db.close();
+    await t.store.close();
     const res = await t.http.get('/udf/config');
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('internal');

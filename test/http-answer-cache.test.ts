@@ -43,7 +43,7 @@ describe('cached answers', () => {
     const { a, b } = setup();
     const first = await history(a.address);
     // a write behind the store's back: only a cache would hide it
-    t.store.db.prepare('UPDATE candles SET h = 99').run();
+    await t.sql('UPDATE candles SET h = 99');
     t.ingest([aTrade(b.address, { blockTime: T0 + 60 })]);
     const again = await history(a.address);
     expect(again.text).toBe(first.text);

@@ -1,5 +1,5 @@
 /**
- * The storage boundary (docs/operations.md, Many instances: the async storage boundary): every
+ * The storage boundary (docs/operations.md, Many instances: The storage boundary): every
  * repo a service, route, cache or worker reads or writes, each as its async interface, made once
  * per process. `createSqliteRepos()` wraps the better-sqlite3 repos (statements unchanged, one
  * resolved promise per call); the PostgreSQL store builds the same object from the twins in

@@ -46,6 +46,14 @@ const MIN_ADDRESS_PREFIX = 4;
 /** Escapes LIKE's wildcards so `%` and `_` match themselves (used with ESCAPE '\'). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/**
+ * Whether a text holds a NUL. No stored symbol, name, address or dex holds one (ingest refuses
+ * control characters), so such a text names and finds nothing, on either engine: PostgreSQL
+ * refuses a NUL in any text parameter outright, and SQLite's LIKE reads a pattern only up to it
+ * (`AB\0x%` would find the symbol AB).
+ */
+export const holdsNul = (s: string): boolean => s.includes('\u0000');
+
 /** The FTS5 query for words in a row, the last one a prefix (["super", "b"] -> `"super b"*`). */
 const ftsPrefixPhrase = (words: readonly string[]): string => `"${words.join(' ')}"*`;
 
@@ -224,6 +232,7 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
      */
     search(q: SearchQuery): Resolved[] {
       const p: HitParams = { dex: dexKey(q.exchange), q: q.query.trim(), limit: q.limit };
+      if (holdsNul(p.q) || holdsNul(p.dex)) return [];
       const classes: Hit[][] = [];
       if (p.q === '') classes.push(top.all(p));
       else {

@@ -54,7 +54,7 @@ describe('POST /v1/keys', () => {
     }
     for (const k of list.body.keys) expect(Object.keys(k).sort()).toEqual(K_FIELDS);
 
-    const rows = t.store.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    const rows = await t.sql('SELECT * FROM api_keys');
     expect(rows).toHaveLength(2);
     const stored = JSON.stringify(rows.map((r) => Object.values(r).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : v))));
     for (const s of [first.secret, made]) expect(stored).not.toContain(s.slice(13, -4));

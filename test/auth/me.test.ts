@@ -7,7 +7,6 @@ import { accountRouter } from '../../src/http/v1/account.js';
 import { resolveCaller } from '../../src/http/auth.js';
 import { errorHandler } from '../../src/http/error-handler.js';
 import type { AppState } from '../../src/http/types.js';
-import { createAccountsRepo } from '../../src/store/accounts-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -40,7 +39,7 @@ describe('GET /v1/me', () => {
 
   it('follows an edited plan row', async () => {
     t = makeTestApp();
-    t.store.db.prepare("UPDATE plans SET requests_per_minute = 1234, max_keys = 7 WHERE name = 'free'").run();
+    await t.sql("UPDATE plans SET requests_per_minute = 1234, max_keys = 7 WHERE name = 'free'");
     const { secret } = t.makeKey();
     const res = await t.http.get('/v1/me').set('x-api-key', secret);
     expect(res.body.plan).toEqual({ name: 'free', requestsPerMinute: 1234, maxKeys: 7, maxSubscriptions: 10 });
@@ -86,23 +85,27 @@ describe('GET /v1/me', () => {
 });
 
 describe('lastUsedAt', () => {
-  const lastUsed = (keyId: string) => createAccountsRepo(t.store.db).key(keyId)!.lastUsedAt;
+  // Once the store is settled: a request does not wait for its lastUsedAt write.
+  const lastUsed = async (keyId: string) => {
+    await t.settled();
+    return (await t.services.repos.accounts.key(keyId))!.lastUsedAt;
+  };
 
   it('is written on first use, then at most once a minute per key', async () => {
     t = makeTestApp();
     const { secret, keyId } = t.makeKey();
-    expect(lastUsed(keyId)).toBeNull();
+    expect(await lastUsed(keyId)).toBeNull();
     await t.http.get('/v1/me').set('x-api-key', secret);
     const first = t.clock.seconds();
-    expect(lastUsed(keyId)).toBe(first);
+    expect(await lastUsed(keyId)).toBe(first);
     for (let i = 0; i < 5; i++) {
       t.clock.advance(11_000); // 55 s in all
       expect((await t.http.get('/v1/me').set('x-api-key', secret)).status).toBe(200);
     }
-    expect(lastUsed(keyId)).toBe(first);
+    expect(await lastUsed(keyId)).toBe(first);
     t.clock.advance(5_000);
     const res = await t.http.get('/v1/me').set('x-api-key', secret);
-    expect(lastUsed(keyId)).toBe(first + 60);
+    expect(await lastUsed(keyId)).toBe(first + 60);
     expect(res.body.key.lastUsedAt).toBe(first + 60);
   });
 
@@ -111,9 +114,9 @@ describe('lastUsedAt', () => {
     const a = t.makeKey();
     const b = t.makeKey();
     await t.http.get('/v1/me').set('x-api-key', a.secret).set('Authorization', `Bearer ${b.secret}`);
-    expect(lastUsed(a.keyId)).toBeNull();
+    expect(await lastUsed(a.keyId)).toBeNull();
     await t.services.accounts.revokeKey(b.keyId);
     await t.http.get('/v1/me').set('x-api-key', b.secret);
-    expect(lastUsed(b.keyId)).toBeNull();
+    expect(await lastUsed(b.keyId)).toBeNull();
   });
 });

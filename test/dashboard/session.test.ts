@@ -53,7 +53,7 @@ describe('GET /dashboard/api/session', () => {
     expect(ended.status).toBe(401);
     expect(ended.body.error.message).toBe('the session has ended; sign in again');
     // And it is gone from the store.
-    expect(t.store.db.prepare('SELECT count(*) FROM dashboard_sessions').pluck().get()).toBe(0);
+    expect(await t.sql('SELECT count(*) AS n FROM dashboard_sessions')).toEqual([{ n: 0 }]);
   });
 
   it('moves the idle limit forward on use, but never past 12 hours from sign-in', async () => {

@@ -15,6 +15,7 @@ import type { Scope } from '../../src/services/accounts.js';
 import { createAccountsRepo } from '../../src/store/accounts-repo.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
 import { createPgRepos } from '../../src/store/pg/repos.js';
+import { rawSql } from './raw-sql.js';
 import { atClockNow, pgTestStore, testEngine } from './pg-test-store.js';
 import { newId, newKeySecret } from '../../src/domain/api-key.js';
 
@@ -43,6 +44,19 @@ export type TestApp = {
   ingest(records: readonly IngestRecord[]): { accepted: number; duplicates: number };
   /** A tenant with a key (scopes default read and manage, as the CLI's); returns the secret. */
   makeKey(opts?: { plan?: string; scopes?: Scope[]; tenantId?: string }): { secret: string; keyId: string; tenantId: string };
+  /**
+   * Runs one statement straight on the store's tables, as an operator's sqlite3 or psql session
+   * would, and answers its rows (none for a statement that returns none): for tests of what is
+   * stored, or of an edit made behind the app's back (no change is announced). `?` marks each
+   * parameter (numbered for PostgreSQL, so no `?` may stand anywhere else). On PostgreSQL it is
+   * queued behind the helpers' writes, as they are.
+   */
+  sql<R = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<R[]>;
+  /**
+   * Resolves once the store has finished every call made so far, the app's writes that nobody
+   * waits for (lastUsedAt) included: at once on SQLite, where a call is done when it returns.
+   */
+  settled(): Promise<void>;
   close(): void | Promise<void>;
 };
 
@@ -75,6 +89,9 @@ export function makeTestApp(opts: { env?: Record<string, string>; clock?: FakeCl
       services.accounts.changed();
       return { secret: s.secret, keyId, tenantId };
     },
+    // Runs at the call (rawSql's SQLite branch does not wait), as the synchronous helpers' writes do.
+    sql: <R>(text: string, ...params: unknown[]) => rawSql<R>(store, text, params),
+    settled: () => Promise.resolve(),
     close: () => store.close(),
   };
 }
@@ -92,6 +109,10 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
   const clock = opts.clock ?? fakeClock();
   const services = createServices({ store, clock, config, repos: pg.gate(createPgRepos(store.pool, config.chain)) });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
+  // As in a deployment, where the database is there before the instance serves: without Redis
+  // its change bus (LISTEN/NOTIFY) listens before the first request, so no flush for the bus
+  // coming up drops what a test has cached. (A test of a Redis bus waits for it itself.)
+  if (config.redisUrl === null) void pg.after(() => app.deps.coord.ready(10_000));
   const callback = app.callback();
   // A request waits for the steps before it but is not one itself: its repo calls wait for the queue too.
   const http = request((req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]) => void pg.settled().then(() => callback(req, res)));
@@ -121,6 +142,8 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
       });
       return { secret: s.secret, keyId, tenantId };
     },
+    sql: <R>(text: string, ...params: unknown[]) => pg.after(() => rawSql<R>(store, text, params)),
+    settled: () => pg.idle(),
     close: () => pg.close(),
   };
 }

@@ -43,6 +43,11 @@ export type PgTestStore = {
   settled(): Promise<void>;
   /** `o` with every method (deeply, for objects of methods) waiting for the queue first. */
   gate<T extends object>(o: T): T;
+  /**
+   * Resolves once the queue is settled and every call of a gated object made so far has finished,
+   * those whose callers do not wait for them included (the app's lastUsedAt write).
+   */
+  idle(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -84,25 +89,38 @@ export function pgTestStore(): PgTestStore {
       if (q === queue) return;
     }
   };
+  const inFlight = new Set<Promise<unknown>>();
   const gate = <T extends object>(o: T): T =>
     new Proxy(o, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v === 'function') {
-          return async (...args: unknown[]) => {
-            await waitQueue();
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
+          return (...args: unknown[]) => {
+            const call = waitQueue().then(() => (v as (...a: unknown[]) => unknown).apply(target, args));
+            inFlight.add(call);
+            const done = () => void inFlight.delete(call);
+            call.then(done, done);
+            return call;
           };
         }
         return typeof v === 'object' && v !== null ? gate(v) : v;
       },
     });
 
+  const idle = async (): Promise<void> => {
+    for (;;) {
+      await waitQueue();
+      if (inFlight.size === 0) return;
+      await Promise.allSettled([...inFlight]);
+    }
+  };
+
   return {
     store,
     after,
     settled: waitQueue,
     gate,
+    idle,
     async close() {
       await waitQueue();
       await store.close();

@@ -47,7 +47,7 @@ describe('history series kept in memory', () => {
     await chart(a.address);
     expect(series.stats().series).toBe(1);
     // another process: the store hears of it only as "everything may have changed"
-    t.store.db.prepare('UPDATE candles SET h = 99').run();
+    await t.sql('UPDATE candles SET h = 99');
     t.store.notifyChange({ tokens: 'all' });
     expect(series.stats()).toEqual({ series: 0, bars: 0 });
     const res = await chart(a.address);

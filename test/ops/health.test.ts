@@ -3,13 +3,14 @@
  * and state, Redis's state; 503 only when the store is down. With REDIS_URL naming a Redis that
  * does not answer (a closed port), the instance is degraded but correct: it serves no cached
  * answer, so a change its caches were never told about shows at once, and redis_up is 0; it
- * closes at once, however long Redis stays away. The PostgreSQL kind is tested on a real
- * database (test/engines/pg-server.test.ts).
+ * closes at once, however long Redis stays away. The store's kind is the engine the helpers
+ * opened (STORE); a real server on PostgreSQL is tested in test/engines/pg-server.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { aToken } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { testEngine } from '../helpers/pg-test-store.js';
 
 const apps: TestApp[] = [];
 const app = (env: Record<string, string> = {}) => {
@@ -20,7 +21,7 @@ const app = (env: Record<string, string> = {}) => {
 afterEach(async () => {
   for (const t of apps.splice(0)) {
     await t.app.deps.coord.close();
-    t.close();
+    await t.close();
   }
 });
 
@@ -42,8 +43,8 @@ async function overviewName(t: TestApp, address: string): Promise<string> {
   return res.body.name as string;
 }
 
-/** Renames a token behind the caches' back: this connection's own write tells no listener. */
-const renameQuietly = (t: TestApp, address: string, name: string) => t.store.db.prepare('UPDATE tokens SET name = ? WHERE address = ?').run(name, address);
+/** Renames a token behind the caches' back: a write straight to the table tells no listener. */
+const renameQuietly = (t: TestApp, address: string, name: string) => t.sql('UPDATE tokens SET name = ? WHERE address = ?', name, address);
 
 describe('/healthz', () => {
   it('names the instance, the store kind and state, and Redis off when it is not configured', async () => {
@@ -51,7 +52,7 @@ describe('/healthz', () => {
     const res = await t.http.get('/healthz');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ status: 'ok', instance: 'inst-a', store: { kind: 'sqlite', state: 'up' }, redis: 'off' });
+    expect(res.body).toEqual({ status: 'ok', instance: 'inst-a', store: { kind: testEngine(), state: 'up' }, redis: 'off' });
   });
 
   it('defaults the instance to the host name and pid', async () => {
@@ -61,10 +62,10 @@ describe('/healthz', () => {
 
   it('answers 503 "down" when the store does not answer', async () => {
     const t = app({ INSTANCE_ID: 'inst-b' });
-    t.store.db.close();
+    await t.store.close();
     const res = await t.http.get('/healthz');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'down', instance: 'inst-b', store: { kind: 'sqlite', state: 'down' }, redis: 'off' });
+    expect(res.body).toEqual({ status: 'down', instance: 'inst-b', store: { kind: testEngine(), state: 'down' }, redis: 'off' });
   });
 
   it('labels every metric with the instance and reports store_up 1 and redis_up 0 without Redis', async () => {
@@ -87,10 +88,10 @@ describe('an instance whose Redis is down', () => {
     t.ingest([token]);
     const res = await t.http.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'degraded', instance: 'inst-d', store: { kind: 'sqlite', state: 'up' }, redis: 'down' });
+    expect(res.body).toEqual({ status: 'degraded', instance: 'inst-d', store: { kind: testEngine(), state: 'up' }, redis: 'down' });
 
     expect(await overviewName(t, token.address)).toBe('Before');
-    renameQuietly(t, token.address, 'After');
+    await renameQuietly(t, token.address, 'After');
     // A new event-loop turn, as the next request of a client is.
     await new Promise((r) => setImmediate(r));
     expect(await overviewName(t, token.address)).toBe('After');
@@ -100,10 +101,13 @@ describe('an instance whose Redis is down', () => {
 
   it('(beside it, without REDIS_URL the same quiet change is not seen: the answer is cached)', async () => {
     const t = app();
+    // On PostgreSQL the instance's bus is the database's own LISTEN/NOTIFY (nothing is cached
+    // until it listens); SQLite has none.
+    expect(await t.app.deps.coord.ready(30_000)).toBe(testEngine() === 'postgres' ? 'up' : 'off');
     const token = aToken({ name: 'Before' });
     t.ingest([token]);
     expect(await overviewName(t, token.address)).toBe('Before');
-    renameQuietly(t, token.address, 'After');
+    await renameQuietly(t, token.address, 'After');
     await new Promise((r) => setImmediate(r));
     expect(await overviewName(t, token.address)).toBe('Before');
   });

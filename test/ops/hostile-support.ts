@@ -74,7 +74,7 @@ export async function hostileWorld(): Promise<World> {
       agent.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      t.close();
+      await t.close();
     },
   };
 }

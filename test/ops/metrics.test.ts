@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
+import { testEngine } from '../helpers/pg-test-store.js';
 
 const apps: TestApp[] = [];
 const app = (env: Record<string, string> = {}) => {
@@ -134,18 +135,31 @@ describe('/metrics', () => {
     const t = app();
     await t.http.get('/metrics'); // the app is built; its hook is in place
     const token = aToken();
-    t.ingest([token, aTrade(token.address), aTrade(token.address)]);
+    // Awaited: the scrape below reads the registry, not through the store's queue (STORE=postgres).
+    await t.ingest([token, aTrade(token.address), aTrade(token.address)]);
     const m = await scrape(t);
     expect(value(m, 'ingest_trades_inserted_total')).toBe(2);
   });
 
-  it('reports the store size as page_count * page_size', async () => {
+  it("reports the store size as SQLite's page_count * page_size, or PostgreSQL's pg_database_size()", async () => {
     const t = app();
-    const m = await scrape(t);
-    const pages = t.store.db.pragma('page_count', { simple: true }) as number;
-    const size = t.store.db.pragma('page_size', { simple: true }) as number;
-    expect(value(m, 'store_size_bytes')).toBe(pages * size);
-    expect(value(m, 'store_wal_bytes')).toBe(0);
+    const size = async () => {
+      if (testEngine() === 'postgres') return (await t.sql<{ n: number }>('SELECT pg_database_size(current_database()) AS n'))[0]!.n;
+      const [pages] = await t.sql<{ page_count: number }>('PRAGMA page_count');
+      const [page] = await t.sql<{ page_size: number }>('PRAGMA page_size');
+      return pages!.page_count * page!.page_size;
+    };
+    // A fresh PostgreSQL database may still grow on its own (the server's background work on the
+    // new tables): compare a scrape with a size read the same before and after it.
+    let stable: { bytes: number; m: Map<string, number> } | undefined;
+    for (let i = 0; i < 10 && stable === undefined; i++) {
+      const bytes = await size();
+      const m = await scrape(t);
+      if ((await size()) === bytes) stable = { bytes, m };
+    }
+    expect(stable).toBeDefined();
+    expect(value(stable!.m, 'store_size_bytes')).toBe(stable!.bytes);
+    expect(value(stable!.m, 'store_wal_bytes')).toBe(0);
   });
 
   it('exposes webhook delivery counters for the webhook worker to call', async () => {

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { Db } from '../../src/store/db.js';
+import type { TestApp } from '../helpers/make-test-app.js';
 
 export type Child = { child: ChildProcess; port: number; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
 
@@ -48,16 +48,19 @@ export function rawGet(port: number, path: string, headers: Record<string, strin
   });
 }
 
-/** A SHA-256 over every row of every table (and the schema), in a stable order. */
-export function storeChecksum(db: Db): string {
+/** A SHA-256 over every row of every table (and the schema), in a stable order, on either engine. */
+export async function storeChecksum(app: Pick<TestApp, 'store' | 'sql'>): Promise<string> {
   const hash = createHash('sha256');
-  const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string; sql: string }[];
+  const kind: string = app.store.kind;
+  const tables = await app.sql<{ name: string; sql: string }>(
+    kind === 'postgres'
+      ? `SELECT table_name AS name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) AS sql
+         FROM information_schema.columns WHERE table_schema = 'public' GROUP BY table_name ORDER BY table_name`
+      : "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name",
+  );
   for (const t of tables) {
     hash.update(`${t.name}\n${t.sql}\n`);
-    const rows = db
-      .prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}"`)
-      .raw()
-      .all() as unknown[][];
+    const rows = (await app.sql(`SELECT * FROM "${t.name.replace(/"/g, '""')}"`)).map((r) => Object.values(r));
     const lines = rows
       .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('base64') : v)))
       .sort();

@@ -9,7 +9,7 @@
  */
 import type { Async } from '../async.js';
 import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../search-index-repo.js';
-import { escapeLike } from '../symbols-repo.js';
+import { escapeLike, holdsNul } from '../symbols-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 /** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
@@ -27,14 +27,18 @@ export function createPgSearchIndexRepo(db: Queryable): PgSearchIndexRepo {
   };
   return {
     rowsRead: async () => rowsRead,
-    byAddress: async (address) => (await read(`SELECT ${COLS} FROM token_search s WHERE s.address = $1`, [address]))[0],
-    bySymbol: (sym, after, n) => read(`SELECT ${COLS} FROM token_search s WHERE s.sym = $1 AND s.address > $2 ORDER BY s.address LIMIT $3`, [sym, after, n]),
-    bySymbolPrefix: (prefix, from, n) =>
-      read(
-        `SELECT ${COLS} FROM token_search s
+    // A text holding a NUL matches no row (see holdsNul), and PostgreSQL would refuse it.
+    byAddress: async (address) => (holdsNul(address) ? undefined : (await read(`SELECT ${COLS} FROM token_search s WHERE s.address = $1`, [address]))[0]),
+    bySymbol: async (sym, after, n) =>
+      holdsNul(sym) ? [] : read(`SELECT ${COLS} FROM token_search s WHERE s.sym = $1 AND s.address > $2 ORDER BY s.address LIMIT $3`, [sym, after, n]),
+    bySymbolPrefix: async (prefix, from, n) =>
+      holdsNul(prefix)
+        ? []
+        : read(
+            `SELECT ${COLS} FROM token_search s
          WHERE s.sym >= $1 AND s.sym < $2 AND (s.sym, s.address) > ($3, $4) ORDER BY s.sym, s.address LIMIT $5`,
-        [prefix, prefix + TOP, from.sym, from.address, n],
-      ),
+            [prefix, prefix + TOP, from.sym, from.address, n],
+          ),
     inAddressOrder: (after, n) => read(`SELECT ${COLS} FROM token_search s WHERE s.address > $1 ORDER BY s.address LIMIT $2`, [after, n]),
     // Names never hold control characters (ingest refuses them): such a text matches no name, as on
     // SQLite. Neither does a text shorter than a trigram, as FTS5's trigram MATCH answers it.
@@ -46,12 +50,14 @@ export function createPgSearchIndexRepo(db: Queryable): PgSearchIndexRepo {
             after,
             n,
           ]),
-    byShortName: (gram, after, n) =>
-      read(
-        `SELECT ${COLS} FROM token_search_grams g JOIN token_search s ON s.token_id = g.token_id
-         WHERE g.gram = $1 AND g.token_id > $2 ORDER BY g.token_id LIMIT $3`,
-        [gram, after, n],
-      ),
+    byShortName: async (gram, after, n) =>
+      holdsNul(gram)
+        ? []
+        : read(
+            `SELECT ${COLS} FROM token_search_grams g JOIN token_search s ON s.token_id = g.token_id
+             WHERE g.gram = $1 AND g.token_id > $2 ORDER BY g.token_id LIMIT $3`,
+            [gram, after, n],
+          ),
   };
 }
 

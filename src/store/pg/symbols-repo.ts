@@ -10,7 +10,7 @@
  * many tokens match, PostgreSQL by the sort, so the answers are the same.
  */
 import type { Async } from '../async.js';
-import { escapeLike, type Resolved, type SymbolRow, type SymbolsRepo } from '../symbols-repo.js';
+import { escapeLike, holdsNul, type Resolved, type SymbolRow, type SymbolsRepo } from '../symbols-repo.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import { row, rows, type Queryable } from './pg-repo.js';
@@ -51,6 +51,7 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
   }
 
   async function lookup(name: string, dex: string): Promise<Resolved | null> {
+    if (holdsNul(name) || holdsNul(dex)) return null;
     const id =
       (await idOfAddress(name)) ??
       (
@@ -115,6 +116,7 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
       const dex = dexKey(q.exchange);
       const text = q.query.trim();
       const limit = q.limit;
+      if (holdsNul(text) || holdsNul(dex)) return [];
       const classes: Hit[][] = [];
       if (text === '') classes.push(await hits('true', [dex], limit));
       else {
