@@ -123,6 +123,21 @@ export const bodyString = (min: number, max: number) =>
     .transform((v) => v as string)
     .meta({ type: 'string', minLength: min, maxLength: max });
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A JSON body field looked up in the store: a string of min..max characters without control
+ * characters (no stored name or email holds one, and PostgreSQL refuses a NUL in any text).
+ */
+export const bodyText = (min: number, max: number) =>
+  z
+    .unknown()
+    .refine((v) => typeof v === 'string' && v.length >= min && v.length <= max && !CONTROL.test(v), {
+      message: `must be a string of ${min} to ${max} characters without control characters`,
+    })
+    .transform((v) => v as string)
+    .meta({ type: 'string', minLength: min, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? 'must be a JSON object' : undefined) });

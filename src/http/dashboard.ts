@@ -14,7 +14,7 @@ import { errors } from '../errors.js';
 import { GRANTABLE_SCOPES } from '../services/accounts.js';
 import { sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
 import type { Plan, Tenant } from '../store/accounts-repo.js';
-import { bodyObject, bodyString } from './body.js';
+import { bodyObject, bodyString, bodyText } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
@@ -30,7 +30,7 @@ export const SIGN_IN_BODY_BYTES = 4096;
 /** 429 for a throttled sign-in; it closes the connection, so a body still on its way is not read. */
 const tooMany = (message: string, wait: number) => errors.rateLimited(message, wait, { close: true });
 
-const signInBody = bodyObject({ email: bodyString(3, 254), password: bodyString(1, 1024) });
+const signInBody = bodyObject({ email: bodyText(3, 254), password: bodyString(1, 1024) });
 
 /**
  * 401 for the dashboard. It signs in with a cookie, but every 401 carries the contract's challenge

@@ -88,7 +88,14 @@ describe('POST /dashboard/api/sign-in', () => {
   it.each([
     ['a missing password', { email: 'a@example.com' }, 'password', 'password is required'],
     ['a missing email', { password: 'x' }, 'email', 'email is required'],
-    ['a non-string email', { email: 42, password: 'x' }, 'email', 'email must be a string of 3 to 254 characters'],
+    ['a non-string email', { email: 42, password: 'x' }, 'email', 'email must be a string of 3 to 254 characters without control characters'],
+    // PostgreSQL refuses a NUL in any text: it was a 500 there, never a lookup.
+    [
+      'an email with a NUL',
+      { email: 'a\u0000@example.com', password: 'x' },
+      'email',
+      'email must be a string of 3 to 254 characters without control characters',
+    ],
     ['an empty password', { email: 'a@example.com', password: '' }, 'password', 'password must be a string of 1 to 1024 characters'],
     ['an unknown field', { email: 'a@example.com', password: 'x', remember: true }, 'remember', 'unknown field remember'],
   ])('answers %s with 400 invalid_body naming the field', async (_name, body, param, message) => {
