@@ -151,6 +151,9 @@ export function errorEnvelope(err: ApiError, requestId: string): { error: Record
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (isStoreFull(err)) return errors.insufficientStorage();
+  // PostgreSQL refuses a NUL in any text (SQLSTATE 22021). The routes that look text up refuse or
+  // find nothing for one first; this keeps any other from answering 500 for what is bad input.
+  if ((err as { code?: unknown } | null)?.code === '22021') return new ApiError(400, 'invalid_parameter', 'a value holds a NUL character');
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown; message?: unknown };
   const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413 || e?.type === 'entity.too.large') return errors.payloadTooLarge();

@@ -66,6 +66,12 @@ describe('errors', () => {
     expect(toApiError(Object.assign(new Error('full'), { code: 'SQLITE_FULL' })).status).toBe(507);
     // PostgreSQL's disk_full
     expect(toApiError(Object.assign(new Error('could not extend file'), { code: '53100' })).status).toBe(507);
+    // PostgreSQL's refusal of a NUL in text is the client's bad input, not a fault
+    expect(shape(toApiError(Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' })))).toMatchObject({
+      status: 400,
+      code: 'invalid_parameter',
+      message: 'a value holds a NUL character',
+    });
   });
 });
 
