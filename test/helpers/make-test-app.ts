@@ -144,6 +144,10 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
     },
     sql: <R>(text: string, ...params: unknown[]) => pg.after(() => rawSql<R>(store, text, params)),
     settled: () => pg.idle(),
-    close: () => pg.close(),
+    // The app's change bus first: its LISTEN connection would otherwise retry a dropped database.
+    close: async () => {
+      await app.deps.coord.close();
+      await pg.close();
+    },
   };
 }
