@@ -113,30 +113,26 @@ export const bodyInt = (min: number, max: number) =>
     .transform((v) => v as number)
     .meta({ type: 'integer', minimum: min, maximum: max });
 
-/** A JSON body field: a string of min..max characters. */
-export const bodyString = (min: number, max: number) =>
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** A JSON body field: a string of min..max characters, and, with `noControl`, none of them a control character. */
+const stringField = (min: number, max: number, noControl: boolean) =>
   z
     .unknown()
-    .refine((v) => typeof v === 'string' && v.length >= min && v.length <= max, {
-      message: `must be a string of ${min} to ${max} characters`,
+    .refine((v) => typeof v === 'string' && v.length >= min && v.length <= max && !(noControl && CONTROL.test(v)), {
+      message: `must be a string of ${min} to ${max} characters${noControl ? ' without control characters' : ''}`,
     })
     .transform((v) => v as string)
-    .meta({ type: 'string', minLength: min, maxLength: max });
+    .meta({ type: 'string', minLength: min, maxLength: max, ...(noControl ? { pattern: '^[^\\u0000-\\u001f\\u007f]*$' } : {}) });
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A JSON body field: a string of min..max characters. */
+export const bodyString = (min: number, max: number) => stringField(min, max, false);
 
 /**
  * A JSON body field looked up in the store: a string of min..max characters without control
  * characters (no stored name or email holds one, and PostgreSQL refuses a NUL in any text).
  */
-export const bodyText = (min: number, max: number) =>
-  z
-    .unknown()
-    .refine((v) => typeof v === 'string' && v.length >= min && v.length <= max && !CONTROL.test(v), {
-      message: `must be a string of ${min} to ${max} characters without control characters`,
-    })
-    .transform((v) => v as string)
-    .meta({ type: 'string', minLength: min, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+export const bodyText = (min: number, max: number) => stringField(min, max, true);
 
 /** A JSON object schema with a clear message when the body is some other JSON value. */
 export const bodyObject = <T extends z.core.$ZodLooseShape>(shape: T) =>

@@ -6,29 +6,19 @@
  * (a single file run with STORE=postgres) each store is migrated on its own.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { migratePgUrl } from '../../src/store/pg/migrate.js';
-
-async function admin(url: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+import { admin } from './pg-test-store.js';
 
 export default async function setup(): Promise<() => Promise<void>> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('npm run test:postgres needs TEST_DATABASE_URL (scripts/engines.sh start prints it)');
   const name = `test_template_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin(adminUrl, `CREATE DATABASE "${name}"`);
+  await admin(adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   await migratePgUrl(u.toString());
   process.env.TEST_PG_TEMPLATE = name;
   return async () => {
-    await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   };
 }

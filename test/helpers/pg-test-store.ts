@@ -51,7 +51,8 @@ export type PgTestStore = {
   close(): Promise<void>;
 };
 
-async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `fn` on a client of the server's admin database `url`, then closes it. */
+export async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -6,14 +6,6 @@
  */
 import type { TestApp } from '../helpers/make-test-app.js';
 import type { DeliveryRow } from '../../src/store/webhook-outbox-repo.js';
-import type { Store } from '../../src/store/db.js';
-import type { PgStore } from '../../src/store/pg/pg-store.js';
-
-/**
- * Resolves once the helpers' queued steps (on PostgreSQL: the database's creation, ingests, keys)
- * have run: a repo call waits for them, so a raw read after it sees their rows.
- */
-const settled = async (app: TestApp): Promise<void> => void (await app.services.repos.subscriptions.any());
 
 /**
  * Every webhook delivery of the tenants' events, in delivery order: each event has at most one
@@ -35,21 +27,12 @@ export async function deliveriesOf(app: TestApp, tenantIds: readonly string[]): 
 
 /** Every row of each table (by its first column), as arrays of values: compare two reads on one engine. */
 export async function tableRows(app: TestApp, tables: readonly string[]): Promise<unknown[][][]> {
-  await settled(app);
-  const store = app.store as Store | PgStore;
   const out: unknown[][][] = [];
-  for (const table of tables) {
-    const sql = `SELECT * FROM ${table} ORDER BY 1`;
-    if (store.kind === 'sqlite') out.push(store.db.prepare(sql).raw().all() as unknown[][]);
-    else out.push((await store.pool.query<unknown[]>({ text: sql, rowMode: 'array' })).rows);
-  }
+  for (const table of tables) out.push((await app.sql(`SELECT * FROM ${table} ORDER BY 1`)).map((r) => Object.values(r)));
   return out;
 }
 
 /** Sets the plan's subscription cap, as an operator would in the database. */
 export async function setPlanCap(app: TestApp, plan: string, maxSubscriptions: number): Promise<void> {
-  await settled(app);
-  const store = app.store as Store | PgStore;
-  if (store.kind === 'sqlite') store.db.prepare('UPDATE plans SET max_subscriptions = ? WHERE name = ?').run(maxSubscriptions, plan);
-  else await store.pool.query('UPDATE plans SET max_subscriptions = $1 WHERE name = $2', [maxSubscriptions, plan]);
+  await app.sql('UPDATE plans SET max_subscriptions = ? WHERE name = ?', maxSubscriptions, plan);
 }

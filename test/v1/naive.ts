@@ -4,6 +4,7 @@
  */
 import type { Store } from '../../src/store/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
+import { rawSql } from '../helpers/raw-sql.js';
 
 export type RawTrade = {
   id: number;
@@ -16,14 +17,13 @@ export type RawTrade = {
   vol: number;
 };
 
+/** The raw trades, aliases quoted so both engines keep their case. */
+const RAW_TRADES = `SELECT id, token_id AS "tokenId", block_time AS bt, wallet, market, is_buy AS "isBuy", price_usd AS price, volume_usd AS vol
+  FROM trades ORDER BY block_time, id`;
+
 /** Every trade of the token (or of all tokens), in trade order. */
 export function rawTrades(store: Store, tokenId?: number): RawTrade[] {
-  const rows = store.db
-    .prepare(
-      `SELECT id, token_id AS tokenId, block_time AS bt, wallet, market, is_buy AS isBuy, price_usd AS price, volume_usd AS vol
-       FROM trades ORDER BY block_time, id`,
-    )
-    .all() as RawTrade[];
+  const rows = store.db.prepare(RAW_TRADES).all() as RawTrade[];
   return tokenId === undefined ? rows : rows.filter((r) => r.tokenId === tokenId);
 }
 
@@ -33,29 +33,13 @@ export function rawTrades(store: Store, tokenId?: number): RawTrade[] {
  * checks. Await the helper's ingest first.
  */
 export async function readRawTrades(store: Store | PgStore, tokenId?: number): Promise<RawTrade[]> {
-  if (store.kind === 'sqlite') return rawTrades(store, tokenId);
-  const { rows } = await store.pool.query<Record<keyof RawTrade, string | number>>(
-    `SELECT id, token_id AS "tokenId", block_time AS bt, wallet, market, is_buy AS "isBuy", price_usd AS price, volume_usd AS vol
-     FROM trades ORDER BY block_time, id`,
-  );
-  const all = rows.map((r) => ({
-    id: Number(r.id),
-    tokenId: Number(r.tokenId),
-    bt: Number(r.bt),
-    wallet: String(r.wallet),
-    market: String(r.market),
-    isBuy: Number(r.isBuy),
-    price: Number(r.price),
-    vol: Number(r.vol),
-  }));
-  return tokenId === undefined ? all : all.filter((r) => r.tokenId === tokenId);
+  const rows = await rawSql<RawTrade>(store, RAW_TRADES);
+  return tokenId === undefined ? rows : rows.filter((r) => r.tokenId === tokenId);
 }
 
 /** The token's id on either engine. */
 export async function readTokenId(store: Store | PgStore, address: string): Promise<number> {
-  if (store.kind === 'sqlite') return tokenIdOf(store, address);
-  const { rows } = await store.pool.query<{ id: string }>('SELECT id FROM tokens WHERE address = $1', [address]);
-  return Number(rows[0]?.id);
+  return Number((await rawSql<{ id: number }>(store, 'SELECT id FROM tokens WHERE address = ?', [address]))[0]?.id);
 }
 
 export const tokenIdOf = (store: Store, address: string): number => store.db.prepare('SELECT id FROM tokens WHERE address = ?').pluck().get(address) as number;
