@@ -8,8 +8,8 @@ export function createStatsRepo(db: Db) {
   const pageCount = db.prepare<[], number>('PRAGMA page_count').pluck();
   const pageSize = db.prepare<[], number>('PRAGMA page_size').pluck();
   const tokenCount = db.prepare<[], number>('SELECT count(*) FROM tokens').pluck();
-  // Trades are never deleted and their ids are max + 1, so the highest id is the count, in O(log n).
-  const tradeCount = db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM trades').pluck();
+  // Kept by triggers (migration 017): one row, not a scan; max(id) is not the count once trades are deleted.
+  const tradeCount = db.prepare<[], number>('SELECT n FROM trade_count WHERE one = 1').pluck();
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const pages = db
     .prepare<[], [number, number, number]>(
@@ -22,7 +22,7 @@ export function createStatsRepo(db: Db) {
     /** Bytes of the main database file (page_count * page_size; the WAL is separate). */
     sizeBytes: (): number => pageCount.get()! * pageSize.get()!,
     tokens: (): number => tokenCount.get()!,
-    trades: (): number => tradeCount.get()!,
+    trades: (): number => tradeCount.get() ?? 0,
     /** Whether the store answers a query at all. */
     answers: (): boolean => ping.get() === 1,
     /** Every page up to max_page_count is used and none is free: the next write that grows the file fails. */

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { testEngine } from '../helpers/pg-test-store.js';
+import { loadDemo, removeDemo } from '../../src/services/demo.js';
 
 const apps: TestApp[] = [];
 const app = (env: Record<string, string> = {}) => {
@@ -129,6 +130,22 @@ describe('/metrics', () => {
     const after = await scrape(t);
     expect(value(after, 'ingest_batches_total', { source: 'http' })).toBe(2);
     expect(value(after, 'http_requests_total', { route: '/v1/ingest', status: '400' })).toBe(1);
+  });
+
+  it('counts the trades the store holds after demo --remove deleted the demo ones, not the highest trade id', async () => {
+    const t = app();
+    await t.services.repos.stats.answers(); // the PostgreSQL test database is ready
+    const until = 1_700_000_000;
+    t.clock.set(until * 1000);
+    const loaded = await loadDemo(t.services, { tokens: 2, days: 1, seed: 5, until, tradesPerTokenPerDay: 40 });
+    const token = aToken();
+    const market = aMarket(token.address);
+    await t.ingest([token, market, ...[1, 2, 3].map((i) => aTrade(token.address, { market: market.address, blockTime: until + i }))]);
+    expect(value(await scrape(t), 'store_trades')).toBe(loaded.trades + 3);
+    const removed = await removeDemo({ store: t.store, repos: t.services.repos });
+    expect(removed.trades).toBe(loaded.trades);
+    // The three real trades were numbered after the demo's: max(id) would still say loaded.trades + 3.
+    expect(value(await scrape(t), 'store_trades')).toBe(3);
   });
 
   it('counts trades inserted by in-process ingest of any source (the ingest hook)', async () => {

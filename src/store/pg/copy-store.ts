@@ -7,7 +7,7 @@
  * - One snapshot of the SQLite file (one read transaction) and ONE PostgreSQL transaction: the
  *   copy is whole or nothing is written.
  * - Refused (CopyRefused, nothing written) when the database holds any row other than the seeded
- *   plans, and when the SQLite store's schema is not this code's latest (open it once with this
+ *   plans and trade count (0), and when the SQLite store's schema is not this code's latest (open it once with this
  *   version to migrate it).
  * - The udf_listing triggers are off while rows are copied (ALTER TABLE ... DISABLE TRIGGER USER,
  *   which the tables' owner may do), so derived rows arrive as copied, not made again.
@@ -80,7 +80,7 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
     await client.query('BEGIN');
     try {
       for (const t of tables) {
-        const where = t.name === 'plans' ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')` : '';
+        const where = t.name === 'plans' ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')` : t.name === 'trade_count' ? ' WHERE n <> 0' : '';
         const busy = await client.query(`SELECT 1 FROM ${quote(t.name)}${where} LIMIT 1`);
         if (busy.rowCount) throw new CopyRefused(`the target database is not empty (table ${t.name} has rows); copy into an empty database`);
       }
@@ -88,7 +88,9 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
         await client.query<{ t: string }>(`SELECT DISTINCT event_object_table AS t FROM information_schema.triggers WHERE trigger_schema = current_schema()`)
       ).rows.map((r) => r.t);
       for (const t of triggered) await client.query(`ALTER TABLE ${quote(t)} DISABLE TRIGGER USER`);
+      // The rows a migration seeds (the plans, the trade count of an empty store) come from the file.
       await client.query('DELETE FROM plans');
+      await client.query('DELETE FROM trade_count');
 
       const counts: Record<string, number> = {};
       let total = 0;

@@ -19,9 +19,8 @@ export function createPgStatsRepo(db: Queryable): PgStatsRepo {
   return {
     sizeBytes: () => one('SELECT pg_database_size(current_database()) AS n'),
     tokens: () => one('SELECT count(*) AS n FROM tokens'),
-    // The highest trade number, as on SQLite, where it is the count. Here an insert rolled back
-    // spends its number, so it can run ahead of the count; it reads one end of the key.
-    trades: () => one('SELECT coalesce(max(id), 0) AS n FROM trades'),
+    // Kept by triggers (migration 012), as on SQLite: one row, not a count of the table.
+    trades: () => one('SELECT n FROM trade_count WHERE one = 1'),
     answers: async () => (await one('SELECT 1 AS n')) === 1,
     atPageLimit: async () => false,
     async pendingDeliveries() {
