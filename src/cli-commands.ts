@@ -5,6 +5,8 @@
  */
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import type { AnyStore } from './store/open.js';
 import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
@@ -46,10 +48,36 @@ export async function setEmail(ctx: CommandContext): Promise<Output> {
   return { doc: { id: t.id, email: t.email }, human: `email of ${t.id} set to ${t.email}` };
 }
 
+/**
+ * One line typed at a terminal, not echoed: readline echoes what is typed to its output, which
+ * here is a sink, and the terminal's own echo is off while readline holds it in raw mode.
+ */
+function readHiddenLine(stdin: NodeJS.ReadableStream, prompt: () => void): Promise<string> {
+  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+  const rl = createInterface({ input: stdin, output: sink, terminal: true });
+  // Asked once the terminal is in raw mode, so nothing typed after the prompt is echoed.
+  prompt();
+  return new Promise((resolve, reject) => {
+    rl.once('SIGINT', () => (rl.close(), reject(new Error('interrupted'))));
+    rl.question('', (answer) => (rl.close(), resolve(answer)));
+  });
+}
+
+/**
+ * The password comes from stdin: piped (`printf %s "$PW" | cli tenants set-password ...`), read
+ * to its end; at a terminal, a prompt on stderr and one hidden line, so the command never sits
+ * waiting without saying why.
+ */
 export async function setPassword(ctx: CommandContext): Promise<Output> {
   const tenant = ctx.opts.tenant;
   if (!tenant) throw ctx.fail.usage('--tenant is required');
-  const password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
+  let password: string;
+  if ((ctx.stdin as { isTTY?: boolean }).isTTY === true) {
+    password = await readHiddenLine(ctx.stdin, () => ctx.stderr(`password for tenant ${tenant} (not shown; Enter to finish): `));
+    ctx.stderr('\n');
+  } else {
+    password = (await readAll(ctx.stdin)).replace(/\r?\n$/, '');
+  }
   await ctx.withStore(async (_store, sv) => {
     // Refused (exit 1) for a tenant without an email: it could never sign in.
     await sv.accounts.setPassword(tenant, password);

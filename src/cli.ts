@@ -32,7 +32,8 @@ export type Io = {
 const USAGE = `usage: cli <command> [options] [--json]
   tenants create --name NAME --plan free|pro|enterprise [--email E]
   tenants set-email --tenant ID --email E
-  tenants set-password --tenant ID        (password on stdin; the tenant needs an email)
+  tenants set-password --tenant ID        (reads the password from stdin: piped, or typed after a prompt
+                                           at a terminal; the tenant needs an email)
   tenants list
   keys create --tenant ID [--name N] [--scopes read,manage,ingest]  (default read,manage)
   keys list --tenant ID

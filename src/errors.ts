@@ -66,7 +66,9 @@ export const errors = {
   /** 400: a parameter is malformed, out of range, repeated or unknown; `message` names it. */
   invalidParameter: (param: string, message: string) => new ApiError(400, 'invalid_parameter', message, { param }),
   /** 400: a path segment that must be an address is not one. */
-  invalidAddress: (param = 'address') => new ApiError(400, 'invalid_address', `${param} is not a well-formed address`, { param }),
+  /** `hint`, when given, follows the predicate (a path address that may be a symbol: where to look it up). */
+  invalidAddress: (param = 'address', hint?: string) =>
+    new ApiError(400, 'invalid_address', `${param} is not a well-formed address${hint === undefined ? '' : `; ${hint}`}`, { param }),
   /** 400: a cursor this server did not issue for this query (or this account). */
   invalidCursor: (message = 'cursor was not issued by this server for this query') => new ApiError(400, 'invalid_cursor', message, { param: 'cursor' }),
   /** 400: a body that is not JSON / NDJSON or fails validation; `param` names the field, `details` the items. */

@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SchemaTooNewError } from './store/db.js';
@@ -19,12 +20,20 @@ import { createServices, type Services } from './services/index.js';
 import { loadDemoIfEmpty, startJobs } from './services/jobs.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { startBanner } from './start-banner.js';
+import { bannerText, startUrls } from './start-banner.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-export type Running = { server: Server; store: AnyStore; config: Config; services: Services; stop(): Promise<void> };
+export type Running = {
+  server: Server;
+  store: AnyStore;
+  config: Config;
+  services: Services;
+  logger: Logger;
+  /** Stops the service; `reason` (the signal) goes in the log lines that say so. */
+  stop(reason?: string): Promise<void>;
+};
 
 /**
  * Starts the service; resolves once it listens. `opts.extend` may append middleware to the app
@@ -67,8 +76,10 @@ export async function start(
   logger.info({ address }, 'listening');
 
   let stopping: Promise<void> | null = null;
-  const stop = () =>
+  const stop = (reason?: string) =>
     (stopping ??= (async () => {
+      // Said on every store: an operator reading the log sees a stop asked for, not a crash.
+      logger.info({ reason }, 'shutting down: answering the requests in flight (at most 10 s)');
       await jobs.stop();
       // Requests already sent are answered (none is reset); stragglers are cut after 10 s. The
       // stream's connections are closed with 1001 once those requests are answered.
@@ -78,9 +89,10 @@ export async function start(
       await worker.stop();
       await app.deps.coord.close();
       await store.close();
+      logger.info({ reason }, 'stopped');
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
-  return { server, store, config, services, stop };
+  return { server, store, config, services, logger, stop };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
@@ -88,21 +100,22 @@ if (isMain) {
   // Handlers go in before start-up, so a signal that arrives while starting (or right after the
   // "listening" line) still stops the service cleanly.
   let running: Running | null = null;
-  let stopRequested = false;
-  const stopAndExit = (r: Running) => void r.stop().then(() => process.exit(0));
-  const onSignal = () => {
-    stopRequested = true;
-    if (running) stopAndExit(running);
+  let stopRequested: string | null = null;
+  const stopAndExit = (r: Running, signal: string) => void r.stop(signal).then(() => process.exit(0));
+  const onSignal = (signal: string) => {
+    stopRequested = signal;
+    if (running) stopAndExit(running, signal);
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   start().then(
     (r) => {
       running = r;
-      if (stopRequested) return stopAndExit(r);
-      // The banner names the newest token, read from the store; a store that cannot answer now goes without it.
-      startBanner(r.services.repos, r.server.address() as AddressInfo).then(
-        (banner) => process.stderr.write(banner),
+      if (stopRequested !== null) return stopAndExit(r, stopRequested);
+      // The banner names the newest token, read from the store; a store that cannot answer now
+      // goes without it. Plain on a terminal; one JSON line in a log stream.
+      startUrls(r.services.repos, r.server.address() as AddressInfo).then(
+        (urls) => (process.stderr.isTTY ? process.stderr.write(bannerText(urls)) : r.logger.info({ urls }, `ready: open ${urls.liveChart}`)),
         () => undefined,
       );
     },

@@ -37,13 +37,14 @@ function cli(args: string[], input = '') {
 /** The server on the test's store; resolves with its base URL once it listens. */
 async function startServer(env: Record<string, string> = {}): Promise<string> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: '0', DATABASE_PATH: db, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', DATABASE_PATH: db, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'info', ...env },
   });
   server = proc;
   let err = '';
   proc.stderr.on('data', (d) => (err += d));
   for (;;) {
-    const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
+    // The start-up URLs, one JSON log line on a pipe (src/start-banner.ts).
+    const m = /"listening":"(http:\/\/[\d.]+:\d+)"/.exec(err);
     if (m) return m[1]!;
     if (proc.exitCode !== null) throw new Error(err);
     await new Promise((r) => setTimeout(r, 50));
@@ -83,6 +84,29 @@ describe('tenants set-email and set-password', () => {
     const store = openStore(db);
     const { accounts } = createServices({ store, clock: systemClock });
     expect(await accounts.checkPassword('owner@nomail.test', 'correct horse battery')).toMatchObject({ id: tenant.id });
+    store.close();
+  }, 60_000);
+
+  it('prompts on a terminal for the password, reads one line without echoing it, and sets it', async () => {
+    const tenant = cli(['tenants', 'create', '--name', 'Tty', '--plan', 'free', '--email', 'tty@x.test', '--json']).json();
+    // script(1) runs the CLI on a pseudo-terminal: its stdin is a TTY, as an operator's shell is.
+    const command = `${process.execPath} --import tsx src/cli.ts tenants set-password --tenant ${tenant.id}`;
+    const proc = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, DATABASE_PATH: db } });
+    let seen = '';
+    proc.stdout.on('data', (d) => (seen += d));
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    for (let i = 0; !seen.includes('Enter to finish'); i++) {
+      if (proc.exitCode !== null || i > 1200) throw new Error(`no prompt: ${seen}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    proc.stdin.write('typed at a terminal\r');
+    expect(await exited).toBe(0);
+    expect(seen).toContain(`password for tenant ${tenant.id} (not shown; Enter to finish): `);
+    expect(seen).toContain(`password set for ${tenant.id}`);
+    expect(seen).not.toContain('typed at a terminal');
+    const store = openStore(db);
+    const { accounts } = createServices({ store, clock: systemClock });
+    expect(await accounts.checkPassword('tty@x.test', 'typed at a terminal')).toMatchObject({ id: tenant.id });
     store.close();
   }, 60_000);
 

@@ -67,14 +67,25 @@ describe('server', () => {
     }
   });
 
-  it('exits 0 on SIGTERM', async () => {
+  it('exits 0 on SIGTERM, and logs the shutdown (on SQLite too)', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: { ...process.env, PORT: '0', DATABASE_PATH: join(dir, 't.db'), DEMO_DATA: 'off', LOG_LEVEL: 'info' },
     });
     let err = '';
-    await new Promise<void>((resolve) => child.stderr.on('data', (d) => ((err += d), err.includes('listening') && resolve())));
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise<void>((resolve) => child.stderr.on('data', () => err.includes('"urls"') && resolve()));
+    const before = err.length;
     child.kill('SIGTERM');
     const code = await new Promise((r) => child.on('exit', (c, sig) => r(c ?? sig)));
     expect(code).toBe(0);
+    const said = err
+      .slice(before)
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string });
+    expect(said.map((l) => [l.level, l.msg, l.reason])).toEqual([
+      [30, 'shutting down: answering the requests in flight (at most 10 s)', 'SIGTERM'],
+      [30, 'stopped', 'SIGTERM'],
+    ]);
   });
 });

@@ -54,23 +54,36 @@ async function demoStore(path: string) {
 }
 
 describe('start-up', () => {
-  it('prints the URLs of the pages and docs once listening, the embed naming a traded token', async () => {
+  it('says the URLs of the pages, docs and chart SDK once listening, as one JSON log line when stderr is not a terminal', async () => {
     const path = join(dir, 's.db');
     const newest = await demoStore(path);
-    const { stderr } = await run({ DATABASE_PATH: path, DEMO_FEED: 'off' }).until((o) => o.stderr.includes('API docs'));
-    const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)![1]!;
-    expect(stderr).toContain(`live chart        ${base}/\n`);
-    expect(stderr).toContain(`embeddable chart  ${base}/embed/chart?symbol=${newest}&resolution=15\n`);
-    expect(stderr).toContain(`dashboard         ${base}/dashboard\n`);
-    expect(stderr).toContain(`API docs          ${base}/docs\n`);
-    expect((await fetch(`${base}/embed/chart?symbol=${newest}&resolution=15`)).status).toBe(200);
+    const { stderr } = await run({ DATABASE_PATH: path, DEMO_FEED: 'off' }).until((o) => o.stderr.includes('"urls"'));
+    // Every line of the log stream is JSON (the plain banner is for a terminal: test/start-banner.test.ts).
+    const lines = stderr
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { msg: string; urls?: Record<string, string> });
+    const { urls } = lines.find((l) => l.urls !== undefined)!;
+    const base = urls!.listening!;
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(urls).toEqual({
+      listening: base,
+      liveChart: `${base}/`,
+      embed: `${base}/embed/chart?symbol=${newest}&resolution=15`,
+      dashboard: `${base}/dashboard`,
+      docs: `${base}/docs`,
+      sdk: `${base}/sdk/datafeed.js`,
+    });
+    expect(lines.find((l) => l.urls !== undefined)!.msg).toBe(`ready: open ${base}/`);
+    expect((await fetch(urls!.embed!)).status).toBe(200);
+    expect((await fetch(urls!.sdk!)).status).toBe(200);
   }, 60_000);
 
   it('logs when the demo feed stops because real data arrived', async () => {
     const path = join(dir, 'f.db');
     await demoStore(path);
     const server = run({ DATABASE_PATH: path, DEMO_FEED: 'on' });
-    await server.until((o) => o.stderr.includes('API docs'));
+    await server.until((o) => o.stderr.includes('"urls"'));
     // Real data from another process (as the CLI would write it).
     const store = openStore(path);
     createServices({ store, clock: { now: () => Date.now() } }).ingest.ingest([{ line: 1, value: aToken() }]);

@@ -15,7 +15,20 @@ const address = z.string().transform((v, ctx) => {
   }
   return a;
 });
-const time = z.number('must be a number').int('must be a whole number of seconds').min(0, 'must be 0 or more').max(MAX_TIME, 'must be before the year 10000');
+/**
+ * A time in unix seconds. A value past the year 10000 that is a time in milliseconds (a Date.now()
+ * or a JavaScript timestamp, the usual slip) is told so.
+ */
+const time = z
+  .number('must be a number')
+  .int('must be a whole number of seconds')
+  .min(0, 'must be 0 or more')
+  .max(MAX_TIME, {
+    error: (issue) =>
+      typeof issue.input === 'number' && issue.input / 1000 <= MAX_TIME
+        ? `must be before the year 10000: times are unix seconds, and ${issue.input} looks like milliseconds (${Math.floor(issue.input / 1000)} in seconds)`
+        : 'must be before the year 10000',
+  });
 /**
  * The largest amount, price or supply a record may carry: far beyond any real one, and small
  * enough that sums of volumes and price x supply stay finite numbers in every answer.

@@ -9,7 +9,7 @@
 import type { AppDeps, AppMiddleware } from './types.js';
 import type { RouteSpec } from './route.js';
 import { stampRequest } from './request-id.js';
-import { writeLine } from './access-log.js';
+import { accessLevel, writeLine } from './access-log.js';
 import { createRequestObserver } from './metrics.js';
 import { answerError, checkAnswer } from './error-handler.js';
 import { createCompressor } from './compression.js';
@@ -46,8 +46,9 @@ export function edge(deps: Pick<AppDeps, 'store' | 'logger' | 'services'>, route
       writeRateLimitHeaders(ctx);
       observe(ctx, start);
       // Checked per request, not once: the level can be changed while the server runs. A line the
-      // level drops is never built (docs/operations.md, Benchmark).
-      if (logger.isLevelEnabled('info')) writeLine(logger, ctx, start);
+      // level drops is never built (docs/operations.md, Benchmark); health probes log at debug.
+      const level = accessLevel(ctx);
+      if (logger.isLevelEnabled(level)) writeLine(logger, ctx, start, level);
     }
   };
 }

@@ -133,11 +133,20 @@ export function rejectUnknownParams(known: ReadonlySet<string>, query: Record<st
   }
 }
 
+/**
+ * Where to find an address from what was given instead: a path that names a token by its symbol
+ * (`/v1/token/BONK/overview`, the usual first try) is told about search, with that text.
+ */
+function searchHint(value: RawParams[string]): string {
+  const text = typeof value === 'string' ? value.slice(0, 64) : '';
+  return `routes take the token's or market's address; find it by symbol or name with GET /v1/search?q=${encodeURIComponent(text)}`;
+}
+
 /** The first issue of a failed parse as the parameter's 400, its name in front of the schema's predicate. */
 function paramError(error: z.ZodError, input: RawParams): ApiError {
   const issue = error.issues[0]!;
   const name = String(issue.path[0] ?? 'query');
-  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return errors.invalidAddress(name);
+  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return errors.invalidAddress(name, searchHint(input[name]));
   // A missing value can only fail by being required, whatever code the schema gives it.
   const value = input[name];
   const message = value === undefined || value === '' ? 'is required' : issue.message;

@@ -72,7 +72,12 @@ export function parseWebhookUrl(value: string): URL {
   return url;
 }
 
-const refused = (host: string) => new WebhookUrlError(`webhookUrl host ${host} is a loopback, private or otherwise non-public address`);
+// Names the switch: the usual first webhook is a receiver on the operator's own machine.
+const refused = (host: string) =>
+  new WebhookUrlError(
+    `webhookUrl host ${host} is a loopback, private or otherwise non-public address; ` +
+      'a receiver on this machine or network needs the server started with WEBHOOK_ALLOW_PRIVATE=true',
+  );
 
 async function resolveAll(hostname: string): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;

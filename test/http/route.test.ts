@@ -76,7 +76,13 @@ describe('ApiRouter', () => {
     withProbes(itemsRoute);
     const bad = await http.get('/v1/probe/not-an-address/items');
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ code: 'invalid_address', param: 'address', message: 'address is not a well-formed address' });
+    // The message points to search, where a symbol finds its address.
+    expect(bad.body.error).toMatchObject({
+      code: 'invalid_address',
+      param: 'address',
+      message:
+        "address is not a well-formed address; routes take the token's or market's address; find it by symbol or name with GET /v1/search?q=not-an-address",
+    });
     const cases: [string, string, string][] = [
       ['limit=0', 'limit', 'limit must be an integer from 1 to 50'],
       ['limit=1&limit=2', 'limit', 'limit must be given once'],

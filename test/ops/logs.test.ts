@@ -26,10 +26,10 @@ type Line = {
   keyId?: string;
 };
 
-function loggedApp(env: Record<string, string> = {}) {
+function loggedApp(env: Record<string, string> = {}, level = 'info') {
   t = makeTestApp({ env });
   const raw: string[] = [];
-  const logger = createLogger('info', { write: (s: string) => void raw.push(s) });
+  const logger = createLogger(level, { write: (s: string) => void raw.push(s) });
   const app = createApp({ config: t.config, store: t.store, clock: t.clock, services: t.services, logger });
   const requests = () => raw.map((l) => JSON.parse(l) as Line).filter((l) => l.msg === 'request');
   return { http: request(app.callback()), raw, requests };
@@ -54,6 +54,17 @@ describe('access log lines', () => {
       expect(l.level).toBe(30);
       expect(l.tenantId).toBeUndefined();
     }
+  });
+
+  it('leave health probes out of the info log, and log them at debug', async () => {
+    const info = loggedApp();
+    expect((await info.http.get('/healthz')).status).toBe(200);
+    expect((await info.http.get('/udf/time')).status).toBe(200);
+    expect(info.requests().map((l) => [l.route, l.level])).toEqual([['/udf/time', 30]]);
+    t.close();
+    const debug = loggedApp({}, 'debug');
+    expect((await debug.http.get('/healthz')).status).toBe(200);
+    expect(debug.requests().map((l) => [l.route, l.status, l.level])).toEqual([['/healthz', 200, 20]]);
   });
 
   it('carry the tenant id of a keyed caller and the final status of refused requests', async () => {

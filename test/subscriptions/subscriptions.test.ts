@@ -221,6 +221,11 @@ describe('webhook URLs that point inside the network', () => {
     await register(secret, { address, webhookUrl: 'https://93.184.215.14/hook' });
     const res = await register(secret, { address, webhookUrl: 'http://127.0.0.1/x' });
     expect(res.status).toBe(400);
+    // The message names the switch a local receiver needs.
+    expect(res.body.error.message).toBe(
+      'webhookUrl host 127.0.0.1 is a loopback, private or otherwise non-public address; ' +
+        'a receiver on this machine or network needs the server started with WEBHOOK_ALLOW_PRIVATE=true',
+    );
     const list = await t.http.get('/v1/tokens/registered').set('x-api-key', secret);
     expect(list.body.subscriptions[0].webhookUrl).toBe('https://93.184.215.14/hook');
   });

@@ -161,6 +161,12 @@ describe('GET /v1/token/:address/overview', () => {
     const bad = await t.http.get('/v1/token/not-an-address/overview');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_address', param: 'address' });
+    // A symbol where the address goes is pointed to search, which finds the address.
+    const symbol = await t.http.get('/v1/token/BONK/overview');
+    expect(symbol.status).toBe(400);
+    expect(symbol.body.error.message).toBe(
+      "address is not a well-formed address; routes take the token's or market's address; find it by symbol or name with GET /v1/search?q=BONK",
+    );
     const unknown = await t.http.get(`/v1/token/${anAddress()}/overview`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('token_not_found');
