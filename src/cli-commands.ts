@@ -11,6 +11,7 @@ import type { AnyStore } from './store/open.js';
 import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
+import { reclaimSpace } from './store/reclaim.js';
 
 /** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
 export type Fail = { usage(message: string): Error; command(message: string): Error };
@@ -127,14 +128,27 @@ export async function backup(ctx: CommandContext): Promise<Output> {
   }
 }
 
-/** Deletes every demo token with all its data; real tokens are untouched. */
+/**
+ * Deletes every demo token with all its data; real tokens are untouched. On SQLite the space the
+ * demo held then goes back to the file system (src/store/reclaim.ts) and the answer says how much
+ * (`reclaimed`); PostgreSQL's autovacuum makes it reusable (docs/operations.md).
+ */
 export async function removeDemoData(ctx: CommandContext): Promise<Output> {
-  const removed = await ctx.withStore(async (store, sv) => removeDemo({ store, repos: sv.repos }));
+  const { removed, reclaimed } = await ctx.withStore(async (store, sv) => {
+    const removed = await removeDemo({ store, repos: sv.repos });
+    if (removed.tokens === 0 || store.kind !== 'sqlite') return { removed, reclaimed: null };
+    ctx.stderr('demo --remove: giving the freed space back to the file system\n');
+    return { removed, reclaimed: reclaimSpace(store.db) };
+  });
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   return {
-    doc: removed,
+    doc: reclaimed === null ? removed : { ...removed, reclaimed },
     human:
       removed.tokens === 0
         ? 'no demo data in the store'
-        : `removed ${removed.tokens} demo tokens, ${removed.markets} markets, ${removed.trades} trades, ${removed.holders} holders, ${removed.events} events`,
+        : `removed ${removed.tokens} demo tokens, ${removed.markets} markets, ${removed.trades} trades, ${removed.holders} holders, ${removed.events} events` +
+          (reclaimed === null
+            ? ''
+            : `\nstore file ${mb(reclaimed.fileBytesBefore)} -> ${mb(reclaimed.fileBytesAfter)}, WAL ${mb(reclaimed.walBytesBefore)} -> ${mb(reclaimed.walBytesAfter)}`),
   };
 }

@@ -1,6 +1,6 @@
 // Operator commands as real processes on real store files: tenants set-email / set-password,
 // backup while the server runs (and a restore from it), demo --remove with a server running.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -197,5 +197,28 @@ describe('demo --remove', () => {
 
     expect(cli(['demo', '--remove', '--json']).json()).toEqual({ tokens: 0, markets: 0, trades: 0, holders: 0, events: 0 });
     expect(cli(['demo', '--remove', '--tokens', '3']).code).toBe(2);
+  }, 90_000);
+
+  it('gives the space the demo held back to the file system: the file shrinks and the WAL is emptied', async () => {
+    await seed(true);
+    const before = statSync(db).size;
+    const r = cli(['demo', '--remove', '--json']);
+    expect(r.code).toBe(0);
+    const { reclaimed, trades } = r.json();
+    expect(trades).toBeGreaterThan(100);
+    expect(reclaimed.vacuumed).toBe(true);
+    // The removal's own transaction went through the WAL first.
+    expect(reclaimed.fileBytesBefore).toBe(before);
+    expect(reclaimed.walBytesBefore).toBeGreaterThan(0);
+    expect(reclaimed.fileBytesAfter).toBe(statSync(db).size);
+    // What is left is the schema and three real trades: a small part of the demo's file.
+    expect(reclaimed.fileBytesAfter).toBeLessThan(reclaimed.fileBytesBefore / 2);
+    expect(reclaimed.walBytesAfter).toBe(0);
+    expect(existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0).toBe(0);
+    expect(r.err).toBe('demo --remove: giving the freed space back to the file system\n');
+    const store = openStore(db);
+    expect(store.db.prepare('SELECT count(*) FROM trades').pluck().get()).toBe(3);
+    expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    store.close();
   }, 90_000);
 });

@@ -12,6 +12,7 @@ import type { AnyStore } from '../store/open.js';
 import type { Clock } from '../domain/clock.js';
 import { holdJobLock, type Job, type JobLock } from '../store/pg/job-lock.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed, type DemoCounts } from './demo.js';
+import { startDemoPrune } from './demo-prune.js';
 import type { Services } from './index.js';
 
 export type JobsDeps = {
@@ -71,7 +72,21 @@ export type Jobs = {
 /** Starts the demo feed (DEMO_FEED=on) and the pruning job: here, or under their locks on PostgreSQL. */
 export function startJobs(deps: JobsDeps): Jobs {
   const { store, services, config, logger, clock } = deps;
-  const startFeed = () => startDemoFeed({ ...services, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) });
+  // The feed and the pruning that bounds what it keeps run together (README, Demo data).
+  const startFeed = () => {
+    const stopFeed = startDemoFeed({ ...services, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) });
+    const stopPrune = startDemoPrune(
+      { store, repos: services.repos, clock },
+      {
+        onPruned: (trades) => logger.info({ trades }, 'pruned the demo trades older than the demo window'),
+        onError: (err) => logger.warn({ err }, 'could not prune the demo trades older than the demo window; tried again in 10 minutes'),
+      },
+    );
+    return () => {
+      stopFeed();
+      stopPrune();
+    };
+  };
   if (store.kind === 'sqlite') {
     const stopFeed = config.demoFeed ? startFeed() : () => {};
     return {

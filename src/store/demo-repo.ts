@@ -1,7 +1,8 @@
 /**
  * The statements behind the demo feed (what it needs to continue each demo token at its own
- * trade rate, size and quote currency) and behind `cli demo --remove` (every row that belongs to
- * a demo token, in one transaction). README, Demo data.
+ * trade rate, size and quote currency), behind its pruning (the demo's trades older than its
+ * window, with the rollups that hold only them) and behind `cli demo --remove` (every row that
+ * belongs to a demo token, in one transaction). README, Demo data.
  */
 import { writeTransaction, type Db } from './db.js';
 
@@ -9,6 +10,9 @@ export type FeedToken = { id: number; address: string; price: number; createdAt:
 export type FeedMarket = { address: string; quoteSymbol: string; liquidityUsd: number };
 export type RecentActivity = { trades: number; avgVolumeUsd: number | null; firstTime: number | null };
 export type DemoRemoval = { tokens: number; markets: number; trades: number; holders: number; events: number };
+
+const HOUR = 3600;
+const DAY = 86400;
 
 export function createDemoRepo(db: Db) {
   const feedTokens = db.prepare<[], FeedToken>(
@@ -46,6 +50,31 @@ export function createDemoRepo(db: Db) {
         .pluck()
         .all() as string[]
     ).filter((table) => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).includes('token_id'));
+
+  // Pruning before `to` (a whole hour): the trades, and every derived row that holds only trades
+  // before it, so each view stays what a computation over the trades left gives. Candle and
+  // market rollups are 1 s to 1 h wide (buckets before `to` hold nothing after it) and 1 d wide
+  // (gone once the whole day is before `to`); a wallet's or market's last trade before `to` means
+  // it has no trade left. Nothing else keeps a figure of old trades (windows read at most 24 h).
+  const oldestDemoTrade = db.prepare<[], number | null>(`SELECT min(block_time) FROM trades WHERE token_id IN (${demoIdList})`).pluck();
+  const pruneStatements = [
+    `DELETE FROM trades WHERE token_id IN (${demoIdList}) AND block_time < @to`,
+    `DELETE FROM candles WHERE token_id IN (${demoIdList}) AND res < ${DAY} AND t < @to`,
+    `DELETE FROM candles WHERE token_id IN (${demoIdList}) AND res = ${DAY} AND t + ${DAY} <= @to`,
+    `DELETE FROM market_candles WHERE token_id IN (${demoIdList}) AND res < ${DAY} AND t < @to`,
+    `DELETE FROM market_candles WHERE token_id IN (${demoIdList}) AND res = ${DAY} AND t + ${DAY} <= @to`,
+    `DELETE FROM market_rollups WHERE token_id IN (${demoIdList}) AND t < @to`,
+    `DELETE FROM market_last WHERE token_id IN (${demoIdList}) AND block_time < @to`,
+    `DELETE FROM wallet_last WHERE token_id IN (${demoIdList}) AND last_time < @to`,
+  ].map((sql) => db.prepare<[{ to: number }]>(sql));
+  const prune = writeTransaction(db, (to: number): number => {
+    let trades = 0;
+    for (const [i, st] of pruneStatements.entries()) {
+      const n = st.run({ to }).changes;
+      if (i === 0) trades = n;
+    }
+    return trades;
+  });
 
   const remove = writeTransaction(db, (): DemoRemoval => {
     const ids = demoIds.all();
@@ -95,6 +124,17 @@ export function createDemoRepo(db: Db) {
     newestTraded: (): string | undefined => newestTraded.get(),
     /** Ids of the demo tokens. */
     demoTokenIds: (): number[] => demoIds.all(),
+    /** The time of the oldest demo trade, or null. */
+    oldestDemoTrade: (): number | null => oldestDemoTrade.get() ?? null,
+    /**
+     * Deletes the demo trades before `to` (a multiple of 3600; callers go up from the oldest trade
+     * an hour at a time, so each call is a short transaction) and the rollups that held only them;
+     * answers the trades deleted. A day's rollup goes with the call that reaches the day's end.
+     */
+    pruneDemoBefore: (to: number): number => {
+      if (to % HOUR !== 0) throw new RangeError(`pruneDemoBefore needs a whole hour, got ${to}`);
+      return prune(to);
+    },
   };
 }
 

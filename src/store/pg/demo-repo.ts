@@ -1,5 +1,5 @@
 /**
- * The demo feed's reads and `cli demo --remove` on PostgreSQL: the twin of
+ * The demo feed's reads, its pruning and `cli demo --remove` on PostgreSQL: the twin of
  * src/store/demo-repo.ts (same answers and the same rows removed, each a promise). Orders SQLite
  * gives by rowid are written out (tokens by id). The removal is one transaction in write order
  * (src/store/pg/write-order.ts: it numbers token change log entries), finds the tables keyed by
@@ -38,6 +38,30 @@ async function removeDemo(client: pg.ClientBase): Promise<DemoRemoval> {
   // Each removed token once more in the change log, in id order, so running boards drop them.
   await client.query('INSERT INTO token_changes (token_id) SELECT id FROM unnest($1::bigint[]) WITH ORDINALITY AS u (id, n) ORDER BY n', [ids]);
   return { tokens, markets: counted.markets ?? 0, trades: counted.trades ?? 0, holders: counted.holders ?? 0, events: counted.events ?? 0 };
+}
+
+const HOUR = 3600;
+const DAY = 86400;
+
+/** The twin of SQLite's pruning (src/store/demo-repo.ts): the same rows, in the same order. */
+const PRUNE_STATEMENTS = [
+  `DELETE FROM trades WHERE token_id IN (${DEMO_IDS}) AND block_time < $1`,
+  `DELETE FROM candles WHERE token_id IN (${DEMO_IDS}) AND res < ${DAY} AND t < $1`,
+  `DELETE FROM candles WHERE token_id IN (${DEMO_IDS}) AND res = ${DAY} AND t + ${DAY} <= $1`,
+  `DELETE FROM market_candles WHERE token_id IN (${DEMO_IDS}) AND res < ${DAY} AND t < $1`,
+  `DELETE FROM market_candles WHERE token_id IN (${DEMO_IDS}) AND res = ${DAY} AND t + ${DAY} <= $1`,
+  `DELETE FROM market_rollups WHERE token_id IN (${DEMO_IDS}) AND t < $1`,
+  `DELETE FROM market_last WHERE token_id IN (${DEMO_IDS}) AND block_time < $1`,
+  `DELETE FROM wallet_last WHERE token_id IN (${DEMO_IDS}) AND last_time < $1`,
+];
+
+async function pruneDemoBefore(client: pg.ClientBase, to: number): Promise<number> {
+  let trades = 0;
+  for (const [i, sql] of PRUNE_STATEMENTS.entries()) {
+    const n = (await client.query(sql, [to])).rowCount ?? 0;
+    if (i === 0) trades = n;
+  }
+  return trades;
 }
 
 export type PgDemoRepo = Async<DemoRepo>;
@@ -89,5 +113,12 @@ export function createPgDemoRepo(db: Queryable): PgDemoRepo {
     newestTraded: async () =>
       (await row<{ address: string }>(db, 'SELECT address FROM tokens WHERE last_trade_at IS NOT NULL ORDER BY last_trade_at DESC, id LIMIT 1'))?.address,
     demoTokenIds: async () => (await rows<{ id: number }>(db, `${DEMO_IDS} ORDER BY id`)).map((r) => r.id),
+    oldestDemoTrade: async () => (await row<{ t: number | null }>(db, `SELECT min(block_time) AS t FROM trades WHERE token_id IN (${DEMO_IDS})`))?.t ?? null,
+    // In write order: an ingest holds its wallets' and markets' rows and the trade count until it
+    // commits, and a prune that took them the other way round would deadlock with it.
+    pruneDemoBefore: async (to) => {
+      if (to % HOUR !== 0) throw new RangeError(`pruneDemoBefore needs a whole hour, got ${to}`);
+      return pgTransaction(db, WRITE_ORDER_LOCK_KEY, (client) => pruneDemoBefore(client, to));
+    },
   };
 }
