@@ -52,29 +52,50 @@ async function showApp(session) {
 
 const refreshAll = () => Promise.all([loadAccount(), loadKeys(), loadSubscriptions()]);
 
-// One-time secrets: each new secret gets its own box (a key and a webhook secret made one after
-// the other are both kept until dismissed); dismissing removes it from the page.
+// One-time secrets, one box at a time: a secret made while another is shown (a key, then a
+// webhook secret) waits behind it, and the box says how many wait; dismissing one shows the next.
+// Boxes never pile up, and no secret is dropped before its holder said it was saved.
+const waitingSecrets = [];
 function showSecret(title, secret) {
-  const value = h('code', { class: 'secret-value' }, secret);
+  waitingSecrets.push({ title, secret });
+  if (waitingSecrets.length === 1) showNextSecret();
+  else updateSecretsNote();
+}
+function showNextSecret() {
+  const next = waitingSecrets[0];
+  if (next === undefined) return fill($('#secrets'));
+  const value = h('code', { class: 'secret-value' }, next.secret);
   const copied = h('span', { class: 'muted copied' });
   const box = h(
     'section',
     { class: 'secret-box' },
-    h('strong', {}, title),
+    h('strong', {}, next.title),
     h('p', { class: 'muted' }, 'Copy it now: it is shown only this once and cannot be shown again.'),
     value,
     h(
       'div',
       { class: 'row' },
       h('button', { type: 'button', class: 'primary copy', onclick: () => copy(value, copied) }, 'Copy'),
-      h('button', { type: 'button', class: 'done', onclick: () => box.remove() }, 'I have saved it'),
+      h('button', { type: 'button', class: 'done', onclick: dismissSecret }, 'I have saved it'),
       copied,
+      h('span', { class: 'muted waiting' }),
     ),
   );
-  $('#secrets').prepend(box);
+  fill($('#secrets'), box);
+  updateSecretsNote();
   box.scrollIntoView({ block: 'nearest' });
 }
+function updateSecretsNote() {
+  const waiting = waitingSecrets.length - 1;
+  const note = $('#secrets .waiting');
+  if (note) fill(note, waiting > 0 ? `${waiting} more new ${waiting === 1 ? 'secret' : 'secrets'} after this one` : '');
+}
+function dismissSecret() {
+  waitingSecrets.shift();
+  showNextSecret();
+}
 function hideSecrets() {
+  waitingSecrets.length = 0;
   fill($('#secrets'));
 }
 async function copy(value, copied) {
@@ -143,11 +164,16 @@ function showKeys() {
             cell('Created', {}, fmt.dateTime(k.createdAt)),
             cell('Last used', {}, fmt.dateTime(k.lastUsedAt)),
             cell('Expires', {}, fmt.dateTime(k.expiresAt)),
+            // The buttons in a box of their own: a flex cell would leave the table's layout.
             h(
               'td',
-              { class: 'row actions' },
-              live ? h('button', { type: 'button', 'data-action': 'rotate', onclick: () => rotate(k) }, 'Rotate') : null,
-              k.status !== 'revoked' ? h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revoke(k) }, 'Revoke') : null,
+              { class: 'actions' },
+              h(
+                'div',
+                { class: 'row' },
+                live ? h('button', { type: 'button', 'data-action': 'rotate', onclick: () => rotate(k) }, 'Rotate') : null,
+                k.status !== 'revoked' ? h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revoke(k) }, 'Revoke') : null,
+              ),
             ),
           );
         }),
@@ -168,9 +194,10 @@ $('#key-form').addEventListener('submit', (e) => {
   e.preventDefault();
   withError($('#key-error'), async () => {
     const name = $('#key-name').value.trim();
-    const made = await call('POST', '/keys', name === '' ? {} : { name });
+    const scopes = $('#key-scopes').value.split(',');
+    const made = await call('POST', '/keys', name === '' ? { scopes } : { name, scopes });
     $('#key-name').value = '';
-    showSecret('Your new API key', made.secret);
+    showSecret(`Your new API key (${made.key.scopes.join(', ')})`, made.secret);
     await Promise.all([loadKeys(), loadAccount()]);
   });
 });
