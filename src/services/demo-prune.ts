@@ -30,7 +30,9 @@ export function demoCutoff(now: number, days: number): number {
 export async function pruneDemo(deps: DemoPruneDeps): Promise<number> {
   const { demo, meta } = deps.repos;
   const kept = await meta.get('demo');
-  if (kept === undefined) return 0;
+  // As the feed does, only while the store holds only demo data: once real data is in, the demo
+  // stays as it is until `demo --remove`.
+  if (kept === undefined || !(await demo.holdsOnlyDemo())) return 0;
   const days = (JSON.parse(kept) as Partial<DemoMeta>).days ?? DEMO_DEFAULTS.days;
   const cutoff = demoCutoff(nowSeconds(deps.clock), days);
   const oldest = await demo.oldestDemoTrade();

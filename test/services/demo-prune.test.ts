@@ -7,6 +7,7 @@ import { loadDemo } from '../../src/services/demo.js';
 import { demoCutoff, pruneDemo } from '../../src/services/demo-prune.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { rawSql } from '../helpers/raw-sql.js';
+import { aToken } from '../helpers/builders.js';
 
 const DAY = 86400;
 // A flat rate (a few thousand trades) over three days, the anchor in the middle of a UTC day.
@@ -99,6 +100,18 @@ describe('demo pruning', () => {
       }
     }
   }, 120_000);
+
+  it('prunes nothing once real data is in the store (the feed has stopped too)', async () => {
+    const t = app();
+    await t.services.repos.stats.answers();
+    t.clock.set(opts.until * 1000);
+    await loadDemo(t.services, opts);
+    await t.ingest([aToken()]);
+    t.clock.set((opts.until + 2 * DAY) * 1000);
+    const before = await count(t, 'SELECT count(*) AS n FROM trades');
+    expect(await pruneDemo({ store: t.store, repos: t.services.repos, clock: t.clock })).toBe(0);
+    expect(await count(t, 'SELECT count(*) AS n FROM trades')).toBe(before);
+  }, 60_000);
 
   it('keeps everything while the oldest demo trade is inside the window', async () => {
     const t = app();
