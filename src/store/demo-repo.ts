@@ -5,6 +5,8 @@
  * belongs to a demo token, in one transaction). README, Demo data.
  */
 import { writeTransaction, type Db } from './db.js';
+import { ROLLUP_SECONDS } from '../domain/resolution.js';
+import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 
 export type FeedToken = { id: number; address: string; price: number; createdAt: number; lastTradeAt: number | null };
 export type FeedMarket = { address: string; quoteSymbol: string; liquidityUsd: number };
@@ -13,6 +15,29 @@ export type DemoRemoval = { tokens: number; markets: number; trades: number; hol
 
 const HOUR = 3600;
 const DAY = 86400;
+/** The widths of the candle rollups below a day; every stored width divides a day. */
+const CANDLE_WIDTHS_BELOW_DAY = ROLLUP_SECONDS.filter((w) => w < DAY);
+
+/**
+ * The statements that prune the demo before `to` (`param` is the engine's placeholder), trades
+ * first; shared with the PostgreSQL twin so both delete the same rows. Only run while the store
+ * holds only demo data, so every market key is a demo token's.
+ */
+export function demoPruneStatements(demoIds: string, param: string): string[] {
+  const keys = 'SELECT id FROM market_keys';
+  return [
+    `DELETE FROM trades WHERE token_id IN (${demoIds}) AND block_time < ${param}`,
+    ...CANDLE_WIDTHS_BELOW_DAY.map((w) => `DELETE FROM candles WHERE token_id IN (${demoIds}) AND res = ${w} AND t < ${param}`),
+    `DELETE FROM candles WHERE token_id IN (${demoIds}) AND res = ${DAY} AND t <= ${param} - ${DAY}`,
+    ...CANDLE_WIDTHS_BELOW_DAY.map(
+      (w) => `DELETE FROM market_candles WHERE token_id IN (${demoIds}) AND market_id IN (${keys}) AND res = ${w} AND t < ${param}`,
+    ),
+    `DELETE FROM market_candles WHERE token_id IN (${demoIds}) AND market_id IN (${keys}) AND res = ${DAY} AND t <= ${param} - ${DAY}`,
+    ...MARKET_ROLLUP_SECONDS.map((w) => `DELETE FROM market_rollups WHERE token_id IN (${demoIds}) AND res = ${w} AND t < ${param}`),
+    `DELETE FROM market_last WHERE token_id IN (${demoIds}) AND block_time < ${param}`,
+    `DELETE FROM wallet_last WHERE token_id IN (${demoIds}) AND last_time < ${param}`,
+  ];
+}
 
 export function createDemoRepo(db: Db) {
   const feedTokens = db.prepare<[], FeedToken>(
@@ -57,16 +82,9 @@ export function createDemoRepo(db: Db) {
   // (gone once the whole day is before `to`); a wallet's or market's last trade before `to` means
   // it has no trade left. Nothing else keeps a figure of old trades (windows read at most 24 h).
   const oldestDemoTrade = db.prepare<[], number | null>(`SELECT min(block_time) FROM trades WHERE token_id IN (${demoIdList})`).pluck();
-  const pruneStatements = [
-    `DELETE FROM trades WHERE token_id IN (${demoIdList}) AND block_time < @to`,
-    `DELETE FROM candles WHERE token_id IN (${demoIdList}) AND res < ${DAY} AND t < @to`,
-    `DELETE FROM candles WHERE token_id IN (${demoIdList}) AND res = ${DAY} AND t + ${DAY} <= @to`,
-    `DELETE FROM market_candles WHERE token_id IN (${demoIdList}) AND res < ${DAY} AND t < @to`,
-    `DELETE FROM market_candles WHERE token_id IN (${demoIdList}) AND res = ${DAY} AND t + ${DAY} <= @to`,
-    `DELETE FROM market_rollups WHERE token_id IN (${demoIdList}) AND t < @to`,
-    `DELETE FROM market_last WHERE token_id IN (${demoIdList}) AND block_time < @to`,
-    `DELETE FROM wallet_last WHERE token_id IN (${demoIdList}) AND last_time < @to`,
-  ].map((sql) => db.prepare<[{ to: number }]>(sql));
+  // One statement per stored width, so each deletes along its key's order (token, [market,] width,
+  // time) from the oldest row up to `to` instead of scanning the token's rows of every width.
+  const pruneStatements = demoPruneStatements(demoIdList, '@to').map((sql) => db.prepare<[{ to: number }]>(sql));
   const prune = writeTransaction(db, (to: number): number => {
     let trades = 0;
     for (const [i, st] of pruneStatements.entries()) {

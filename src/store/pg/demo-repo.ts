@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import type { Async } from '../async.js';
-import type { DemoRemoval, DemoRepo, FeedMarket, FeedToken, RecentActivity } from '../demo-repo.js';
+import { demoPruneStatements, type DemoRemoval, type DemoRepo, type FeedMarket, type FeedToken, type RecentActivity } from '../demo-repo.js';
 import { pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 import { WRITE_ORDER_LOCK_KEY } from './write-order.js';
 
@@ -41,19 +41,9 @@ async function removeDemo(client: pg.ClientBase): Promise<DemoRemoval> {
 }
 
 const HOUR = 3600;
-const DAY = 86400;
 
-/** The twin of SQLite's pruning (src/store/demo-repo.ts): the same rows, in the same order. */
-const PRUNE_STATEMENTS = [
-  `DELETE FROM trades WHERE token_id IN (${DEMO_IDS}) AND block_time < $1`,
-  `DELETE FROM candles WHERE token_id IN (${DEMO_IDS}) AND res < ${DAY} AND t < $1`,
-  `DELETE FROM candles WHERE token_id IN (${DEMO_IDS}) AND res = ${DAY} AND t + ${DAY} <= $1`,
-  `DELETE FROM market_candles WHERE token_id IN (${DEMO_IDS}) AND res < ${DAY} AND t < $1`,
-  `DELETE FROM market_candles WHERE token_id IN (${DEMO_IDS}) AND res = ${DAY} AND t + ${DAY} <= $1`,
-  `DELETE FROM market_rollups WHERE token_id IN (${DEMO_IDS}) AND t < $1`,
-  `DELETE FROM market_last WHERE token_id IN (${DEMO_IDS}) AND block_time < $1`,
-  `DELETE FROM wallet_last WHERE token_id IN (${DEMO_IDS}) AND last_time < $1`,
-];
+/** The twin of SQLite's pruning (src/store/demo-repo.ts): the same statements, in the same order. */
+const PRUNE_STATEMENTS = demoPruneStatements(DEMO_IDS, '$1::bigint');
 
 async function pruneDemoBefore(client: pg.ClientBase, to: number): Promise<number> {
   let trades = 0;
