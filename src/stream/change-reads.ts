@@ -185,9 +185,10 @@ export class ChangeReads implements StreamSource {
       if (r.trades.length > 0) {
         r.bars.clear();
         for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
-        const reads = r;
-        if ([...t.bars.keys()].some((k) => k.endsWith('|mcap'))) jobs.push(this.reads.supply(t.id).then((s) => void (reads.supply = s)));
       }
+      // The supply at every change of a token followed in market cap: a token record may change it without a trade.
+      const reads = r;
+      if ([...t.bars.keys()].some((k) => k.endsWith('|mcap'))) jobs.push(this.reads.supply(t.id).then((s) => void (reads.supply = s)));
     }
     await Promise.all(jobs);
   }

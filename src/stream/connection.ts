@@ -61,12 +61,16 @@ export class Output {
 /** `off`: unsubscribed (or its connection gone): nothing more is sent for it. */
 type SubBase = { id: string; conn: Connection; off: boolean };
 /** `seenTo`: the bars sent hold every trade up to this id (none of them is a backfill when it comes). */
-/** `metric`: price bars, or market-cap bars (prices times the token's circulating supply). */
+/**
+ * `metric`: price bars, or market-cap bars (prices times the token's circulating supply); `supply`:
+ * the supply its market-cap bars were scaled by, so a change of it is told (`reset` supply).
+ */
 export type BarSub = SubBase & {
   channel: 'bars';
   token: TokenLink;
   res: Resolution;
   metric: ChartMetric;
+  supply: number | null;
   lastT: number | null;
   lastJson: string | null;
   seenTo: number;

@@ -113,6 +113,7 @@ export class Fanout {
           if (!full) break;
         }
         if (t.trades.size > 0) this.delay();
+        if (t.bars.size > 0) this.supplyChanged(t);
         if (minTime !== Infinity) {
           const fresh: Fresh = { firstId: pages[0]![0]!.id, minTime, pages };
           for (const subs of t.bars.values()) {
@@ -246,6 +247,26 @@ export class Fanout {
     }
     if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
     return plan;
+  }
+
+  /**
+   * Market-cap subscriptions whose bars were scaled by another supply than the token's now (a token
+   * record changed it): `reset` with reason `supply`, so the client refetches history in the new
+   * scale; bars sent after it use the new supply.
+   */
+  private supplyChanged(t: TokenState): void {
+    for (const [key, subs] of t.bars) {
+      if (!key.endsWith('|mcap')) continue;
+      const supply = this.source.supply(t.id);
+      let msg: Encoded | null = null;
+      for (const s of subs) {
+        if (s.supply === supply) continue;
+        s.supply = supply;
+        msg ??= new Encoded(this.frame, '{"op":"reset",', '"reason":"supply"}');
+        this.metrics.reset('supply');
+        s.conn.sendState(s, 'reset', 'reset', msg.for(s.id));
+      }
+    }
   }
 
   /** A price bar as the subscription's metric shows it: times the circulating supply for mcap (none without one). */

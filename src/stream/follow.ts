@@ -87,6 +87,7 @@ async function firstBars(src: StreamReads, view: ChangeReads, sub: BarSub, since
     const after = await src.maxTradeId();
     if (after <= before || round >= MAX_ROUNDS) {
       sub.seenTo = Math.max(before, after);
+      sub.supply = supply;
       // A supply gone since the subscribe was accepted: no cap to show until it is back.
       return sub.metric === 'mcap' && supply === null ? [] : metricBars(read, sub.metric, supply);
     }

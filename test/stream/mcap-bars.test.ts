@@ -84,6 +84,35 @@ describe('bars with metric mcap', () => {
     c.close();
   });
 
+  it('tells a market-cap subscription a change of supply with reset "supply", then bars in the new scale', async () => {
+    await live.ingest([trade(T0 + 10, 2)]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const capSub = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1', metric: 'mcap' });
+    const priceSub = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
+    await c.waitFor((m) => m.op === 'bar' && m.sub === priceSub.sub);
+    await live.ingest([
+      {
+        type: 'token',
+        address: token,
+        symbol: 'CAPS',
+        name: 'Test Token',
+        decimals: 6,
+        totalSupply: 1_000_000,
+        circulatingSupply: 2 * SUPPLY,
+        createdAt: 1_700_000_000,
+        logoUri: null,
+      },
+    ]);
+    const reset = await c.waitFor((m) => m.op === 'reset');
+    expect(reset).toEqual({ op: 'reset', sub: capSub.sub, reason: 'supply' });
+    await live.ingest([trade(T0 + 20, 3)]);
+    const bar = await c.waitFor((m) => m.op === 'bar' && m.sub === capSub.sub && m.bar.c === 3 * 2 * SUPPLY);
+    expect(bar).toEqual({ op: 'bar', sub: capSub.sub, bar: { t: T0 - 20, o: 4 * SUPPLY, h: 6 * SUPPLY, l: 4 * SUPPLY, c: 6 * SUPPLY, v: 2 }, final: false });
+    // the price subscription got no reset
+    expect(c.of(priceSub.sub, 'reset')).toEqual([]);
+    c.close();
+  });
+
   it('refuses a metric it does not know, and mcap for a token without a circulating supply', async () => {
     const bare = addToken(live, { symbol: 'BARE', circulatingSupply: null }).address;
     const c = await Client.open(`${live.wsBase}/v1/stream`);
