@@ -266,7 +266,19 @@ export class Hub {
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, off: false, channel: 'bars', token: first, res: cmd.resolution, metric: cmd.metric, supply: null, lastT: null, lastJson: null, seenTo: 0 };
+        sub = {
+          id,
+          conn,
+          off: false,
+          channel: 'bars',
+          token: first,
+          res: cmd.resolution,
+          metric: cmd.metric,
+          supply: null,
+          lastT: null,
+          lastJson: null,
+          seenTo: 0,
+        };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
         // Said only when asked for, so a price subscription's answer stays as it always was.
         if (cmd.metric === 'mcap') answer.metric = 'mcap';
