@@ -4,6 +4,7 @@
  * search query names an exchange.
  */
 import { SUPPORTED_RESOLUTIONS } from './resolution.js';
+import { MCAP_CODE, type ChartMetric } from './chart-metric.js';
 
 export const SECONDS_MULTIPLIERS = ['1', '5', '15', '30'] as const;
 export const INTRADAY_MULTIPLIERS = ['1', '5', '15', '30', '60', '240'] as const;
@@ -58,7 +59,8 @@ export function udfConfig(dexes: readonly string[]) {
   return {
     supports_search: true,
     supports_group_request: false,
-    supports_marks: false,
+    // A wallet's trades (GET /udf/marks?wallet=); without a wallet the answer is empty.
+    supports_marks: true,
     supports_timescale_marks: false,
     supports_time: true,
     exchanges: [{ value: '', name: 'All Exchanges', desc: '' }, ...dexes.map((d): UdfExchange => ({ value: d, name: d, desc: d }))],
@@ -96,6 +98,19 @@ export function symbolInfo(token: UdfToken, exchange: string) {
     data_status: 'streaming',
     currency_code: 'USD',
   };
+}
+
+/**
+ * Symbol info of a token symbol, in USD or in market cap (docs/api.md, Market-cap charts): a token
+ * with a circulating supply lists `["USD", "MCAP"]` in currency_codes (the chart's currency menu);
+ * one without has no market cap, so its menu offers none. In MCAP the price scale is the cap's
+ * (four significant digits of dollars of cap) and currency_code is MCAP.
+ */
+export function tokenSymbolInfo(token: UdfToken & { circulatingSupply: number | null }, exchange: string, metric: ChartMetric) {
+  const supply = token.circulatingSupply;
+  const shown = metric === 'price' ? token.priceUsd : token.priceUsd === null || supply === null ? null : token.priceUsd * supply;
+  const base = { ...symbolInfo({ ...token, priceUsd: shown }, exchange), currency_code: metric === 'price' ? 'USD' : MCAP_CODE };
+  return supply === null ? base : { ...base, currency_codes: ['USD', MCAP_CODE] };
 }
 
 /**

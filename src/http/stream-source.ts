@@ -29,6 +29,7 @@ export function streamSource(deps: Omit<AppDeps, 'stream'>): StreamReads {
     barsFrom: (tokenId, res, from) => candles.readBars(tokenId, res, { mode: 'range', from: bucketStart(res, Math.min(from, END - 1)), to: END }),
     barAt: async (tokenId, res, t) => (await candles.readBars(tokenId, res, { mode: 'range', from: t, to: t + 1 })).find((b) => b.t === t) ?? null,
     newestBar: async (tokenId, res) => (await candles.readBars(tokenId, res, { mode: 'countback', to: END, countback: 1 }))[0] ?? null,
+    supply: async (tokenId) => (await views.tokens.byId(tokenId))?.circulatingSupply ?? null,
     async price(tokenId) {
       const t = await views.tokens.byId(tokenId);
       if (t === undefined) return null;

@@ -9,6 +9,8 @@ export type DatafeedOptions = {
   baseUrl: string;
   /** An API key with the read scope; sent as x-api-key, and as ?key= on the stream. */
   apiKey?: string;
+  /** A wallet address: its trades of the charted token are marked on the chart (getMarks, /udf/marks). */
+  wallet?: string;
   /**
    * A WebSocket class with the browser's interface (onopen, onmessage, onclose, send, close), for
    * runtimes without a global one (Node 20: the `ws` package's default export).
@@ -38,6 +40,9 @@ export type SymbolInfo = {
   [field: string]: unknown;
 };
 
+/** A mark as the library takes it (time in seconds): one trade of the wallet, B or S. */
+export type Mark = { id: number; time: number; color: string; text: string; label: string; labelFontColor: string; minSize: number };
+
 export type SearchResultItem = { symbol: string; full_name: string; description: string; exchange: string; ticker?: string; type: string };
 /** An item as /udf/quotes gives it. */
 export type QuoteItem = { s: 'ok' | 'error'; n: string; v: Record<string, unknown> };
@@ -45,7 +50,13 @@ export type QuoteItem = { s: 'ok' | 'error'; n: string; v: Record<string, unknow
 export type Datafeed = {
   onReady(callback: (configuration: Record<string, unknown>) => void): void;
   searchSymbols(userInput: string, exchange: string, symbolType: string, onResult: (items: SearchResultItem[]) => void): void;
-  resolveSymbol(symbolName: string, onResolve: (info: SymbolInfo) => void, onError: (reason: string) => void, extension?: unknown): void;
+  /** `extension.currencyCode`: the currency picked in the chart's menu (USD, MCAP, a pair's quote symbol). */
+  resolveSymbol(
+    symbolName: string,
+    onResolve: (info: SymbolInfo) => void,
+    onError: (reason: string) => void,
+    extension?: { currencyCode?: string; unitId?: string },
+  ): void;
   getBars(
     symbolInfo: SymbolInfo,
     resolution: string,
@@ -56,6 +67,8 @@ export type Datafeed = {
   /** One independent stream subscription per listenerGuid; a `reset` calls onResetCacheNeededCallback. */
   subscribeBars(symbolInfo: SymbolInfo, resolution: string, onTick: (bar: Bar) => void, listenerGuid: string, onResetCacheNeededCallback: () => void): void;
   unsubscribeBars(listenerGuid: string): void;
+  /** The wallet's trades in [from, to) (seconds), at most 1000, the newest; none without a wallet. */
+  getMarks(symbolInfo: SymbolInfo, from: number, to: number, onDataCallback: (marks: Mark[]) => void, resolution: string): void;
   getServerTime(callback: (unixSeconds: number) => void): void;
   getQuotes(symbols: string[], onDataCallback: (items: QuoteItem[]) => void, onErrorCallback: (reason: string) => void): void;
   /** Items as /udf/quotes gives them, at most once per second per symbol. */

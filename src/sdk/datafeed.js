@@ -9,6 +9,11 @@
  * Bar times are in milliseconds. One WebSocket is shared by every subscription and reconnects
  * with exponential backoff (1 s doubling to 30 s), resubscribing each bars subscription with
  * `since` = its last bar time, so nothing is missed. Every callback runs asynchronously.
+ *
+ * A token symbol's currency menu offers USD and MCAP (market cap): the currency the library asks
+ * for goes to /udf/symbols and /udf/history as currencyCode and to the stream as metric.
+ * `createDatafeed({ baseUrl, wallet })` marks that wallet's trades on the chart (getMarks, from
+ * /udf/marks); without a wallet the datafeed says it has no marks, so the library asks for none.
  */
 
 const MIN_BACKOFF_MS = 1000;
@@ -19,10 +24,14 @@ const IDLE_CLOSE_MS = 2000;
 /** Runs a library callback on a later turn, as the Charting Library requires. */
 const later = (fn, ...args) => void setTimeout(() => fn(...args), 0);
 
-/** @param {{ baseUrl: string, apiKey?: string, WebSocket?: typeof WebSocket }} options */
+/** The code of market-cap bars in a token symbol's currency_codes. */
+const MCAP = 'MCAP';
+
+/** @param {{ baseUrl: string, apiKey?: string, wallet?: string, WebSocket?: typeof WebSocket }} options */
 export function createDatafeed(options) {
   const base = String(options.baseUrl).replace(/\/+$/, '');
   const apiKey = options.apiKey || '';
+  const wallet = options.wallet || '';
   const Socket = options.WebSocket || globalThis.WebSocket;
   const headers = apiKey ? { 'x-api-key': apiKey } : {};
 
@@ -52,7 +61,8 @@ export function createDatafeed(options) {
   return {
     onReady(callback) {
       get('/udf/config', {}).then(
-        (config) => later(callback, config),
+        // Marks are a wallet's trades: without one there are none to ask for.
+        (config) => later(callback, { ...config, supports_marks: Boolean(wallet) && config.supports_marks === true }),
         () => later(callback, { supported_resolutions: ['1', '5', '15', '60', '1D'] }),
       );
     },
@@ -64,8 +74,11 @@ export function createDatafeed(options) {
       );
     },
 
-    resolveSymbol(symbolName, onResolve, onError) {
-      get('/udf/symbols', { symbol: symbolName }).then(
+    resolveSymbol(symbolName, onResolve, onError, extension) {
+      const query = { symbol: symbolName };
+      // The currency picked in the chart's menu (USD, MCAP, or a pair's quote symbol).
+      if (extension && extension.currencyCode) query.currencyCode = extension.currencyCode;
+      get('/udf/symbols', query).then(
         (info) => later(onResolve, info),
         (err) => later(onError, err.message === 'unknown symbol' ? 'unknown_symbol' : err.message),
       );
@@ -74,6 +87,7 @@ export function createDatafeed(options) {
     getBars(symbolInfo, resolution, periodParams, onResult, onError) {
       const query = { symbol: symbolInfo.ticker || symbolInfo.name, resolution, from: String(periodParams.from), to: String(periodParams.to) };
       if (periodParams.countBack > 0) query.countback = String(periodParams.countBack);
+      if (symbolInfo.currency_code) query.currencyCode = symbolInfo.currency_code;
       get('/udf/history', query).then(
         (h) => {
           if (h.s !== 'ok') {
@@ -94,6 +108,8 @@ export function createDatafeed(options) {
       const sub = {
         token: symbolInfo.ticker || symbolInfo.name,
         resolution,
+        // Market-cap bars for a chart in MCAP (a pair's quote currency has no stream of its own).
+        metric: symbolInfo.currency_code === MCAP ? 'mcap' : 'price',
         lastTime: null,
         handle: null,
         onMessage(m) {
@@ -112,6 +128,7 @@ export function createDatafeed(options) {
       };
       sub.handle = stream.subscribe(() => {
         const msg = { op: 'subscribe', channel: 'bars', token: sub.token, resolution: sub.resolution };
+        if (sub.metric === 'mcap') msg.metric = 'mcap';
         if (sub.lastTime !== null) msg.since = Math.floor(sub.lastTime / 1000);
         return msg;
       }, sub.onMessage);
@@ -120,6 +137,27 @@ export function createDatafeed(options) {
 
     unsubscribeBars(listenerGuid) {
       closeSub(barSubs, listenerGuid);
+    },
+
+    getMarks(symbolInfo, from, to, onDataCallback, resolution) {
+      if (!wallet) return later(onDataCallback, []);
+      const query = { symbol: symbolInfo.ticker || symbolInfo.name, from: String(from), to: String(to), resolution: String(resolution || ''), wallet };
+      get('/udf/marks', query).then(
+        (m) =>
+          later(
+            onDataCallback,
+            m.id.map((id, i) => ({
+              id,
+              time: m.time[i],
+              color: m.color[i],
+              text: m.text[i],
+              label: m.label[i],
+              labelFontColor: m.labelFontColor[i],
+              minSize: m.minSize[i],
+            })),
+          ),
+        () => later(onDataCallback, []),
+      );
     },
 
     getServerTime(callback) {

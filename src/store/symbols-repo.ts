@@ -14,7 +14,8 @@ import type { Db } from './db.js';
 import { normalizeAddress } from '../domain/address.js';
 import { nameHasPhrase, queryWords, type UdfToken } from '../domain/udf.js';
 
-export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null };
+/** `circulatingSupply`: what a market-cap chart multiplies its prices by (null: unknown, no cap). */
+export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null; circulatingSupply: number | null };
 
 /** A resolved name: the token and the exchange to show for it (never empty). */
 export type Resolved = { token: SymbolRow; exchange: string };
@@ -58,6 +59,7 @@ export const holdsNul = (s: string): boolean => s.includes('\u0000');
 const ftsPrefixPhrase = (words: readonly string[]): string => `"${words.join(' ')}"*`;
 
 const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd, t.last_trade_at AS lastTradeAt,
+  t.circulating_supply AS circulatingSupply,
   l.liquidity_usd AS liquidityUsd,
   coalesce((SELECT m.dex FROM markets m WHERE m.token_id = t.id ORDER BY m.liquidity_usd DESC, m.address LIMIT 1), '') AS topDex
   FROM tokens t JOIN udf_listing l ON l.token_id = t.id AND l.dex = ''`;

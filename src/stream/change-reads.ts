@@ -30,6 +30,8 @@ type TokenReads = {
   read: number;
   /** Bars by `${res.key}|${t}` ('newest' for the newest bar). */
   bars: Map<string, Bar | null>;
+  /** The circulating supply, read with the bars when a market-cap subscription follows the token. */
+  supply: number | null;
 };
 
 export class ChangeReads implements StreamSource {
@@ -103,6 +105,12 @@ export class ChangeReads implements StreamSource {
     return this.overviews.get(tokenId);
   }
 
+  supply(tokenId: number): number | null {
+    const r = this.byToken.get(tokenId);
+    if (r === undefined) throw new Error(`stream: the supply of token ${tokenId} was not read ahead`);
+    return r.supply;
+  }
+
   private bar(tokenId: number, key: string): Bar | null {
     const found = this.byToken.get(tokenId)?.bars.get(key);
     if (found === undefined) throw new Error(`stream: bar ${key} of token ${tokenId} was not read ahead`);
@@ -161,7 +169,7 @@ export class ChangeReads implements StreamSource {
   /** Reads a token's new trades up to `upTo` (after those read in an earlier round) and afresh its price, overview and, when trades came, bars. */
   private async readToken(t: TokenState, upTo: number): Promise<void> {
     let r = this.byToken.get(t.id);
-    if (r === undefined) this.byToken.set(t.id, (r = { trades: [], from: t.lastTradeId, read: t.lastTradeId, bars: new Map() }));
+    if (r === undefined) this.byToken.set(t.id, (r = { trades: [], from: t.lastTradeId, read: t.lastTradeId, bars: new Map(), supply: null }));
     const jobs: Promise<void>[] = [];
     if (t.prices.size > 0) jobs.push(this.readPrice(t.id));
     if (t.overview.size > 0) jobs.push(this.readOverview(t.id));
@@ -178,6 +186,9 @@ export class ChangeReads implements StreamSource {
         r.bars.clear();
         for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
       }
+      // The supply at every change of a token followed in market cap: a token record may change it without a trade.
+      const reads = r;
+      if ([...t.bars.keys()].some((k) => k.endsWith('|mcap'))) jobs.push(this.reads.supply(t.id).then((s) => void (reads.supply = s)));
     }
     await Promise.all(jobs);
   }

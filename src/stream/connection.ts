@@ -9,6 +9,7 @@
  */
 import type { ConnectionInfo, Framer, StreamSocket } from './types.js';
 import type { Resolution } from '../domain/resolution.js';
+import type { ChartMetric } from '../domain/chart-metric.js';
 import type { StreamMetrics } from './metrics.js';
 
 /** Trades waiting above this many bytes: the trade subscriptions overflow. */
@@ -60,7 +61,23 @@ export class Output {
 /** `off`: unsubscribed (or its connection gone): nothing more is sent for it. */
 type SubBase = { id: string; conn: Connection; off: boolean };
 /** `seenTo`: the bars sent hold every trade up to this id (none of them is a backfill when it comes). */
-export type BarSub = SubBase & { channel: 'bars'; token: TokenLink; res: Resolution; lastT: number | null; lastJson: string | null; seenTo: number };
+/**
+ * `metric`: price bars, or market-cap bars (prices times the token's circulating supply); `supply`:
+ * the supply its market-cap bars were scaled by, so a change of it is told (`reset` supply).
+ */
+export type BarSub = SubBase & {
+  channel: 'bars';
+  token: TokenLink;
+  res: Resolution;
+  metric: ChartMetric;
+  supply: number | null;
+  lastT: number | null;
+  lastJson: string | null;
+  seenTo: number;
+};
+
+/** The group of a token's bar subscriptions that get the same bars: one resolution, one metric. */
+export const barGroupKey = (s: Pick<BarSub, 'res' | 'metric'>): string => (s.metric === 'price' ? s.res.key : `${s.res.key}|mcap`);
 export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
 export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
 export type OverviewSub = SubBase & { channel: 'overview'; token: TokenLink };

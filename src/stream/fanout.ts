@@ -10,6 +10,7 @@ import type { TradeJson } from '../store/trades-repo.js';
 import type { Framer, StreamSource } from './types.js';
 import { Encoded, barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
+import { mcapBar } from '../domain/chart-metric.js';
 import type { StreamMetrics } from './metrics.js';
 
 /** Trades in one message. */
@@ -112,6 +113,7 @@ export class Fanout {
           if (!full) break;
         }
         if (t.trades.size > 0) this.delay();
+        if (t.bars.size > 0) this.supplyChanged(t);
         if (minTime !== Infinity) {
           const fresh: Fresh = { firstId: pages[0]![0]!.id, minTime, pages };
           for (const subs of t.bars.values()) {
@@ -189,7 +191,7 @@ export class Fanout {
     const first = subs.values().next().value;
     if (first === undefined) return;
     const res = first.res;
-    const newest = this.source.newestBar(t.id, res);
+    const newest = this.barOf(t, first, this.source.newestBar(t.id, res));
     if (newest === null) return;
     const through = this.source.barsThrough();
     const newestJson = barJson(newest);
@@ -237,7 +239,7 @@ export class Fanout {
       return plan;
     }
     if (s.lastT !== null && s.lastT < newest.t) {
-      const prev = this.source.barAt(t.id, s.res, s.lastT);
+      const prev = this.barOf(t, s, this.source.barAt(t.id, s.res, s.lastT));
       const prevJson = prev === null ? null : barJson(prev);
       if (prevJson !== null && prevJson !== s.lastJson) {
         plan.push(['bar', String(s.lastT), new Encoded(this.frame, '{"op":"bar",', `"bar":${prevJson},"final":true}`)]);
@@ -245,6 +247,33 @@ export class Fanout {
     }
     if (s.lastT !== newest.t || s.lastJson !== newestJson) plan.push(['bar', newestKey, newestMsg]);
     return plan;
+  }
+
+  /**
+   * Market-cap subscriptions whose bars were scaled by another supply than the token's now (a token
+   * record changed it): `reset` with reason `supply`, so the client refetches history in the new
+   * scale; bars sent after it use the new supply.
+   */
+  private supplyChanged(t: TokenState): void {
+    for (const [key, subs] of t.bars) {
+      if (!key.endsWith('|mcap')) continue;
+      const supply = this.source.supply(t.id);
+      let msg: Encoded | null = null;
+      for (const s of subs) {
+        if (s.supply === supply) continue;
+        s.supply = supply;
+        msg ??= new Encoded(this.frame, '{"op":"reset",', '"reason":"supply"}');
+        this.metrics.reset('supply');
+        s.conn.sendState(s, 'reset', 'reset', msg.for(s.id));
+      }
+    }
+  }
+
+  /** A price bar as the subscription's metric shows it: times the circulating supply for mcap (none without one). */
+  private barOf(t: TokenState, s: BarSub, bar: Bar | null): Bar | null {
+    if (bar === null || s.metric === 'price') return bar;
+    const supply = this.source.supply(t.id);
+    return supply === null ? null : mcapBar(bar, supply);
   }
 
   /** Runs `send` now after a quiet second, else once the second since the last one is over. */

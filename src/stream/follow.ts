@@ -7,7 +7,8 @@
  */
 import { TRADES_PER_MESSAGE, type Fanout, type TokenState } from './fanout.js';
 import { barJson, overviewBody, priceBody } from './messages.js';
-import type { BarSub, Sub, TradeSub } from './connection.js';
+import { barGroupKey, type BarSub, type Sub, type TradeSub } from './connection.js';
+import { metricBars } from '../domain/chart-metric.js';
 import type { Command } from './protocol.js';
 import type { StreamReads } from './types.js';
 import type { ChangeReads } from './change-reads.js';
@@ -31,7 +32,7 @@ export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads
   // Added before the reads, as the fan-out would: no change is fanned out until this returns.
   if (sub.channel === 'bars') {
     const s = state(sub.token);
-    const key = sub.res.key;
+    const key = barGroupKey(sub);
     let group = s.bars.get(key);
     if (group === undefined) s.bars.set(key, (group = new Set()));
     group.add(sub);
@@ -79,11 +80,16 @@ const MAX_ROUNDS = 3;
 async function firstBars(src: StreamReads, view: ChangeReads, sub: BarSub, since: number | null): Promise<Bar[]> {
   for (let round = 1; ; round++) {
     const before = view.maxTradeId();
-    const bars = since !== null ? await src.barsFrom(sub.token.id, sub.res, since) : [await src.newestBar(sub.token.id, sub.res)].flatMap((b) => b ?? []);
+    const [read, supply] = await Promise.all([
+      since !== null ? src.barsFrom(sub.token.id, sub.res, since) : src.newestBar(sub.token.id, sub.res).then((b) => (b === null ? [] : [b])),
+      sub.metric === 'mcap' ? src.supply(sub.token.id) : null,
+    ]);
     const after = await src.maxTradeId();
     if (after <= before || round >= MAX_ROUNDS) {
       sub.seenTo = Math.max(before, after);
-      return bars;
+      sub.supply = supply;
+      // A supply gone since the subscribe was accepted: no cap to show until it is back.
+      return sub.metric === 'mcap' && supply === null ? [] : metricBars(read, sub.metric, supply);
     }
     await view.forSubscribe();
   }
@@ -108,9 +114,10 @@ export function unfollow(fanout: Fanout, sub: Sub): void {
     const s = fanout.tokens.get(link.id);
     if (s === undefined) continue;
     if (sub.channel === 'bars') {
-      const group = s.bars.get(sub.res.key);
+      const key = barGroupKey(sub as BarSub);
+      const group = s.bars.get(key);
       group?.delete(sub as BarSub);
-      if (group?.size === 0) s.bars.delete(sub.res.key);
+      if (group?.size === 0) s.bars.delete(key);
     } else if (sub.channel === 'trades') s.trades.delete(sub);
     else if (sub.channel === 'prices') s.prices.delete(sub);
     else s.overview.delete(sub);

@@ -245,6 +245,10 @@ export class Hub {
       if (t === null) return { id: cmd.id, code: 'token_not_found', message: `unknown token ${name}`, param: cmd.channel === 'prices' ? 'tokens' : 'token' };
       asked.push(t);
     }
+    // A market cap needs a circulating supply: refused like a bad parameter, as /v1 candles refuses it.
+    if (cmd.channel === 'bars' && cmd.metric === 'mcap' && (await this.opts.source.supply(asked[0]!.id)) === null) {
+      return { id: cmd.id, code: 'invalid_parameter', message: 'metric mcap needs a circulating supply, and this token has none', param: 'metric' };
+    }
     const wait = await conn.info.charge();
     if (wait !== null) return { id: cmd.id, code: 'rate_limited', message: `too many requests; retry in ${wait} s` };
     await this.view.inTurn(() => this.subscribe(conn, cmd, asked));
@@ -262,8 +266,22 @@ export class Hub {
     let answer: Record<string, unknown>;
     switch (cmd.channel) {
       case 'bars':
-        sub = { id, conn, off: false, channel: 'bars', token: first, res: cmd.resolution, lastT: null, lastJson: null, seenTo: 0 };
+        sub = {
+          id,
+          conn,
+          off: false,
+          channel: 'bars',
+          token: first,
+          res: cmd.resolution,
+          metric: cmd.metric,
+          supply: null,
+          lastT: null,
+          lastJson: null,
+          seenTo: 0,
+        };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
+        // Said only when asked for, so a price subscription's answer stays as it always was.
+        if (cmd.metric === 'mcap') answer.metric = 'mcap';
         break;
       case 'trades':
         sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false };

@@ -3,6 +3,7 @@
  * command, or into the error it is answered with. Pure: no sockets, no store.
  */
 import { parseResolution, type Resolution } from '../domain/resolution.js';
+import type { ChartMetric } from '../domain/chart-metric.js';
 
 /** Subscriptions one connection may hold. */
 export const MAX_SUBSCRIPTIONS = 200;
@@ -20,7 +21,7 @@ export type ProtoError = { id: string | null; code: StreamErrorCode; message: st
 export type Command =
   | { op: 'ping'; id: string }
   | { op: 'unsubscribe'; id: string; sub: string }
-  | { op: 'subscribe'; id: string; channel: 'bars'; token: string; resolution: Resolution; since: number | null }
+  | { op: 'subscribe'; id: string; channel: 'bars'; token: string; resolution: Resolution; since: number | null; metric: ChartMetric }
   | { op: 'subscribe'; id: string; channel: 'trades'; token: string; sinceId: number | null }
   | { op: 'subscribe'; id: string; channel: 'prices'; tokens: string[] }
   | { op: 'subscribe'; id: string; channel: 'overview'; token: string };
@@ -64,7 +65,10 @@ function parseSubscribe(id: string, m: Record<string, unknown>): Command | Proto
       const resolution = typeof m.resolution === 'string' ? parseResolution(m.resolution) : null;
       if (resolution === null) return bad(id, 'resolution', 'resolution must be one of the supported resolutions');
       if (m.since !== undefined && m.since !== null && !isWhole(m.since, MAX_TIME)) return bad(id, 'since', 'since must be a bar time in unix seconds');
-      return { op: 'subscribe', id, channel: 'bars', token: m.token, resolution, since: (m.since as number | undefined) ?? null };
+      // price (default) or mcap: the price bars times the token's circulating supply (docs/api.md, Market-cap charts).
+      if (m.metric !== undefined && m.metric !== null && m.metric !== 'price' && m.metric !== 'mcap') return bad(id, 'metric', 'metric must be price or mcap');
+      const metric: ChartMetric = m.metric === 'mcap' ? 'mcap' : 'price';
+      return { op: 'subscribe', id, channel: 'bars', token: m.token, resolution, since: (m.since as number | undefined) ?? null, metric };
     }
     case 'trades': {
       if (!isName(m.token)) return bad(id, 'token', 'token must name a token');

@@ -26,6 +26,8 @@ export type StreamReads = {
   barsFrom(tokenId: number, res: Resolution, from: number): Promise<Bar[]>;
   barAt(tokenId: number, res: Resolution, t: number): Promise<Bar | null>;
   newestBar(tokenId: number, res: Resolution): Promise<Bar | null>;
+  /** The token's circulating supply (null: unknown), what market-cap bars are scaled by. */
+  supply(tokenId: number): Promise<number | null>;
   price(tokenId: number): Promise<PriceState | null>;
   overview(tokenId: number): Promise<unknown>;
   settled(): Promise<void> | null;
@@ -54,6 +56,8 @@ export type StreamSource = {
   barAt(tokenId: number, res: Resolution, t: number): Bar | null;
   /** The newest bar of the token at this resolution, or null. */
   newestBar(tokenId: number, res: Resolution): Bar | null;
+  /** The token's circulating supply, read with its bars when it has market-cap subscriptions. */
+  supply(tokenId: number): number | null;
   price(tokenId: number): PriceState | null;
   /** The body of GET /v1/token/:address/overview, or null when the token is gone. */
   overview(tokenId: number): unknown;

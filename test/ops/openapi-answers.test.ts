@@ -65,6 +65,7 @@ describe('real answers against the documented schemas', () => {
     expect(got('get /v1/token/:address/trades')).toMatch(/"nextCursor":"[^"]+".*"nextCursor":null/);
     expect(got('get /udf/history')).toMatch(/"s":"ok".*"s":"no_data","nextTime":\d+.*\{"s":"no_data"\}/);
     expect(got('get /udf/quotes')).toMatch(/"s":"ok".*"s":"error"/);
+    expect(got('get /udf/marks')).toMatch(/"label":\["[BS]".*"label":\[\]/);
     expect(got('post /v1/tokens/register')).toMatch(/"webhookSecret":"[^"]+"/);
     expect(got('get /v1/token/:address/holders')).toMatch(/"percent":\d.*"percent":null/);
     expect(got('get /v1/prices')).toMatch(/"priceUsd":\d.*:null/);

@@ -126,7 +126,9 @@ const bars: number = history.s === 'ok' ? history.t.length : 0;
 const quotes = await call('/udf/quotes', 'get', { query: 'symbols=' + symbol });
 const item = quotes.d[0]!;
 const last: number | null = item.s === 'ok' ? item.v.lp : null;
-out.udf = [resolutions.length, scale > 0, fullName, Number(time) > 0, bars > 0, last];
+const marks = await call('/udf/marks', 'get', { query: 'symbol=' + A + '&from=0&to=' + now + '&resolution=60' });
+const labels: ('B' | 'S')[] = marks.label;
+out.udf = [resolutions.length, scale > 0, fullName, Number(time) > 0, bars > 0, last, labels.length];
 
 console.log(JSON.stringify(out));
 `;

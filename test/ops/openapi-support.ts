@@ -20,7 +20,8 @@ export type Call = {
   body?: { type: string; text: string };
 };
 
-export type ContractWorld = { t: TestApp; traded: string; untraded: string; symbol: string; secret: string; keyId: string };
+/** `wallet`: the wallet of one of the traded token's trades (its marks). */
+export type ContractWorld = { t: TestApp; traded: string; untraded: string; symbol: string; wallet: string; secret: string; keyId: string };
 
 export async function contractWorld(): Promise<ContractWorld> {
   const t = makeTestApp({ env: { RATE_LIMIT_ANON: '1000000/60' } });
@@ -40,7 +41,7 @@ export async function contractWorld(): Promise<ContractWorld> {
   t.ingest([a, b, m, ...trades, aHolder(a.address), aHolder(a.address, { amount: 250 }), aHolder(b.address)]);
   const tenantId = (await t.services.accounts.createTenant({ name: 'Contract', plan: 'pro' })).id;
   const key = t.makeKey({ tenantId, scopes: [...SCOPES] });
-  return { t, traded: a.address, untraded: b.address, symbol: a.symbol, secret: key.secret, keyId: key.keyId };
+  return { t, traded: a.address, untraded: b.address, symbol: a.symbol, wallet: trades[0]!.wallet, secret: key.secret, keyId: key.keyId };
 }
 
 /** The calls, in an order that makes every answer non-trivial (events exist before they are read). */
@@ -88,6 +89,8 @@ export function contractCalls(w: ContractWorld, later: { newKeyId: () => string 
     { route: '/udf/history', method: 'get', url: `/udf/history?symbol=${A}&resolution=60&from=${now + 3600}&to=${now + 7200}` },
     { route: '/udf/history', method: 'get', url: `/udf/history?symbol=${A}&resolution=60&from=1000&to=2000` },
     { route: '/udf/quotes', method: 'get', url: `/udf/quotes?symbols=${w.symbol},NOPE` },
+    { route: '/udf/marks', method: 'get', url: `/udf/marks?symbol=${A}&from=${now - 4 * 86400}&to=${now}&resolution=60&wallet=${w.wallet}` },
+    { route: '/udf/marks', method: 'get', url: `/udf/marks?symbol=${A}&from=${now - 4 * 86400}&to=${now}&resolution=60` },
   ].map((c) => {
     // Key routes act on a key made earlier in the run.
     if (c.route === '/v1/keys/:id/rotate') return { ...c, url: () => `/v1/keys/${later.newKeyId()}/rotate` };

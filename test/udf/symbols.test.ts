@@ -20,7 +20,7 @@ describe('/udf/config', () => {
       supports_search: true,
       supports_group_request: false,
       supports_time: true,
-      supports_marks: false,
+      supports_marks: true,
       supports_timescale_marks: false,
       supported_resolutions: RESOLUTIONS,
     });
@@ -60,6 +60,7 @@ describe('/udf/symbols', () => {
       visible_plots_set: 'ohlcv',
       data_status: 'streaming',
       currency_code: 'USD',
+      currency_codes: ['USD', 'MCAP'],
     });
   });
 

@@ -112,10 +112,10 @@ describe('/udf pair symbols', () => {
       expect(native.body.pricescale).toBe(1_000_000);
     }
     expect((await t.http.get(`/udf/symbols?symbol=raydium:${sol.address}&currencyCode=USD`)).body.name).toBe('BONK/SOL');
-    // the token's own symbol is unchanged: USD only, no currency_codes
+    // the token's own symbol offers USD and its market cap (issue 32), never the quote token
     const token = await t.http.get(`/udf/symbols?symbol=${tok.address}`);
     expect(token.body).toMatchObject({ name: 'BONK', ticker: tok.address, currency_code: 'USD' });
-    expect(token.body.currency_codes).toBeUndefined();
+    expect(token.body.currency_codes).toEqual(['USD', 'MCAP']);
   });
 
   it('refuses a currency the symbol does not have, and answers an exchange that is not the dex with 404', async () => {

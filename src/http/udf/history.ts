@@ -12,9 +12,10 @@ import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
 import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
 import { barQuery, isBarQueryError, type BarAnswer, type BarQuery } from '../../domain/history-range.js';
-import type { PreparedJson } from '../prepared-json.js';
 import type { SeriesSource } from '../history-cache.js';
-import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
+import { adapterParams, resolveChart, symbolParam, tokenMetric, type UdfDeps } from './params.js';
+import { metricBars, type ChartMetric } from '../../domain/chart-metric.js';
+import { PreparedJson } from '../prepared-json.js';
 import { udfHistory, udfHistoryExample } from './schemas.js';
 
 /** 10000-01-01T00:00:00Z: every representable trade time is before it. */
@@ -31,7 +32,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
       method: 'get',
       path: '/udf/history',
       summary:
-        'UDF bars (of a token, or of a pair in USD or its quote token): ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
+        'UDF bars (of a token in USD or in market cap, or of a pair in USD or its quote token): ascending, every t in [from, to); countback overrides from (above 5000 served as 5000); at most 5000, newest kept',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -52,12 +53,14 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
         throw invalidParameter('from', query.problem === 'required' ? 'from is required without countback' : 'from must be less than to');
       // A viewer's poll or chart open of a token's series whose answer is cached: found from
       // memory alone, without a promise (the same lookups the full path makes, in the same order).
-      const resolved = q.currencyCode === 'USD' ? known(q.symbol) : undefined;
-      if (resolved !== undefined) {
+      const metric = tokenMetric(q.currencyCode);
+      const resolved = metric !== null ? known(q.symbol) : undefined;
+      if (resolved !== undefined && metric !== null) {
         const tokenId = resolved.token.id;
         const stamp = cache.stamp({ token: tokenId });
         const key = history.keyNow(tokenId, `||${res.key}`, res, query);
-        const hit = key === undefined ? undefined : cache.jsonNow<HistoryBody>(stamp, `udf-history|${key}`);
+        const hit =
+          key === undefined ? undefined : cache.jsonNow<HistoryBody>(stamp, `udf-history|${metricKey(metric, resolved.token.circulatingSupply)}|${key}`);
         if (hit !== undefined) {
           history.counted(query, true);
           return hit;
@@ -70,6 +73,10 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
   async function answer(q: { symbol: string; currencyCode: string }, res: Resolution, query: BarQuery): Promise<PreparedJson<HistoryBody>> {
     const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
     const tokenId = chart.kind === 'token' ? chart.resolved.token.id : chart.pair.token.id;
+    const metric = chart.kind === 'token' ? chart.metric : 'price';
+    const supply = chart.kind === 'token' ? chart.resolved.token.circulatingSupply : null;
+    // No circulating supply, no market cap: the chart shows its "no data" state, not an error.
+    if (metric === 'mcap' && supply === null) return new PreparedJson<HistoryBody>({ s: 'no_data' });
     const pair = chart.kind === 'pair' ? { market: chart.pair.market.address, currency: chart.currency } : null;
     const source: SeriesSource =
       pair === null
@@ -84,14 +91,21 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
     const stamp = cache.stamp({ token: tokenId });
     const found = await history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);
     let miss = false;
-    const body = await cache.json(stamp, `udf-history|${found.key}`, async () => {
+    // The series holds price bars whatever the metric (the same bars serve both); the answer's key
+    // carries the metric and the supply it was scaled by. A token record that changes the supply is
+    // a change of the token, which drops the token's answers (and its resolved name) anyway.
+    const body = await cache.json(stamp, `udf-history|${metricKey(metric, supply)}|${found.key}`, async () => {
       miss = true;
-      return historyBody(await found.compute());
+      const answer = await found.compute();
+      return historyBody({ bars: metricBars(answer.bars, metric, supply), nextTime: answer.nextTime });
     });
     history.counted(query, !miss);
     return body;
   }
 }
+
+/** The part of an answer's cache key that says what its bars measure. */
+const metricKey = (metric: ChartMetric, supply: number | null): string => (metric === 'price' ? 'price' : `mcap:${supply}`);
 
 /** The UDF form of an answer: columns of bars, or no_data with the newest older bar's time when known. */
 function historyBody(answer: BarAnswer): HistoryBody {

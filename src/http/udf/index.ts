@@ -9,6 +9,7 @@ import { withResolveCache } from './resolve-cache.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
+import { addMarksRoute } from './marks.js';
 import type { UdfDeps } from './params.js';
 
 export function udfRouter(deps: AppDeps): ApiRouter {
@@ -20,6 +21,7 @@ export function udfRouter(deps: AppDeps): ApiRouter {
     symbols: kept ?? repos.symbols,
     known: kept?.known ?? (() => undefined),
     candles: repos.candles,
+    trades: repos.trades,
     marketCandles: repos.marketCandles,
     windows: repos.window,
     cache: deps.cache,
@@ -29,5 +31,6 @@ export function udfRouter(deps: AppDeps): ApiRouter {
   addSymbolRoutes(router, ctx);
   addHistoryRoute(router, ctx);
   addQuotesRoute(router, ctx);
+  addMarksRoute(router, ctx);
   return router;
 }

@@ -4,6 +4,7 @@ import { errors } from '../../errors.js';
 import { textParam } from '../validate.js';
 import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
 import type { CandlesRepo } from '../../store/candles-repo.js';
+import type { TradesRepo } from '../../store/trades-repo.js';
 import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
 import type { ResponseCache } from '../response-cache.js';
@@ -11,6 +12,7 @@ import type { HistoryCache } from '../history-cache.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Async } from '../../store/async.js';
 import type { KnownName } from './resolve-cache.js';
+import { MCAP_CODE, type ChartMetric } from '../../domain/chart-metric.js';
 
 /** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
 export type UdfDeps = {
@@ -19,6 +21,7 @@ export type UdfDeps = {
   /** A name `symbols` resolved and keeps in memory, answered without a promise (undefined when not kept). */
   known: KnownName;
   candles: Async<CandlesRepo>;
+  trades: Async<TradesRepo>;
   marketCandles: Async<MarketCandlesRepo>;
   windows: Async<WindowRepo>;
   cache: ResponseCache;
@@ -33,31 +36,43 @@ export const MAX_NAME = 200;
 export const symbolParam = () => textParam(1, MAX_NAME);
 
 /**
- * Parameters the adapter adds to /symbols and /history. `currencyCode` is USD, or for a pair
- * symbol its quote symbol (README, Pairs and native prices); `unitId` is accepted and ignored.
+ * Parameters the adapter adds to /symbols and /history. `currencyCode` is USD, MCAP for a token
+ * symbol (its market-cap bars), or for a pair symbol its quote symbol (README, Pairs and native
+ * prices); `unitId` is accepted and ignored.
  */
 export const adapterParams = {
-  currencyCode: textParam(1, 32).prefault('USD').describe('USD (default), or for a pair symbol its quote symbol (one of its currency_codes)'),
+  currencyCode: textParam(1, 32)
+    .prefault('USD')
+    .describe(
+      'USD (default); MCAP for a token symbol (price bars times its circulating supply); for a pair symbol its quote symbol (one of its currency_codes)',
+    ),
   unitId: textParam(1, 64).optional(),
 } satisfies Record<string, z.ZodType>;
 
-/** What a chart names: a token (in USD), or a market as a pair in USD or in its quote token. */
-export type Chart = { kind: 'token'; resolved: Resolved } | { kind: 'pair'; pair: ResolvedPair; currency: Currency };
+/** What a chart names: a token (in USD, or its market cap), or a market as a pair in USD or in its quote token. */
+export type Chart = { kind: 'token'; resolved: Resolved; metric: ChartMetric } | { kind: 'pair'; pair: ResolvedPair; currency: Currency };
+
+/** The metric a token symbol's currencyCode asks for (USD; MCAP in any case), or null for any other code. */
+export const tokenMetric = (code: string): ChartMetric | null => (code === 'USD' ? 'price' : code.toUpperCase() === MCAP_CODE ? 'mcap' : null);
+
+const TOKEN_CODES = `currencyCode must be one of USD, ${MCAP_CODE}`;
 
 /**
  * Resolves a symbol and the adapter's currencyCode: a token first (its names work as they always
  * did), else a market address; 404 token_not_found ("unknown symbol") when neither. A token is
- * in USD only; a pair in USD or its quote symbol (case-insensitive), else 400 on currencyCode.
+ * in USD or MCAP (its market cap); a pair in USD or its quote symbol (case-insensitive), else 400
+ * on currencyCode.
  */
 export async function resolveChart(symbols: Async<SymbolsRepo>, name: string, code: string): Promise<Chart> {
+  const metric = tokenMetric(code);
   const resolved = await symbols.resolve(name);
   if (resolved !== null) {
-    if (code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
-    return { kind: 'token', resolved };
+    if (metric === null) throw errors.invalidParameter('currencyCode', TOKEN_CODES);
+    return { kind: 'token', resolved, metric };
   }
   const pair = await symbols.pair(name);
-  // Only a pair has a currency other than USD: for an unknown name the code is the first error, as for a token.
-  if (pair === null && code !== 'USD') throw errors.invalidParameter('currencyCode', 'currencyCode must be one of USD');
+  // Only a pair has a quote currency: for an unknown name the code is the first error, as for a token.
+  if (pair === null && metric === null) throw errors.invalidParameter('currencyCode', TOKEN_CODES);
   if (pair === null) throw errors.unknownSymbol();
   if (code.toUpperCase() === 'USD') return { kind: 'pair', pair, currency: 'usd' };
   if (code.toLowerCase() === pair.market.quoteSymbol.toLowerCase()) return { kind: 'pair', pair, currency: 'native' };

@@ -23,7 +23,7 @@ export const udfConfig = z
 export const udfConfigExample: z.output<typeof udfConfig> = {
   supports_search: true,
   supports_group_request: false,
-  supports_marks: false,
+  supports_marks: true,
   supports_timescale_marks: false,
   supports_time: true,
   exchanges: [
@@ -57,8 +57,11 @@ export const udfSymbol = z
     volume_precision: z.int().min(0),
     visible_plots_set: z.string(),
     data_status: z.string(),
-    currency_code: z.string().describe('USD, or the quote symbol for a pair asked in its quote currency'),
-    currency_codes: z.array(z.string()).optional().describe('Pair symbols only: USD and the quote symbol'),
+    currency_code: z.string().describe('USD; MCAP for a token asked in market cap; the quote symbol for a pair asked in its quote currency'),
+    currency_codes: z
+      .array(z.string())
+      .optional()
+      .describe("The chart's currency menu: USD and MCAP for a token with a circulating supply (absent without one); USD and the quote symbol for a pair"),
   })
   .describe('Symbol info (no `s` field: the adapter takes any `s` for an error)');
 export const udfSymbolExample: z.output<typeof udfSymbol> = {
@@ -84,6 +87,7 @@ export const udfSymbolExample: z.output<typeof udfSymbol> = {
   visible_plots_set: 'ohlcv',
   data_status: 'streaming',
   currency_code: 'USD',
+  currency_codes: ['USD', 'MCAP'],
 };
 
 export const udfSearch = z
@@ -193,4 +197,26 @@ export const udfQuotesExample: z.output<typeof udfQuotes> = {
     },
     { s: 'error', n: 'NOPE', errmsg: 'unknown symbol', v: {} },
   ],
+};
+
+const markColumn = <T extends z.ZodType>(item: T, what: string) => z.array(item).describe(what);
+export const udfMarks = z
+  .strictObject({
+    id: markColumn(z.int(), 'Trade ids (record numbers)'),
+    time: markColumn(z.int(), 'Trade times (unix seconds), ascending'),
+    color: markColumn(z.string(), 'Green (#26a69a) for a buy, red (#ef5350) for a sell'),
+    text: markColumn(z.string(), 'Side, amount, price, USD value and time of the trade'),
+    label: markColumn(z.enum(['B', 'S']), 'B for a buy, S for a sell'),
+    labelFontColor: markColumn(z.string(), 'Colour of the label letter'),
+    minSize: markColumn(z.int(), 'Smallest size of the mark (pixels)'),
+  })
+  .describe("A wallet's trades as marks, in columns of one length (all empty without a wallet)");
+export const udfMarksExample: z.output<typeof udfMarks> = {
+  id: [812345, 812399],
+  time: [1763852460, 1763856120],
+  color: ['#26a69a', '#ef5350'],
+  text: ['Buy 1,200,000 BONK at $0.00002131 ($25.57) on 2025-11-22 23:01:00 UTC', 'Sell 600,000 BONK at $0.00002142 ($12.85) on 2025-11-23 00:02:00 UTC'],
+  label: ['B', 'S'],
+  labelFontColor: ['#ffffff', '#ffffff'],
+  minSize: [14, 14],
 };

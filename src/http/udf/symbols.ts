@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { intParam, textParam } from '../validate.js';
 import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
-import { SYMBOL_TYPE, pairSymbolInfo, searchItem, splitSearchQuery, symbolInfo, udfConfig } from '../../domain/udf.js';
+import { SYMBOL_TYPE, pairSymbolInfo, searchItem, splitSearchQuery, tokenSymbolInfo, udfConfig } from '../../domain/udf.js';
 import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
 import * as S from './schemas.js';
 
@@ -31,7 +31,8 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     {
       method: 'get',
       path: '/udf/symbols',
-      summary: 'UDF symbol info for an address, a symbol (most liquid wins) or EXCHANGE:SYMBOL; a market address is a pair symbol (SYMBOL/QUOTE)',
+      summary:
+        'UDF symbol info for an address, a symbol (most liquid wins) or EXCHANGE:SYMBOL, in USD or MCAP (market cap); a market address is a pair symbol (SYMBOL/QUOTE)',
       access: 'public',
       tag: 'udf',
       query: z.object({ symbol: symbolParam(), ...adapterParams }),
@@ -40,7 +41,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     },
     async ({ query: q }) => {
       const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
-      if (chart.kind === 'token') return symbolInfo(chart.resolved.token, chart.resolved.exchange);
+      if (chart.kind === 'token') return tokenSymbolInfo(chart.resolved.token, chart.resolved.exchange, chart.metric);
       const { token, market } = chart.pair;
       return pairSymbolInfo(token, market, chart.currency, await marketCandles.lastPrice(token.id, market.address, chart.currency));
     },

@@ -1,7 +1,8 @@
 /**
  * GET /v1/token/:address/trades and /candles (docs/api.md, Token reads). Trades page by keyset on
  * (blockTime, id), newest first, with signed cursors that carry the walk's snapshot bound;
- * candles are the bars of /udf/history (candles-repo readBars, same rules), as objects.
+ * candles are the bars of /udf/history (candles-repo readBars, same rules), as objects, in price or
+ * market cap (metric=mcap), with the empty buckets filled on request (fill=previous).
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -14,6 +15,9 @@ import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../do
 import { toTradeJson, type TradePosition } from '../../store/trades-repo.js';
 import { MAX_BARS } from '../../store/candles-repo.js';
 import { barQuery, isBarQueryError } from '../../domain/history-range.js';
+import { metricBars } from '../../domain/chart-metric.js';
+import { fillPrevious } from '../../domain/fill-bars.js';
+import { bucketStart, nextBucket } from '../../domain/resolution.js';
 import type { SeriesSource } from '../history-cache.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
@@ -94,7 +98,8 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
     {
       method: 'get',
       path: '/v1/token/:address/candles',
-      summary: 'OHLCV bars of a token (the bars of /udf/history), or of one of its markets in USD or in the quote token',
+      summary:
+        'OHLCV bars of a token (the bars of /udf/history), or of one of its markets in USD or in the quote token; in price or market cap; empty buckets filled on request',
       access: 'public',
       tag: 'tokens',
       params: tokenPath,
@@ -107,6 +112,14 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
         currency: enumParam(['usd', 'native'] as const)
           .prefault('usd')
           .describe('usd (priceUsd, volumeUsd), or native with a market: price quoteAmount / amount, volume in quote units'),
+        metric: enumParam(['price', 'mcap'] as const)
+          .prefault('price')
+          .describe("price, or mcap: o, h, l, c times the token's current circulating supply (volume stays USD); 400 for a token without one"),
+        fill: enumParam(['none', 'previous'] as const)
+          .prefault('none')
+          .describe(
+            'previous: every empty bucket after the first bar, up to `to` (and no later than the current bucket), as o = h = l = c = the previous close, v = 0',
+          ),
       }),
       response: S.tokenCandles,
       example: S.tokenCandlesExample,
@@ -116,9 +129,14 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       const currency = q.currency;
       // A token's markets may have different quotes: native prices mean something for one market only.
       if (currency === 'native' && q.market === undefined) throw invalidParameter('currency', 'currency=native needs a market');
+      // A cap is a USD amount: the quote token's prices times a supply mean nothing on their own.
+      if (q.metric === 'mcap' && currency === 'native') throw invalidParameter('metric', 'metric=mcap is in USD: it cannot be combined with currency=native');
+      const supply = token.circulatingSupply;
+      if (q.metric === 'mcap' && supply === null) throw invalidParameter('metric', 'metric=mcap needs a circulating supply, and this token has none');
       if (q.market !== undefined && (await marketCandles.marketToken(q.market)) !== token.id) throw marketNotFound(q.market, token.address);
       // `to` defaults to just after the current second, so the bar in progress is included.
-      const to = q.to ?? nowSeconds(deps.clock) + 1;
+      const now = nowSeconds(deps.clock);
+      const to = q.to ?? now + 1;
       const query = barQuery({ from: q.from, to, countback: q.countback });
       if (isBarQueryError(query))
         throw invalidParameter('from', query.problem === 'required' ? 'from is required unless countback is given' : 'from must be less than to');
@@ -136,9 +154,15 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
       const stamp = deps.cache.stamp({ token: token.id });
       const answer = await history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);
       let miss = false;
-      const body = await deps.cache.json(stamp, `candles|${answer.key}`, async () => {
+      // Filled bars run up to `to`, but never past the bucket in progress: the key names that end,
+      // since "up to now" answers share one entry only while it stays the same bucket.
+      const fillEnd = q.fill === 'previous' ? Math.min(to, nextBucket(res, bucketStart(res, now))) : null;
+      const shape = `${q.metric === 'mcap' ? `mcap:${supply}` : 'price'}|${fillEnd ?? ''}`;
+      const body = await deps.cache.json(stamp, `candles|${shape}|${answer.key}`, async () => {
         miss = true;
-        const bars = (await answer.compute()).bars;
+        const read = (await answer.compute()).bars;
+        const filled = fillEnd === null ? read : fillPrevious(read, res, fillEnd, query.mode === 'countback' ? query.countback : MAX_BARS);
+        const bars = metricBars(filled, q.metric, supply);
         return { resolution: res.key, candles: bars.map((b) => ({ t: b.t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v })) };
       });
       history.counted(query, !miss);

@@ -21,6 +21,7 @@ const ADDRESS_LIKE = /^(0x[0-9a-fA-F]{40}|[0-9A-Za-z]{32,44})$/;
 const MIN_ADDRESS_PREFIX = 4;
 
 const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.last_trade_at AS "lastTradeAt",
+  t.circulating_supply AS "circulatingSupply",
   l.liquidity_usd AS "liquidityUsd",
   coalesce((SELECT m.dex FROM markets m WHERE m.token_id = t.id ORDER BY m.liquidity_usd DESC, m.address LIMIT 1), '') AS "topDex"
   FROM tokens t JOIN udf_listing l ON l.token_id = t.id AND l.dex = ''`;

@@ -74,6 +74,9 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     priceLineVisible: false,
   });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+  // A wallet's trades (/udf/marks) as markers on the candles: B under the bar, S above it.
+  const markers = LWC.createSeriesMarkers(candles, []);
+  let shownMarks = null;
 
   const state = {
     status: 'idle',
@@ -91,6 +94,7 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     loads: 0,
     refreshes: 0,
     error: null,
+    markers: 0,
   };
   window.__chart = state;
   // For the browser tests: the prices at the bottom and top of the visible axis, and how it labels a price.
@@ -150,6 +154,9 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
       candles.setData(bars);
       volume.setData(bars.map(volumeBar));
       chart.timeScale().fitContent();
+      markers.setMarkers([]);
+      shownMarks = null;
+      state.markers = 0;
       last = bars.at(-1) ?? null;
       publish(bars);
       state.loads++;
@@ -194,19 +201,53 @@ export function createTokenChart(container, { theme = 'dark', onChange = () => {
     return state;
   }
 
+  /**
+   * Shows marks as /udf/marks gives them (columns; times in seconds), each on the bar that holds its
+   * trade: the newest bar starting at or before it (a marker must sit on a bar of the series).
+   */
+  function setMarks(m) {
+    shownMarks = m;
+    const times = candles.data().map((b) => b.time);
+    const list = [];
+    for (let i = 0; i < (m?.id?.length ?? 0); i++) {
+      let lo = 0;
+      let hi = times.length - 1;
+      if (hi < 0 || m.time[i] < times[0]) continue;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (times[mid] <= m.time[i]) lo = mid;
+        else hi = mid - 1;
+      }
+      const buy = m.label[i] === 'B';
+      list.push({
+        time: times[lo],
+        position: buy ? 'belowBar' : 'aboveBar',
+        shape: buy ? 'arrowUp' : 'arrowDown',
+        color: m.color[i],
+        text: m.label[i],
+        id: String(m.id[i]),
+      });
+    }
+    markers.setMarkers(list);
+    state.markers = list.length;
+  }
+
   /** A bar pushed by the stream (live.js): updates the newest bar or adds one; older ones are ignored. */
   function applyBar(b) {
     if ((state.status !== 'ready' && state.status !== 'no_data') || (last !== null && b.time < last.time)) return;
     candles.update(b);
     volume.update(volumeBar(b));
-    if (last === null || b.time > last.time) state.bars++;
+    const added = last === null || b.time > last.time;
+    if (added) state.bars++;
     last = b;
     Object.assign(state, { status: 'ready', lastTime: b.time, lastClose: b.close });
+    // Marks of the newest trades may belong on the bar just added.
+    if (added && shownMarks?.id?.length > 0) setMarks(shownMarks);
     show(null);
     onChange(state);
   }
 
-  return { load, refresh, applyBar, state, chart };
+  return { load, refresh, applyBar, setMarks, state, chart };
 }
 
 /** The candles' range with 8 % of room above and 26 % below (the volume bars), never below zero. */

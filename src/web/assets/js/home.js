@@ -10,6 +10,8 @@ import * as fmt from './format.js';
 const params = new URLSearchParams(location.search);
 let resolution = RESOLUTION_VALUES.includes(params.get('resolution')) ? params.get('resolution') : '15';
 let address = null;
+/** The wallet whose trades are marked on the chart (pasted, or ?wallet= in the URL). */
+let wallet = (params.get('wallet') ?? '').trim();
 
 const chart = createTokenChart($('#chart'), { theme: 'dark', onChange: showHeader });
 
@@ -24,11 +26,11 @@ function setResolution(value) {
   resolution = value;
   for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.resolution === value));
   keepInUrl();
-  if (chart.state.symbol) chart.load(chart.state.symbol, resolution);
+  if (chart.state.symbol) chart.load(chart.state.symbol, resolution).then(loadMarks);
 }
 
 function keepInUrl() {
-  const next = new URLSearchParams({ ...(address ? { symbol: address } : {}), resolution });
+  const next = new URLSearchParams({ ...(address ? { symbol: address } : {}), resolution, ...(wallet ? { wallet } : {}) });
   history.replaceState(null, '', '?' + next.toString());
 }
 
@@ -57,8 +59,40 @@ async function select(symbol) {
   address = state.ticker;
   keepInUrl();
   document.title = `${state.name} · Token charts`;
-  await Promise.all([loadOverview(), loadTrades()]);
+  await Promise.all([loadOverview(), loadTrades(), loadMarks()]);
 }
+
+/** The wallet's trades of the token on the chart (/udf/marks), or none without a wallet. */
+async function loadMarks() {
+  const status = $('#wallet-status');
+  if (!address || !wallet) {
+    chart.setMarks(null);
+    fill(status);
+    return;
+  }
+  const asked = `${address}|${wallet}|${resolution}`;
+  try {
+    const to = Math.floor(Date.now() / 1000) + 86_400;
+    const m = await getJson('/udf/marks?' + qs({ symbol: address, from: chart.state.firstTime ?? 0, to, resolution, wallet }));
+    if (asked !== `${address}|${wallet}|${resolution}`) return;
+    chart.setMarks(m);
+    const buys = m.label.filter((l) => l === 'B').length;
+    fill(status, m.id.length === 0 ? 'no trades of this token' : `${buys} buys, ${m.id.length - buys} sells`);
+  } catch (err) {
+    if (asked === `${address}|${wallet}|${resolution}`) fill(status, err.status === 400 ? 'not a wallet address' : err.message);
+    chart.setMarks(null);
+  }
+}
+
+$('#wallet').value = wallet;
+$('#wallet-form').addEventListener('submit', (e) => e.preventDefault());
+$('#wallet').addEventListener('input', () => {
+  const next = $('#wallet').value.trim();
+  if (next === wallet) return;
+  wallet = next;
+  keepInUrl();
+  loadMarks();
+});
 
 const stat = (label, value, cls) => h('div', {}, h('dt', {}, label), h('dd', { class: cls }, value));
 
@@ -206,4 +240,7 @@ async function start() {
 
 start();
 // Live from /v1/stream; the 5 s refresh only while the stream cannot connect.
-startLive(chart, { poll: () => Promise.all([chart.refresh(), loadOverview(), loadTrades()]), changed: () => Promise.all([loadOverview(), loadTrades()]) });
+startLive(chart, {
+  poll: () => Promise.all([chart.refresh(), loadOverview(), loadTrades(), loadMarks()]),
+  changed: () => Promise.all([loadOverview(), loadTrades(), loadMarks()]),
+});
