@@ -199,7 +199,8 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     validate: (values) => validateChunked(validator(), values),
     write,
     writeSliced: (records, opts = {}) => {
-      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return Promise.resolve(write(records, opts));
+      // A refusal answers a rejected promise, as the sliced and PostgreSQL writes do, not a throw.
+      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return new Promise((resolve) => resolve(write(records, opts)));
       // writeInSlices writes no slice for an empty batch: its `within` still needs a transaction.
       if (records.length === 0) return deps.store.exclusive(async () => write(records, opts));
       let slices = 0;

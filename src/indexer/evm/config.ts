@@ -87,6 +87,15 @@ function fieldOf(path: readonly PropertyKey[]): string {
   return out === '' ? 'the file' : out;
 }
 
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const p of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
 /**
  * Validates a parsed JSON value, filling the defaults of docs/indexer.md; throws
  * IndexerConfigError whose message is one line naming the field. `chains` is CHAINS: a chain's
@@ -97,7 +106,7 @@ export function parseIndexerConfig(value: unknown, chains: readonly string[]): I
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = fieldOf(issue.path);
-    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) throw new IndexerConfigError(`${field} is required`);
+    if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) throw new IndexerConfigError(`${field} is required`);
     if (issue.code === 'unrecognized_keys')
       throw new IndexerConfigError(`${field === 'the file' ? '' : `${field}.`}${issue.keys[0]} is not a field of the indexer file`);
     throw new IndexerConfigError(`${field} ${issue.message}`);
