@@ -10,6 +10,7 @@ import type { Services } from '../../services/index.js';
 import type { IndexerConfig } from './config.js';
 import { runChain, type ChainProgress } from './chain.js';
 import type { IndexerMetrics } from './metrics.js';
+import { indexerMetrics } from './prom.js';
 
 export type ChainSummary = {
   chain: string;
@@ -30,7 +31,7 @@ export type { IndexerMetrics };
 /**
  * Starts every configured chain's indexer on the services' store; with `until` each stops once
  * indexed to that block and `done` resolves with the summary. Without it `done` resolves after
- * stop(). A chain whose indexer fails for good (not a node fault: those are retried) is
+ * stop(). `metrics` defaults to the `indexer_*` series on the services' registry. A chain whose indexer fails for good (not a node fault: those are retried) is
  * `stopped`, logged, and `done` rejects with its error.
  */
 export function startIndexer(opts: {
@@ -42,6 +43,7 @@ export function startIndexer(opts: {
   nowMs?: () => number;
 }): IndexerHandle {
   const abort = new AbortController();
+  const metrics = opts.metrics ?? indexerMetrics(opts.services.metrics.registry);
   const progress: ChainProgress[] = opts.config.chains.map((c) => ({
     chain: c.chain,
     head: 0,
@@ -55,7 +57,7 @@ export function startIndexer(opts: {
       services: opts.services,
       log: opts.log.child({ chain: c.chain }),
       until: opts.until,
-      metrics: opts.metrics,
+      metrics,
       signal: abort.signal,
       progress: progress[i]!,
       nowMs: opts.nowMs ?? Date.now,
