@@ -5,35 +5,12 @@
  * and prints the summary; without, it runs until SIGINT or SIGTERM and then prints what it did.
  * A bad file is a usage error (exit 2) naming the field.
  */
-import { readFileSync } from 'node:fs';
 import { loadConfig } from './config.js';
 import { setBusyTimeout } from './store/db.js';
 import { createLogger } from './logger.js';
-import { IndexerConfigError, parseIndexerConfig, type IndexerConfig } from './indexer/evm/config.js';
+import { readIndexerFile } from './indexer/evm/config-file.js';
 import { startIndexer, type IndexSummary } from './indexer/evm/run.js';
 import type { CommandContext, Output } from './cli-commands.js';
-
-/** Reads and validates the indexer file; a missing, unreadable or invalid file is a usage error. */
-export function readIndexerFile(path: string, chains: readonly string[], fail: (message: string) => Error): IndexerConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw fail(`--config ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw fail(`--config ${path} is not JSON: ${(err as Error).message}`);
-  }
-  try {
-    return parseIndexerConfig(value, chains);
-  } catch (err) {
-    if (err instanceof IndexerConfigError) throw fail(`--config ${path}: ${err.message}`);
-    throw err;
-  }
-}
 
 function human(summary: IndexSummary): string {
   return summary.chains
@@ -56,7 +33,7 @@ export async function indexChains(
     until = Number(ctx.opts.until);
   }
   const appConfig = loadConfig(env);
-  const config = readIndexerFile(path, [appConfig.chain], ctx.fail.usage);
+  const config = readIndexerFile(path, [appConfig.chain], (m) => ctx.fail.usage(`--config ${m}`));
   // Progress and faults go to stderr as log lines; stdout keeps the one summary.
   const log = createLogger(appConfig.logLevel === 'silent' ? 'silent' : 'info', undefined, appConfig.instanceId);
   return ctx.withStore(async (store, services) => {
