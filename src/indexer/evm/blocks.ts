@@ -24,6 +24,25 @@ export type Batch = { records: IngestRecord[]; headers: BlockHeader[]; counts: B
 const SUPPLY_EVERY_MS = 10 * 60_000;
 /** Addresses per eth_getLogs of token transfers (nodes bound the address list). */
 const ADDRESS_CHUNK = 500;
+/**
+ * Block reads in flight at once: a node answers them in parallel, and one at a time the batch
+ * would wait a round trip per block (requestsPerSecond still paces when each starts).
+ */
+const BLOCK_READS = 8;
+
+/** Runs `fn` over `items`, at most `limit` at a time; answers in item order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 const byChainOrder = (a: RawLog, b: RawLog) => {
   const d = Number.parseInt(a.blockNumber, 16) - Number.parseInt(b.blockNumber, 16);
@@ -231,11 +250,17 @@ export class BatchBuilder {
     const swapBlocks = new Set<number>();
     for (const l of known) if (l.topics[0] === TOPIC.swapV2 || l.topics[0] === TOPIC.swapV3) swapBlocks.add(Number.parseInt(l.blockNumber, 16));
     const senders = new Map<string, string>();
-    for (const n of [...swapBlocks].sort((a, b) => a - b)) {
-      const b = await node.senders(n);
-      headers.set(n, b.header);
+    for (const b of await mapLimit(
+      [...swapBlocks].sort((a, b) => a - b),
+      BLOCK_READS,
+      (n) => node.senders(n),
+    )) {
+      headers.set(b.header.number, b.header);
       for (const [tx, fromAddress] of b.from) senders.set(tx, fromAddress);
     }
+    // The times of the blocks with transfers, read together before the walk asks for them one by one.
+    const transferBlocks = new Set(transferLogs.map((l) => Number.parseInt(l.blockNumber, 16)).filter((n) => !headers.has(n)));
+    for (const h of await mapLimit([...transferBlocks], BLOCK_READS, (n) => node.header(n))) headers.set(h.number, h);
 
     const refs = this.referencePools;
     const eventBlock = new Map<string, number>();

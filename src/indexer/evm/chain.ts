@@ -18,7 +18,7 @@ import type { IndexedBlock } from '../../store/indexer-repo.js';
 import { createRpc, pause, Stopped } from './rpc.js';
 import { createNode, type BlockHeader } from './node.js';
 import { dirtyRows, loadState, markPool, type ChainState } from './state.js';
-import { BatchBuilder, type Batch } from './blocks.js';
+import { BatchBuilder, mapLimit, type Batch } from './blocks.js';
 import { createHeads } from './heads.js';
 
 export type ChainProgress = {
@@ -193,7 +193,9 @@ async function seedPools(builder: BatchBuilder, state: ChainState, node: ReturnT
 /** The blocks whose hashes are kept: the batch's own, and every block within reorgDepth of the head. */
 async function keptBlocks(batch: Batch, node: ReturnType<typeof createNode>, from: number, to: number, head: number, depth: number): Promise<IndexedBlock[]> {
   const byNumber = new Map<number, BlockHeader>(batch.headers.map((h) => [h.number, h]));
-  for (let n = Math.max(from, to - depth + 1, head - depth + 1); n <= to; n++) if (!byNumber.has(n)) byNumber.set(n, await node.header(n));
+  const missing: number[] = [];
+  for (let n = Math.max(from, to - depth + 1, head - depth + 1); n <= to; n++) if (!byNumber.has(n)) missing.push(n);
+  for (const h of await mapLimit(missing, 8, (n) => node.header(n))) byNumber.set(h.number, h);
   return [...byNumber.values()]
     .filter((h) => h.number > to - depth)
     .sort((a, b) => a.number - b.number)
