@@ -19,6 +19,8 @@ export type AnvilOptions = {
   /** Genesis timestamp (unix seconds); anvil's own clock otherwise. */
   timestamp?: number;
   chainId?: number;
+  /** Block gas limit (anvil's default is 30 000 000); the benchmark packs many swaps per block. */
+  gasLimit?: number;
 };
 
 export type Anvil = {
@@ -52,6 +54,7 @@ export function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
   if (opts.noMining === true) args.push('--no-mining');
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
+  if (opts.gasLimit !== undefined) args.push('--gas-limit', String(opts.gasLimit));
   const bin = anvilBinary();
   const child = bin.endsWith('.mjs')
     ? spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -43,9 +43,9 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Sends one random swap from a random trader; answers its transaction hash. */
-export function randomSwap(world: World, random: () => number, opts?: SendOptions): Promise<Hex> {
-  const trader = world.traders[Math.floor(random() * world.traders.length)] as Address;
+/** Sends one random swap from `trader` (default: a random one); answers its transaction hash. */
+export function randomSwap(world: World, random: () => number, opts?: SendOptions, from?: Address): Promise<Hex> {
+  const trader = from ?? (world.traders[Math.floor(random() * world.traders.length)] as Address);
   const route = ROUTES[Math.floor(random() * ROUTES.length)] as Route;
   const first = route.path[0] as keyof WorldTokens;
   // At least a hundredth of the largest amount, at most 6 significant decimals.
