@@ -58,6 +58,28 @@ export type IndexerPassOptions = { blocks: number; swapsPerBlock: number; follow
 
 const seconds = (fromMs: number): number => (Date.now() - fromMs) / 1000;
 
+/** The pass's targets: backfill at least half the reads-only ceiling, head-to-stream p99 under 1.5 s. */
+export function indexerMisses(f: IndexerFigure | null): string[] {
+  if (f === null) return [];
+  const misses: string[] = [];
+  if (!(f.ratioToReads >= 0.5)) misses.push(`indexer backfill ${f.ratioToReads.toFixed(2)} of the reads-only ceiling (target >= 0.5)`);
+  if (f.follow !== null && !(f.follow.p99Ms < 1500)) misses.push(`indexer head-to-stream p99 ${f.follow.p99Ms} ms (target < 1500 ms)`);
+  return misses;
+}
+
+/** One paragraph for the benchmark's output. */
+export function formatIndexer(f: IndexerFigure): string {
+  const follow =
+    f.follow === null ? 'not measured' : `p50 ${f.follow.p50Ms} ms, p99 ${f.follow.p99Ms} ms over ${f.follow.blocks} blocks (target p99 < 1500 ms)`;
+  return [
+    `indexer: ${f.swaps.toLocaleString('en')} swaps over ${f.blocks.toLocaleString('en')} blocks (built in ${f.buildSeconds.toFixed(0)} s)`,
+    `  backfill ${f.backfillSwapsPerSecond.toFixed(0)} swaps/s (${f.backfillSeconds.toFixed(1)} s, ${f.rpcRequests} RPC requests)`,
+    `  the same RPC reads with no processing ${f.readsOnlySwapsPerSecond.toFixed(0)} swaps/s: ratio ${f.ratioToReads.toFixed(2)} (target >= 0.5)`,
+    `  the same records as NDJSON ${f.ndjsonTradesPerSecond.toFixed(0)} trades/s: ratio ${f.ratioToNdjson.toFixed(3)}`,
+    `  head-to-stream with wsUrl on 1 s blocks: ${follow}`,
+  ].join('\n');
+}
+
 /** A pass-through JSON-RPC proxy that keeps every request body it forwards while `recording`. */
 async function recordingProxy(upstream: string): Promise<{ url: string; bodies: string[]; recording: boolean; close(): Promise<void> }> {
   const state = { bodies: [] as string[], recording: true };
@@ -351,5 +373,5 @@ if (isMain) {
     followSeconds: Number(values['follow-seconds'] ?? 60),
     say: (l) => process.stderr.write(`${l}\n`),
   });
-  process.stdout.write(`${JSON.stringify(figure, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(figure, null, 2)}\n${formatIndexer(figure)}\n`);
 }
