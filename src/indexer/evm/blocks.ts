@@ -22,6 +22,8 @@ export type Batch = { records: IngestRecord[]; headers: BlockHeader[]; counts: B
 
 /** Supplies are read again at least this often (docs/indexer.md, Tokens). */
 const SUPPLY_EVERY_MS = 10 * 60_000;
+/** Stale supplies read in one batch at most (new, minted and burnt tokens are always read). */
+const STALE_SUPPLIES_PER_BATCH = 20;
 /** Addresses per eth_getLogs of token transfers (nodes bound the address list). */
 const ADDRESS_CHUNK = 500;
 /**
@@ -325,10 +327,14 @@ export class BatchBuilder {
     // 5. Supplies: new tokens, minted or burnt ones, and the stale.
     const now = this.ctx.nowMs();
     const supplyRecords: IngestRecord[] = [];
+    let stale = 0;
     for (const t of s.tokens.values()) {
       if (!t.stored) continue;
       const last = this.ctx.supplyReadAt.get(t.address);
-      if (!(opts.finalSupplies || last === undefined || now - last >= SUPPLY_EVERY_MS || supplyMoved.has(t.address) || newTokens.includes(t))) continue;
+      const needed = opts.finalSupplies || supplyMoved.has(t.address) || newTokens.includes(t);
+      // Stale supplies are spread over batches, so a chain of many tokens does not hold one block up.
+      const refresh = !needed && (last === undefined || now - last >= SUPPLY_EVERY_MS) && stale++ < STALE_SUPPLIES_PER_BATCH;
+      if (!needed && !refresh) continue;
       const sup = await node.supply(t.address, t.decimals!, to);
       this.ctx.supplyReadAt.set(t.address, now);
       if (sup.totalSupply === t.totalSupply && sup.circulatingSupply === t.circulatingSupply) continue;
