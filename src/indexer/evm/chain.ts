@@ -38,10 +38,9 @@ export type ChainRun = {
   signal: AbortSignal;
   progress: ChainProgress;
   nowMs: () => number;
+  progressEveryMs: number;
 };
 
-/** How often the backfill logs its progress (docs/indexer.md: at least every 10 s). */
-const PROGRESS_EVERY_MS = 5_000;
 /** A batch that made more trades than this makes the next span smaller (smaller transactions). */
 const TRADES_PER_BATCH = 5_000;
 
@@ -147,8 +146,8 @@ async function run(o: ChainRun): Promise<void> {
       progress.summary.toBlock = indexed;
       progress.summary.blocks = indexed - progress.summary.fromBlock + 1;
       o.metrics?.indexed(c.chain, indexed);
-      if (!caughtUp && o.nowMs() - lastLog >= PROGRESS_EVERY_MS) {
-        const seconds = (o.nowMs() - lastLog) / 1000;
+      if (!caughtUp && o.nowMs() - lastLog >= o.progressEveryMs) {
+        const seconds = Math.max(0.001, (o.nowMs() - lastLog) / 1000);
         const rate = (indexed - loggedAt.indexed) / seconds;
         const left = rate > 0 ? Math.round((target - indexed) / rate) : null;
         log.info(

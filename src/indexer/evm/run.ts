@@ -41,6 +41,8 @@ export function startIndexer(opts: {
   until?: number;
   metrics?: IndexerMetrics;
   nowMs?: () => number;
+  /** How often the backfill logs its progress (default 5000 ms; docs/indexer.md: at least every 10 s). */
+  progressEveryMs?: number;
 }): IndexerHandle {
   const abort = new AbortController();
   const metrics = opts.metrics ?? indexerMetrics(opts.services.metrics.registry);
@@ -61,6 +63,7 @@ export function startIndexer(opts: {
       signal: abort.signal,
       progress: progress[i]!,
       nowMs: opts.nowMs ?? Date.now,
+      progressEveryMs: opts.progressEveryMs ?? 5000,
     }).finally(() => {
       progress[i]!.state = 'stopped';
     }),
