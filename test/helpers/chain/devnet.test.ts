@@ -2,7 +2,7 @@
  * `npm run devnet`'s chain part (src/devnet/run-devnet.ts) with an hour of history: every history
  * block holds swaps that succeeded, its timestamps step 5 minutes up to now, the traders keep
  * swapping on 1 s blocks, the indexer file names the world's factories and quotes, and the server
- * answers on the port it was given.
+ * started with INDEXER_CONFIG indexes the chain and follows it (/healthz, an overview, bars).
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,11 +69,26 @@ describe('the devnet', () => {
     ]);
   });
 
-  it('keeps the traders swapping on 1 s blocks, and the server answers', async () => {
+  it('keeps the traders swapping on 1 s blocks, and the server indexes them: following, with charts', async () => {
     const before = await devnet.world.chain.blockNumber();
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(await devnet.world.chain.blockNumber()).toBeGreaterThan(before);
-    const res = await fetch(`${devnet.serverUrl}/healthz`);
-    expect(res.status).toBe(200);
+    let health: { indexers?: { chain: string; state: string; indexed: number }[] } = {};
+    for (let i = 0; i < 600; i += 1) {
+      health = (await (await fetch(`${devnet.serverUrl}/healthz`)).json()) as typeof health;
+      const ix = health.indexers?.[0];
+      if (ix !== undefined && ix.state === 'following' && ix.indexed > before) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(health.indexers?.map((x) => [x.chain, x.state, x.indexed > before])).toEqual([['devnet', 'following', true]]);
+    const alpha = devnet.world.tokens.alpha.toLowerCase();
+    const overview = (await (await fetch(`${devnet.serverUrl}/v1/token/${alpha}/overview`)).json()) as {
+      symbol: string;
+      windows: { '1h': { trades: number } };
+    };
+    expect(overview.symbol).toBe('ALPHA');
+    const history = (await (
+      await fetch(`${devnet.serverUrl}/udf/history?symbol=${alpha}&resolution=5&from=0&to=${Math.floor(Date.now() / 1000) + 60}`)
+    ).json()) as { s: string; t: number[] };
+    expect(history.s).toBe('ok');
+    expect(history.t.length).toBeGreaterThan(1);
   });
 });
