@@ -9,7 +9,7 @@ import { loadConfig } from './config.js';
 import { setBusyTimeout } from './store/db.js';
 import { createLogger } from './logger.js';
 import { readIndexerFile } from './indexer/evm/config-file.js';
-import { startIndexer, type IndexSummary } from './indexer/evm/run.js';
+import type { IndexSummary } from './indexer/evm/run.js';
 import type { CommandContext, Output } from './cli-commands.js';
 
 function human(summary: IndexSummary): string {
@@ -39,6 +39,8 @@ export async function indexChains(
   return ctx.withStore(async (store, services) => {
     // Beside a running server on SQLite, wait for its write lock as `cli ingest` does.
     if (store.kind === 'sqlite') setBusyTimeout(store.db, 120_000);
+    // Loaded here, not with the CLI: the other commands need neither viem nor the indexer.
+    const { startIndexer } = await import('./indexer/evm/run.js');
     const handle = startIndexer({ config, services, log, until });
     const stop = () => void handle.stop();
     process.once('SIGINT', stop);

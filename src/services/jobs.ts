@@ -15,7 +15,7 @@ import { holdJobLock, type Job, type JobLock } from '../store/pg/job-lock.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed, type DemoCounts } from './demo.js';
 import type { Services } from './index.js';
 import type { IndexerConfig } from '../indexer/evm/config.js';
-import { startIndexer, type IndexerHandle } from '../indexer/evm/run.js';
+import type { IndexerHandle } from '../indexer/evm/run.js';
 
 export type JobsDeps = {
   store: AnyStore;
@@ -79,10 +79,22 @@ export type Jobs = {
  */
 function runIndexer(deps: JobsDeps, config: IndexerConfig): () => Promise<void> {
   const { services, logger } = deps;
-  const handle: IndexerHandle = startIndexer({ config, services, log: logger.child({ job: 'indexer' }) });
-  services.indexers.attach(() => handle.status());
+  // Loaded only when configured: viem and the indexer cost start-up time a server without one
+  // should not pay.
+  const started: Promise<IndexerHandle | null> = import('../indexer/evm/run.js').then(
+    ({ startIndexer }) => {
+      const handle = startIndexer({ config, services, log: logger.child({ job: 'indexer' }) });
+      services.indexers.attach(() => handle.status());
+      return handle;
+    },
+    (err: unknown) => {
+      logger.error({ err }, 'the indexer could not be loaded');
+      return null;
+    },
+  );
   return async () => {
-    await handle.stop();
+    const handle = await started;
+    await handle?.stop();
     services.indexers.attach(null);
   };
 }
