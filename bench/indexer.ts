@@ -169,7 +169,8 @@ export async function runIndexerPass(opts: IndexerPassOptions): Promise<IndexerF
     const file = join(dir, 'indexed.db');
     const store = openStore(file);
     const services = createServices({ store, clock: systemClock, config: loadConfig({ ...env, DATABASE_PATH: file }) });
-    const chainConfig = worldIndexerConfig(world, { chain: 'devnet', rpcUrl: proxy.url, requestsPerSecond: 100_000 });
+    // Ranges of 200 blocks: one eth_getLogs over thousands of busy blocks can take past the 10 s timeout.
+    const chainConfig = worldIndexerConfig(world, { chain: 'devnet', rpcUrl: proxy.url, requestsPerSecond: 100_000, maxBlockRange: 200 });
     const tIndex = Date.now();
     const summary = await startIndexer({
       config: parseIndexerConfig({ chains: [chainConfig] }, ['devnet']),
