@@ -13,6 +13,7 @@ const DIRECTORIES = [
   'test/dashboard',
   'test/helpers',
   'test/http',
+  'test/indexer',
   'test/ops',
   'test/sdk',
   'test/services',

@@ -24,7 +24,11 @@ export type BenchOptions = {
   ingestBatch: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers')[];
+  passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers' | 'indexer')[];
+  /** The indexer pass's chain: blocks mined and swaps sent per block, and seconds of following. */
+  indexerBlocks: number;
+  indexerSwapsPerBlock: number;
+  indexerFollowSeconds: number;
   /** The stores the cached and uncached passes run on, in this order (each pass on each in turn). */
   stores: BenchStoreKind[];
   /** The PostgreSQL server for the postgres store (its databases are made there); null: a throwaway one. */
@@ -70,8 +74,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
-  --pass P              cached, uncached, both (the two), fanout, all (default: cached, uncached
-                        and fanout) or hostile: the expensive requests one in flight while a
+  --pass P              cached, uncached, both (the two), fanout, indexer, all (default: cached,
+                        uncached, fanout and indexer) or hostile: the expensive requests one in flight while a
                         probe times /healthz, on the data set and a wide store; or viewers:
                         simulated TradingView charts under the live ingest (opt-in)
   --store S             sqlite (default), postgres: the same data set copied into a PostgreSQL
@@ -85,6 +89,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --wide-tokens N       tokens of the hostile pass's wide store (default 200000; 0 leaves it out)
   --wide-active N       of those, tokens traded in the last 24 h (default 20000)
   --hostile-seconds S   seconds per kind of request in the hostile pass (default 4)
+  --indexer-blocks N    blocks of swaps on the indexer pass's local node (default 2000)
+  --indexer-swaps-per-block N  swaps sent per block there (default 18)
+  --indexer-follow-seconds S   seconds of head following on 1 s blocks (default 60)
   --only NAME           only the route named NAME, or those whose name contains it (repeatable)
   --log-level L         the server's LOG_LEVEL (default warn; info adds the access log)
   --regenerate          rebuild the cached data set
@@ -132,6 +139,9 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
       'viewers-seconds': { type: 'string' },
       only: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
+      'indexer-blocks': { type: 'string' },
+      'indexer-swaps-per-block': { type: 'string' },
+      'indexer-follow-seconds': { type: 'string' },
       regenerate: { type: 'boolean' },
       profile: { type: 'boolean' },
       out: { type: 'string' },
@@ -140,8 +150,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'all';
-  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers'].includes(pass))
-    throw new Error('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
+  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers', 'indexer'].includes(pass))
+    throw new Error('--pass must be cached, uncached, both, fanout, indexer, all, hostile or viewers');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const store = values.store ?? 'sqlite';
@@ -168,7 +178,10 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
-    passes: pass === 'all' ? ['cached', 'uncached', 'fanout'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],
+    passes: pass === 'all' ? ['cached', 'uncached', 'fanout', 'indexer'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],
+    indexerBlocks: int('indexer-blocks', values['indexer-blocks'], 2000, 10, 100_000),
+    indexerSwapsPerBlock: int('indexer-swaps-per-block', values['indexer-swaps-per-block'], 18, 1, 500),
+    indexerFollowSeconds: int('indexer-follow-seconds', values['indexer-follow-seconds'], 60, 0, 3600),
     stores: store === 'both' ? ['sqlite', 'postgres'] : [store as BenchStoreKind],
     databaseUrl,
     viewers: (values.viewers ?? '500,2000').split(',').map((v) => int('viewers', v, 0, 1, 20_000)),

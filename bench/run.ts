@@ -29,6 +29,7 @@ import { provision } from './provision.js';
 import { runViewersPass, viewersServed, type ViewersFigure } from './viewers.js';
 import { measureStartups, openTargets, type StoreTarget } from './store-target.js';
 import { formatStoreComparison, storeComparison } from './store-compare.js';
+import { formatIndexer, indexerMisses, runIndexerPass, type IndexerFigure } from './indexer.js';
 
 const DATA_DIR = join(projectRoot, 'bench', '.data');
 const t0 = Date.now();
@@ -248,7 +249,7 @@ async function main(): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, postgresStartup: null, limiter: null, errors: {} };
   const onSqlite = opts.stores.includes('sqlite');
-  const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers');
+  const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers' || p === 'indexer');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
   say(
@@ -307,7 +308,18 @@ async function main(): Promise<void> {
 
   const fanout: FanoutFigure[] = [];
   let viewers: ViewersFigure[] = [];
+  let indexer: IndexerFigure | null = null;
   for (const pass of opts.passes) {
+    if (pass === 'indexer') {
+      // Its own local node and stores (SQLite): nothing of the data set.
+      try {
+        indexer = await runIndexerPass({ blocks: opts.indexerBlocks, swapsPerBlock: opts.indexerSwapsPerBlock, followSeconds: opts.indexerFollowSeconds, say });
+      } catch (err) {
+        report.errors.indexer = err instanceof Error ? err.message : String(err);
+        say(`ERROR in the indexer pass: ${report.errors.indexer}`);
+      }
+      continue;
+    }
     if (pass === 'viewers' || pass === 'fanout' || pass === 'hostile') {
       if (opts.stores.includes('postgres')) say(`the ${pass} pass runs on SQLite only for now: not on postgres`);
       if (!onSqlite) continue;
@@ -373,6 +385,7 @@ async function main(): Promise<void> {
   const failed = [
     ...failures(rows).map((r) => ({ figure: r.store === 'postgres' ? `${r.figure} (postgres)` : r.figure })),
     ...hostileMisses(report.hostile ?? []).map((r) => ({ figure: `hostile ${r.store}: ${r.kind}` })),
+    ...indexerMisses(indexer).map((figure) => ({ figure })),
   ];
   process.stdout.write(
     failed.length === 0 ? 'every figure meets its target\n' : `${failed.length} figure(s) miss their target: ${failed.map((r) => r.figure).join('; ')}\n`,
@@ -387,6 +400,7 @@ async function main(): Promise<void> {
         `${f.idleBytesPerConnection === null ? '-' : (f.idleBytesPerConnection / 1024).toFixed(1)} KB per idle connection (target < 20 KB)\n`,
     );
   }
+  if (indexer !== null) process.stdout.write(`${formatIndexer(indexer)}\n`);
   if (viewers.length > 0) process.stdout.write(`viewers served at p99 < 100 ms: ${viewersServed(viewers) ?? 'none of those tried'}\n`);
   for (const [k, v] of Object.entries(report.errors)) process.stdout.write(`error (${k}): ${v}\n`);
 
@@ -407,6 +421,7 @@ async function main(): Promise<void> {
         ...report,
         fanout,
         viewers,
+        indexer,
         rows,
       },
       null,

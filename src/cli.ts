@@ -15,6 +15,7 @@ import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
 import { backup, EMAIL, removeDemoData, setEmail, setPassword, type CommandContext } from './cli-commands.js';
 import { ingestFiles } from './cli-ingest.js';
+import { indexChains } from './cli-index.js';
 import { migrateStore } from './cli-migrate-store.js';
 
 /** A wrong call: exit 2. */
@@ -39,6 +40,7 @@ const USAGE = `usage: cli <command> [options] [--json]
   keys list --tenant ID
   keys revoke --id KEY_ID
   ingest FILE...                           (NDJSON; - for stdin)
+  index --config FILE [--until BLOCK]      (indexes the EVM chains of the file; docs/indexer.md)
   demo [--tokens N] [--days D] [--seed S] [--until T]
   demo --remove                            (deletes the demo tokens and all their data)
   backup FILE [--force]                    (online copy of the SQLite store, safe while the server runs)
@@ -60,6 +62,7 @@ const OPTIONS = {
   remove: { type: 'boolean' },
   force: { type: 'boolean' },
   to: { type: 'string' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -107,7 +110,9 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: AnyStore, 
     fail: { usage: (m) => new UsageError(m), command: (m) => new CommandError(m) },
   };
   const print = ({ doc, human }: { doc: unknown; human: string }) => (out(doc, human), 0);
-  switch (`${group} ${group === 'ingest' || group === 'demo' || group === 'backup' || group === 'migrate-store' ? '' : (action ?? '')}`.trim()) {
+  switch (
+    `${group} ${group === 'ingest' || group === 'index' || group === 'demo' || group === 'backup' || group === 'migrate-store' ? '' : (action ?? '')}`.trim()
+  ) {
     case 'tenants create': {
       const name = need(opts, 'name');
       const plan = need(opts, 'plan');
@@ -155,6 +160,8 @@ async function run(argv: string[], io: Io, withStore: <T>(fn: (store: AnyStore, 
     }
     case 'ingest':
       return print(await ingestFiles(ctx));
+    case 'index':
+      return print(await indexChains(ctx, io.env));
     case 'demo': {
       if (action !== undefined) throw new UsageError(`demo takes no argument (got ${action})`);
       if (opts.remove) {

@@ -34,6 +34,11 @@ export type Config = Readonly<{
   redisUrl: string | null;
   /** This instance's name in logs, metrics and /healthz (INSTANCE_ID; default host name and pid). */
   instanceId: string;
+  /**
+   * The chain indexer's file (INDEXER_CONFIG; docs/indexer.md): the server runs the indexer as
+   * one of its jobs. Null: no indexer. The file itself is read and checked at start-up.
+   */
+  indexerConfig: string | null;
 }>;
 
 /** A bad environment value: the message is one line naming the variable. */
@@ -117,6 +122,7 @@ const schema = z.object({
   REDIS_URL: engineUrl(['redis:', 'rediss:'], 'redis://host:6379/0')
     .refine(redisDb, 'must end in a database number (redis://host:6379/0) or nothing')
     .optional(),
+  INDEXER_CONFIG: z.string().max(4096, 'must be a path of at most 4096 characters').optional(),
   INSTANCE_ID: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes, colons or underscores')
@@ -173,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     instanceId: e.INSTANCE_ID ?? defaultInstanceId(),
+    indexerConfig: e.INDEXER_CONFIG ?? null,
   });
 }
 

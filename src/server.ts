@@ -21,6 +21,7 @@ import { loadDemoIfEmpty, startJobs } from './services/jobs.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { bannerText, startUrls } from './start-banner.js';
+import { readIndexerFile } from './indexer/evm/config-file.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -46,13 +47,16 @@ export async function start(
   opts: { extend?(app: App): void; limits?: Partial<Omit<ServerLimits, 'maxConnectionsPerIp'>> } = {},
 ): Promise<Running> {
   const config = loadConfig(env);
+  // A bad indexer file refuses start-up with one line naming the field, before anything opens.
+  const indexer =
+    config.indexerConfig === null ? null : readIndexerFile(config.indexerConfig, [config.chain], (m) => new ConfigError(`invalid INDEXER_CONFIG: ${m}`));
   const logger = createLogger(config.logLevel, undefined, config.instanceId);
   const store = await openConfiguredStore(config);
   if (store.kind === 'postgres' && store.migrated !== null && store.migrated.applied.length > 0) {
     logger.info({ from: store.migrated.from, to: store.migrated.to }, 'migrated the PostgreSQL store');
   }
   const services = createServices({ store, clock, config });
-  const jobDeps = { store, services, clock, config, logger };
+  const jobDeps = { store, services, clock, config, logger, indexer };
   const loaded = await loadDemoIfEmpty(jobDeps);
   const jobs = startJobs(jobDeps);
 

@@ -17,6 +17,7 @@ import { ApiRouter } from './route.js';
 import type { StoreHandle } from '../store/handle.js';
 import type { AppDeps } from './types.js';
 import type { RedisState } from '../coord/wiring.js';
+import type { IndexerStatus } from '../indexer/evm/run.js';
 
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
 export function markStoreFull(store: Pick<StoreHandle, 'full'>): void {
@@ -33,6 +34,8 @@ export type Health = {
   instance: string;
   store: { kind: 'sqlite' | 'postgres'; state: 'up' | 'down'; full?: true };
   redis: RedisState;
+  /** With INDEXER_CONFIG: each chain's indexer (docs/indexer.md, Seeing it); a stopped one degrades the status. */
+  indexers?: IndexerStatus[];
 };
 
 export function healthRouter(deps: AppDeps): ApiRouter {
@@ -61,13 +64,16 @@ export function healthRouter(deps: AppDeps): ApiRouter {
       const redis = deps.coord.redis();
       const up = await answers();
       const full = up && (await isFull());
-      const status = !up ? 'down' : full || redis === 'down' ? 'degraded' : 'ok';
+      const indexers = up ? await deps.services.indexers.status().catch(() => null) : null;
+      const stopped = indexers?.some((i) => i.state === 'stopped') === true;
+      const status = !up ? 'down' : full || redis === 'down' || stopped ? 'degraded' : 'ok';
       if (!up) ctx.status = 503;
       return {
         status,
         instance: deps.config.instanceId,
         store: { kind: store.kind, state: up ? 'up' : 'down', ...(full ? { full: true as const } : {}) },
         redis,
+        ...(indexers === null ? {} : { indexers }),
       };
     },
   );

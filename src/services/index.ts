@@ -24,6 +24,7 @@ import { createMetrics, walBytes } from './metrics.js';
 import { createSqliteRepos, type Repos } from '../store/repos.js';
 import { createPgRepos } from '../store/pg/repos.js';
 import { createPgIngestEngine } from '../store/pg/ingest-repo.js';
+import { createIndexerBoard } from '../indexer/evm/board.js';
 
 type Deps<S> = { store: S; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos };
 
@@ -66,7 +67,9 @@ function build(deps: Deps<AnyStore>) {
   const events = createEvents(withRepos);
   const sessions = createSessions(withRepos);
   const signInThrottle = createSignInThrottle(withRepos);
-  return { repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics };
+  // The chain indexer's status for /healthz: the server's indexer job attaches to it.
+  const indexers = createIndexerBoard(repos.indexer);
+  return { repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics, indexers };
 }
 
 /** The services of a store of either engine. */

@@ -12,7 +12,16 @@ import type { IngestTx, IngestWriter } from '../store/ingest-repo.js';
 import type { Change } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { createValidator, type AnyIngest, type IngestBatch, type IngestHook, type IngestResult, type NumberedRecord, type Validator } from './ingest.js';
+import {
+  createValidator,
+  type AnyIngest,
+  type IngestBatch,
+  type IngestHook,
+  type IngestResult,
+  type NumberedRecord,
+  type Validator,
+  type WriteOptions,
+} from './ingest.js';
 import { validateChunked, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
 
@@ -28,8 +37,8 @@ export type IngestEngine = {
 
 /** The engine ingest: `write` is `writeSliced` (a batch is one transaction however long). */
 export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> & {
-  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
-  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
+  write(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): Promise<IngestResult>;
 };
 
@@ -59,7 +68,7 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
     return settled.result;
   }
 
-  async function writeSliced(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): Promise<IngestResult> {
+  async function writeSliced(records: readonly NumberedRecord[], opts: WriteOptions = {}): Promise<IngestResult> {
     const demo = opts.demo === true;
     const total = await engine.transaction(async (tx, writer) => {
       const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
@@ -71,6 +80,7 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
         if (r.change === 'all') sum.change = 'all';
         else if (sum.change !== 'all') for (const id of r.change) sum.change.add(id);
       }
+      if (opts.within !== undefined) await opts.within(tx);
       return sum;
     });
     const { change } = total;

@@ -23,6 +23,14 @@ export type IngestResult = { accepted: number; duplicates: number };
 export type LineError = { line: number; error: string };
 export type NumberedRecord = { line: number; record: IngestRecord };
 
+/**
+ * How a batch is written. `demo` marks demo records. `within` runs in the batch's transaction
+ * after its records and hooks, so a writer's own rows (the chain indexer's position,
+ * src/indexer/evm/) commit or roll back with the records; like a hook, it must not answer a
+ * promise on SQLite.
+ */
+export type WriteOptions = { demo?: boolean; within?: (tx: IngestTx) => Promise<void> | void };
+
 /** A batch refused whole: nothing of it was written. */
 export class IngestRejected extends Error {
   constructor(readonly errors: LineError[]) {
@@ -81,9 +89,9 @@ export type AnyIngest = {
    */
   validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator>;
   validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
-  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */
-  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): IngestResult | Promise<IngestResult>;
+  write(records: readonly NumberedRecord[], opts?: WriteOptions): IngestResult | Promise<IngestResult>;
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): IngestResult | Promise<IngestResult>;
   addHook(hook: IngestHook): void;
 };
@@ -101,9 +109,9 @@ export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
    * the transaction stays open across slices and the event loop runs between them; requests
    * wait on `store.settled()` meanwhile (docs/api.md, Ingest limits). Batches run one at a time.
    */
-  writeSliced(records: readonly NumberedRecord[], opts?: { demo?: boolean }): Promise<IngestResult>;
+  writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */
-  write(records: readonly NumberedRecord[], opts?: { demo?: boolean }): IngestResult;
+  write(records: readonly NumberedRecord[], opts?: WriteOptions): IngestResult;
   /** Validates every record, then writes all of them in one transaction, or throws IngestRejected. */
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): IngestResult;
   /** Adds a hook called in the write transaction. */
@@ -165,7 +173,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     return createValidator((address) => tokenId.get(address) !== undefined);
   }
 
-  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean): SliceResult => {
+  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']): SliceResult => {
     const now = nowSeconds(deps.clock);
     const settled = settleSlice(records, writer.rows(sliceRows(records, now, demo)), now);
     writer.derived(settled.derived);
@@ -174,11 +182,12 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
       // Nothing may await inside this transaction: a hook answering a promise would run after it.
       if (hook(batch, tx) instanceof Promise) throw new Error('an ingest hook answered a promise inside a SQLite transaction');
     }
+    if (within !== undefined && within(tx) instanceof Promise) throw new Error('a write answered a promise inside a SQLite transaction');
     return settled.result;
   });
 
-  function write(records: readonly NumberedRecord[], opts: { demo?: boolean } = {}): IngestResult {
-    const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true);
+  function write(records: readonly NumberedRecord[], opts: WriteOptions = {}): IngestResult {
+    const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true, opts.within);
     // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
     if (change === 'all' || change.size > 0) deps.store.notifyChange({ tokens: change });
     return { accepted, duplicates };
@@ -190,9 +199,20 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     validate: (values) => validateChunked(validator(), values),
     write,
     writeSliced: (records, opts = {}) => {
-      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return Promise.resolve(write(records, opts));
+      // A refusal answers a rejected promise, as the sliced and PostgreSQL writes do, not a throw.
+      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return new Promise((resolve) => resolve(write(records, opts)));
+      // writeInSlices writes no slice for an empty batch: its `within` still needs a transaction.
+      if (records.length === 0) return deps.store.exclusive(async () => write(records, opts));
       let slices = 0;
-      return writeInSlices(deps.store, (slice) => writeTx(slice, opts.demo === true, slices++ === 0), records);
+      const last = Math.ceil(records.length / WRITE_SLICE) - 1;
+      return writeInSlices(
+        deps.store,
+        (slice) => {
+          const n = slices++;
+          return writeTx(slice, opts.demo === true, n === 0, n === last ? opts.within : undefined);
+        },
+        records,
+      );
     },
     ingest(values, opts) {
       const v = validator();

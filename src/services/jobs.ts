@@ -1,6 +1,7 @@
 /**
  * Work one instance does for the whole deployment (docs/operations.md, Many instances: work done
- * once): loading demo data into an empty store, the demo feed and the pruning of old events. On
+ * once): loading demo data into an empty store, the demo feed, the pruning of old events and
+ * the chain indexer (INDEXER_CONFIG; docs/indexer.md). On
  * SQLite there is one instance, and each simply runs here. On PostgreSQL each runs under its job
  * lock (src/store/pg/job-lock.ts), so exactly one instance runs it and it moves to another within
  * 10 s when that one stops or dies; the demo load is done by the lock's holder while the other
@@ -14,6 +15,8 @@ import { holdJobLock, type Job, type JobLock } from '../store/pg/job-lock.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed, type DemoCounts } from './demo.js';
 import { startDemoPrune } from './demo-prune.js';
 import type { Services } from './index.js';
+import type { IndexerConfig } from '../indexer/evm/config.js';
+import type { IndexerHandle } from '../indexer/evm/run.js';
 
 export type JobsDeps = {
   store: AnyStore;
@@ -23,6 +26,8 @@ export type JobsDeps = {
   logger: Logger;
   /** How often a waiting instance tries a job lock (default 2000 ms: a job moves within 10 s). */
   lockIntervalMs?: number;
+  /** The checked INDEXER_CONFIG file, or none. */
+  indexer?: IndexerConfig | null;
 };
 
 /** How often an instance waiting for another's demo load looks whether it is done. */
@@ -69,9 +74,37 @@ export type Jobs = {
   stop(): Promise<void>;
 };
 
-/** Starts the demo feed (DEMO_FEED=on) and the pruning job: here, or under their locks on PostgreSQL. */
+/**
+ * Starts the chain indexer on the services' store and shows it on /healthz; answers how to stop
+ * it. An indexer that fails for good is logged by its chain and shows as stopped.
+ */
+function runIndexer(deps: JobsDeps, config: IndexerConfig): () => Promise<void> {
+  const { services, logger } = deps;
+  // Loaded only when configured: viem and the indexer cost start-up time a server without one
+  // should not pay.
+  const started: Promise<IndexerHandle | null> = import('../indexer/evm/run.js').then(
+    ({ startIndexer }) => {
+      const handle = startIndexer({ config, services, log: logger.child({ job: 'indexer' }) });
+      services.indexers.attach(() => handle.status());
+      return handle;
+    },
+    (err: unknown) => {
+      logger.error({ err }, 'the indexer could not be loaded');
+      return null;
+    },
+  );
+  return async () => {
+    const handle = await started;
+    await handle?.stop();
+    services.indexers.attach(null);
+  };
+}
+
+/** Starts the demo feed (DEMO_FEED=on), the pruning job and the indexer: here, or under their locks on PostgreSQL. */
 export function startJobs(deps: JobsDeps): Jobs {
   const { store, services, config, logger, clock } = deps;
+  const indexer = deps.indexer ?? null;
+  if (indexer !== null) services.indexers.configure(indexer.chains.map((c) => c.chain));
   // The feed and the pruning that bounds what it keeps run together (README, Demo data).
   const startFeed = () => {
     const stopFeed = startDemoFeed({ ...services, clock }, { onStop: (reason) => logger.info({ reason }, `demo feed stopped: ${reason}`) });
@@ -89,10 +122,12 @@ export function startJobs(deps: JobsDeps): Jobs {
   };
   if (store.kind === 'sqlite') {
     const stopFeed = config.demoFeed ? startFeed() : () => {};
+    const stopIndexer = indexer !== null ? runIndexer(deps, indexer) : async () => {};
     return {
       prunes: () => true,
       async stop() {
         stopFeed();
+        await stopIndexer();
       },
     };
   }
@@ -120,9 +155,24 @@ export function startJobs(deps: JobsDeps): Jobs {
     });
   }
   const prune = hold('pruneEvents', () => undefined);
+  let stopIndexer: (() => Promise<void>) | null = null;
+  if (indexer !== null) {
+    hold('indexer', (held) => {
+      // Stopping and starting are chained: the next holder starts only after this one stopped.
+      const stopping = stopIndexer?.();
+      stopIndexer = null;
+      if (held) {
+        void Promise.resolve(stopping).then(() => {
+          stopIndexer = runIndexer(deps, indexer);
+        });
+      }
+    });
+  }
   return {
     prunes: () => prune.held(),
     async stop() {
+      await stopIndexer?.();
+      stopIndexer = null;
       stopFeed?.();
       stopFeed = null;
       await Promise.all(locks.map((l) => l.stop()));

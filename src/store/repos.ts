@@ -15,6 +15,7 @@ import { createCandlesRepo, type CandlesRepo } from './candles-repo.js';
 import { createDemoRepo, type DemoRepo } from './demo-repo.js';
 import { createDiscoveryRepo, type DiscoveryRepo } from './discovery-repo.js';
 import { createEventsRepo, type EventsRepo } from './events-repo.js';
+import { createIndexerRepo, type IndexerRepo } from './indexer-repo.js';
 import { createMarketCandlesRepo, type MarketCandlesRepo } from './market-candles-repo.js';
 import { createMetaRepo, type MetaRepo } from './meta-repo.js';
 import { createRankingRepo, type RankingRepo } from './ranking-repo.js';
@@ -42,6 +43,8 @@ export type Repos = {
   readonly demo: Async<DemoRepo>;
   readonly discovery: Async<DiscoveryRepo>;
   readonly events: Async<EventsRepo>;
+  /** The chain indexer's position and state; its `commit` runs in an ingest transaction. */
+  readonly indexer: IndexerRepo;
   readonly marketCandles: Async<MarketCandlesRepo>;
   readonly meta: Async<MetaRepo>;
   readonly ranking: Async<RankingRepo>;
@@ -75,6 +78,7 @@ export function createSqliteRepos(store: Store, chain: string): Repos {
     demo: asyncRepo(createDemoRepo(db)),
     discovery: asyncRepo(createDiscoveryRepo(db)),
     events: asyncRepo(createEventsRepo(db)),
+    indexer: createIndexerRepo(db),
     marketCandles: asyncRepo(createMarketCandlesRepo(db)),
     meta: asyncRepo(createMetaRepo(db)),
     ranking: asyncRepo(createRankingRepo(db)),

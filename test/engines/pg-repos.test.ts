@@ -32,6 +32,7 @@ describe('createPgRepos', () => {
       demo: (r) => r.demo.composition(),
       discovery: (r) => r.discovery.newest(5),
       events: (r) => r.events.count('t1'),
+      indexer: (r) => r.indexer.position('solana'),
       marketCandles: (r) => r.marketCandles.marketToken(f.markets[0]!),
       meta: (r) => r.meta.get('demo'),
       ranking: (r) => r.ranking.markets(token.id, 5),

@@ -13,7 +13,7 @@ import pg from 'pg';
 export const JOB_LOCK_CLASS = 0x746b6e73; // 'tkns'
 
 /** Each job's lock number; a new job takes a new number, never a reused one. */
-export const JOBS = { demoLoad: 1, demoFeed: 2, pruneEvents: 3 } as const;
+export const JOBS = { demoLoad: 1, demoFeed: 2, pruneEvents: 3, indexer: 4 } as const;
 export type Job = keyof typeof JOBS;
 
 export type JobLock = {

@@ -14,6 +14,7 @@ import { createPgAccountsRepo } from './accounts-repo.js';
 import { createPgDemoRepo } from './demo-repo.js';
 import { createPgDiscoveryRepo } from './discovery-repo.js';
 import { createPgEventsRepo } from './events-repo.js';
+import { createPgIndexerRepo } from './indexer-repo.js';
 import { createPgMetaRepo } from './meta-repo.js';
 import { createPgRankingRepo } from './ranking-repo.js';
 import { createPgSearchIndexRepo } from './search-index-repo.js';
@@ -38,6 +39,7 @@ export function createPgRepos(pool: pg.Pool, chain: string): Repos {
     demo: createPgDemoRepo(pool),
     discovery: createPgDiscoveryRepo(pool),
     events: createPgEventsRepo(pool),
+    indexer: createPgIndexerRepo(pool),
     marketCandles: createPgMarketCandlesRepo(pool),
     meta: createPgMetaRepo(pool),
     ranking: createPgRankingRepo(pool),

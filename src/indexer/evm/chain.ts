@@ -1,0 +1,226 @@
+/**
+ * One chain's indexer loop (docs/indexer.md): from the stored position (a fresh store first finds
+ * the pools its factories created before startBlock), batches of blocks over adaptive ranges
+ * up to head - confirmations, each committed through the one ingest path with the position,
+ * the last reorgDepth block hashes and the carried state in the same transaction; then waiting
+ * for new heads. A failed batch (the store down, say) is dropped whole: the state is read back
+ * from the store and the batch built again after a backoff.
+ */
+import type { Logger } from 'pino';
+import type { Services } from '../../services/index.js';
+import type { ChainIndexerConfig } from './config.js';
+import type { IndexerMetrics } from './metrics.js';
+import type { ChainSummary } from './run.js';
+import { parseRecord } from '../../domain/records.js';
+import { backoffMs, initialRange, nextRange } from '../../domain/evm-ranges.js';
+import type { NumberedRecord } from '../../services/ingest.js';
+import type { IndexedBlock } from '../../store/indexer-repo.js';
+import { createRpc, pause, Stopped } from './rpc.js';
+import { createNode, type BlockHeader } from './node.js';
+import { dirtyRows, loadState, markPool, type ChainState } from './state.js';
+import { BatchBuilder, mapLimit, type Batch } from './blocks.js';
+import { createHeads } from './heads.js';
+
+export type ChainProgress = {
+  chain: string;
+  head: number;
+  indexed: number;
+  state: 'backfilling' | 'following' | 'stopped';
+  summary: ChainSummary;
+};
+
+export type ChainRun = {
+  config: ChainIndexerConfig;
+  services: Services;
+  log: Logger;
+  until?: number;
+  metrics?: IndexerMetrics;
+  signal: AbortSignal;
+  progress: ChainProgress;
+  nowMs: () => number;
+  progressEveryMs: number;
+};
+
+/** A batch that made more trades than this makes the next span smaller (smaller transactions). */
+const TRADES_PER_BATCH = 5_000;
+
+/** Runs one chain until stopped (or indexed to `until`). */
+export async function runChain(o: ChainRun): Promise<void> {
+  try {
+    await run(o);
+  } catch (err) {
+    if (err instanceof Stopped || o.signal.aborted) return;
+    o.log.error({ err }, `indexer of ${o.config.chain} stopped: ${err instanceof Error ? err.message : String(err)}`);
+    throw err;
+  }
+}
+
+async function run(o: ChainRun): Promise<void> {
+  const { config: c, services, log, signal, progress } = o;
+  const repo = services.repos.indexer;
+  const range = { state: initialRange(c.maxBlockRange) };
+  let lastFaultLog = 0;
+  const rpc = createRpc({
+    url: c.rpcUrl,
+    requestsPerSecond: c.requestsPerSecond,
+    signal,
+    onRequest: (method, outcome) => o.metrics?.rpc(c.chain, method, outcome),
+    onRetry: (method, err, waitMs) => {
+      // One line a minute at most: a node down for an hour must not flood the log.
+      if (o.nowMs() - lastFaultLog < 60_000) return;
+      lastFaultLog = o.nowMs();
+      log.warn({ method, waitMs, err: err instanceof Error ? err.message.split('\n')[0] : String(err) }, `node fault on ${method}; retrying`);
+    },
+  });
+  const node = createNode(rpc, range, signal);
+  const supplyReadAt = new Map<string, number>();
+  let state: ChainState = await loadState(repo, c.chain);
+  let builder = new BatchBuilder({ config: c, node, state, supplyReadAt, nowMs: o.nowMs });
+  const heads = createHeads({ wsUrl: c.wsUrl, pollMs: c.pollMs, signal });
+  signal.addEventListener('abort', () => heads.close(), { once: true });
+
+  try {
+    const position = await repo.position(c.chain);
+    let indexed: number;
+    if (position !== undefined) indexed = position.number;
+    else {
+      // A fresh store: pools are read from the factories' first block whatever startBlock is.
+      const head = await node.head();
+      let first = c.startBlock;
+      for (const d of c.dexes) {
+        const deployed = await node.deployBlock(d.factory, head);
+        if (deployed === null) log.warn({ factory: d.factory }, `factory ${d.factory} of ${d.name} has no code at the head`);
+        else first = Math.min(first, deployed);
+      }
+      indexed = first - 1;
+    }
+    progress.indexed = Math.max(indexed, 0);
+    progress.summary.fromBlock = indexed + 1;
+    progress.summary.toBlock = indexed;
+
+    let caughtUp = false;
+    let lastLog = o.nowMs();
+    let loggedAt = { indexed, trades: 0 };
+    let head = await node.head();
+    for (;;) {
+      if (signal.aborted) throw new Stopped('stopped');
+      progress.head = head;
+      o.metrics?.head(c.chain, head);
+      let target = head - c.confirmations;
+      if (o.until !== undefined) target = Math.min(target, o.until);
+      if (o.until !== undefined && indexed >= o.until) break;
+      if (indexed >= target) {
+        if (!caughtUp) {
+          caughtUp = true;
+          progress.state = 'following';
+          log.info({ indexed, head }, `indexer of ${c.chain} caught up at block ${indexed}; following the head`);
+        }
+        head = await heads.next(head, () => node.head());
+        continue;
+      }
+      const from = indexed + 1;
+      let to = nextRange(range.state, from, target)!.to;
+      const trades = from >= c.startBlock;
+      // Discovery before startBlock stops at its edge, so every trade batch starts at or after it.
+      if (!trades) to = Math.min(to, c.startBlock - 1);
+      const finalSupplies = o.until !== undefined && to >= o.until;
+      try {
+        if (trades && from === c.startBlock) await seedPools(builder, state, node, c.startBlock);
+        const batch = await builder.build(from, to, { trades, holders: c.holders, finalSupplies });
+        const kept = await keptBlocks(batch, node, from, to, head, c.reorgDepth);
+        await commit(o, batch, kept, state, to - c.reorgDepth + 1);
+        indexed = to;
+        count(o, batch);
+        if (batch.counts.trades > TRADES_PER_BATCH) range.state = { ...range.state, span: Math.max(1, Math.floor(range.state.span / 2)), successes: 0 };
+      } catch (err) {
+        if (err instanceof Stopped || signal.aborted) throw err;
+        log.error({ err, from, to }, `indexing blocks ${from}-${to} of ${c.chain} failed; trying again`);
+        await pause(backoffMs(0) * 4, signal);
+        // Memory may hold what the failed batch changed: read the state back from the store.
+        state = await loadState(repo, c.chain);
+        builder = new BatchBuilder({ config: c, node, state, supplyReadAt, nowMs: o.nowMs });
+        supplyReadAt.clear();
+        continue;
+      }
+      progress.indexed = indexed;
+      progress.summary.toBlock = indexed;
+      progress.summary.blocks = indexed - progress.summary.fromBlock + 1;
+      o.metrics?.indexed(c.chain, indexed);
+      if (!caughtUp && o.nowMs() - lastLog >= o.progressEveryMs) {
+        const seconds = Math.max(0.001, (o.nowMs() - lastLog) / 1000);
+        const rate = (indexed - loggedAt.indexed) / seconds;
+        const left = rate > 0 ? Math.round((target - indexed) / rate) : null;
+        log.info(
+          {
+            indexed,
+            head,
+            blocks: indexed - loggedAt.indexed,
+            trades: progress.summary.trades - loggedAt.trades,
+            blocksPerSecond: Math.round(rate * 10) / 10,
+            secondsLeft: left,
+          },
+          `backfilling ${c.chain}: block ${indexed} of ${target}, ${Math.round(rate)} blocks/s, ${left === null ? 'time left unknown' : `about ${left} s left`}`,
+        );
+        lastLog = o.nowMs();
+        loggedAt = { indexed, trades: progress.summary.trades };
+      }
+      if (indexed >= target) head = await node.head();
+    }
+  } finally {
+    heads.close();
+  }
+}
+
+/**
+ * Pools made before startBlock start from their state as block startBlock begins: reference pools
+ * their price (getReserves() / slot0()), markets their reserves or balances (for liquidity), as
+ * the events before startBlock, which are not read, left them.
+ */
+async function seedPools(builder: BatchBuilder, state: ChainState, node: ReturnType<typeof createNode>, startBlock: number): Promise<void> {
+  const at = Math.max(0, startBlock - 1);
+  const refs = builder.referencePools;
+  for (const pool of state.pools.values()) {
+    if (pool.createdBlock >= startBlock || (!pool.market && !refs.has(pool.address))) continue;
+    if (pool.state === null && (refs.has(pool.address) || pool.protocol === 'uniswap-v2')) pool.state = await node.poolState(pool.address, pool.protocol, at);
+    if (pool.market && pool.protocol === 'uniswap-v3' && pool.balances === null) {
+      pool.balances = [await node.balanceOf(pool.token0, pool.address, at), await node.balanceOf(pool.token1, pool.address, at)];
+    }
+    markPool(state, pool.address);
+  }
+}
+
+/** The blocks whose hashes are kept: the batch's own, and every block within reorgDepth of the head. */
+async function keptBlocks(batch: Batch, node: ReturnType<typeof createNode>, from: number, to: number, head: number, depth: number): Promise<IndexedBlock[]> {
+  const byNumber = new Map<number, BlockHeader>(batch.headers.map((h) => [h.number, h]));
+  const missing: number[] = [];
+  for (let n = Math.max(from, to - depth + 1, head - depth + 1); n <= to; n++) if (!byNumber.has(n)) missing.push(n);
+  for (const h of await mapLimit(missing, 8, (n) => node.header(n))) byNumber.set(h.number, h);
+  return [...byNumber.values()]
+    .filter((h) => h.number > to - depth)
+    .sort((a, b) => a.number - b.number)
+    .map((h) => ({ number: h.number, hash: h.hash, parentHash: h.parentHash }));
+}
+
+async function commit(o: ChainRun, batch: Batch, blocks: IndexedBlock[], state: ChainState, keepFrom: number): Promise<void> {
+  const records: NumberedRecord[] = [];
+  batch.records.forEach((value, i) => {
+    const parsed = parseRecord(value);
+    if (parsed.ok) records.push({ line: i + 1, record: parsed.record });
+    else o.log.warn({ record: value, error: parsed.error }, 'the indexer made a record the ingest refuses; skipped');
+  });
+  const rows = dirtyRows(state);
+  const repo = o.services.repos.indexer;
+  const now = Math.floor(o.nowMs() / 1000);
+  await o.services.ingest.writeSliced(records, { within: (tx) => repo.commit(tx, { chain: o.config.chain, blocks, keepFrom, state: rows, now }) });
+}
+
+function count(o: ChainRun, batch: Batch): void {
+  const s = o.progress.summary;
+  s.trades += batch.counts.trades;
+  s.markets += batch.counts.markets;
+  s.tokens += batch.counts.tokens;
+  o.metrics?.trades(o.config.chain, batch.counts.trades);
+  if (batch.counts.poolsSkipped > 0) o.metrics?.skipped(o.config.chain, 'pool', batch.counts.poolsSkipped);
+  if (batch.counts.tokensSkipped > 0) o.metrics?.skipped(o.config.chain, 'token', batch.counts.tokensSkipped);
+  if (batch.counts.noTrade > 0) o.metrics?.skipped(o.config.chain, 'swap', batch.counts.noTrade);
+}
