@@ -3,7 +3,7 @@
  * HTTP transport for the wire (no retries of its own, 10 s timeout), at most `requestsPerSecond`
  * calls, and every transient fault (429 honouring Retry-After, 5xx, JSON-RPC errors, timeouts,
  * dropped connections) retried with backoff without end until the indexer stops. Two answers are
- * not faults: an `eth_getLogs` range the node refuses as too large (RangeRefused: the caller
+ * not faults: an `eth_getLogs` range the node refuses as too large, or that times out (RangeRefused: the caller
  * halves it) and an `eth_call` that reverts (null: the contract has no such answer).
  */
 import { http, HttpRequestError, RpcRequestError, TimeoutError, type EIP1193RequestFn } from 'viem';
@@ -106,7 +106,12 @@ export function createRpc(opts: RpcOptions): Rpc {
   const pace = pacer(opts.requestsPerSecond, opts.signal);
 
   /** One attempt loop; `answer` maps an RPC error to an answer (or rethrows it as final). */
-  async function attempt<T>(method: string, params: unknown[], onRpcError?: (code: number, message: string) => { final: unknown } | null): Promise<T> {
+  async function attempt<T>(
+    method: string,
+    params: unknown[],
+    onRpcError?: (code: number, message: string) => { final: unknown } | null,
+    onTimeout?: () => Error | null,
+  ): Promise<T> {
     for (let n = 0; ; n++) {
       if (opts.signal.aborted) throw new Stopped('stopped');
       await pace();
@@ -129,6 +134,8 @@ export function createRpc(opts: RpcOptions): Rpc {
           }
         }
         opts.onRequest?.(method, c.outcome);
+        const given = c.outcome === 'timeout' ? (onTimeout?.() ?? null) : null;
+        if (given !== null) throw given;
         const wait = backoffMs(n, c.retryAfterMs);
         opts.onRetry?.(method, err, wait);
         await pause(wait, opts.signal);
@@ -142,8 +149,13 @@ export function createRpc(opts: RpcOptions): Rpc {
       const filter: Record<string, unknown> = { fromBlock: hex(f.fromBlock), toBlock: hex(f.toBlock) };
       if (f.address !== undefined) filter.address = f.address;
       if (f.topics !== undefined) filter.topics = f.topics;
-      return attempt<RawLog[]>('eth_getLogs', [filter], (code, message) =>
-        code === -32005 || RANGE_REFUSED.test(message) ? { final: new RangeRefused(message) } : null,
+      return attempt<RawLog[]>(
+        'eth_getLogs',
+        [filter],
+        (code, message) => (code === -32005 || RANGE_REFUSED.test(message) ? { final: new RangeRefused(message) } : null),
+        // A range whose logs take longer than the timeout to answer would time out again at every
+        // retry: it is refused too, so the caller halves it (a single block is retried instead).
+        () => (f.toBlock > f.fromBlock ? new RangeRefused('the range timed out') : null),
       );
     },
     async ethCall(to, data, block) {
