@@ -53,14 +53,15 @@ export async function start(
   opts.extend?.(app);
   const { server } = createLimitedServer(app.callback(), { ...DEFAULT_SERVER_LIMITS, ...opts.limits, maxConnectionsPerIp: config.maxConnectionsPerIp });
   const stream = attachStream(server, app);
+  // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it before listening, so the first
+  // answers already say "redis":"up" and share caches and limits; a bus away (3 s) leaves us degraded.
+  await app.deps.coord.ready(3000);
   server.listen(config.port, config.host);
   const connections = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
   });
-  // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it; a bus away leaves us degraded.
-  await app.deps.coord.ready(3000);
   // The demo load committed before the bus existed: instances already running hear of it now.
   if (loaded !== null) store.notifyChange({ tokens: 'all' });
   const address = server.address();
