@@ -20,6 +20,7 @@ import { loadDemoIfEmpty, startJobs } from './services/jobs.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { startBanner } from './start-banner.js';
+import { warmDocsFiles } from './http/operations.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -50,6 +51,8 @@ export async function start(
   const worker = startWebhookWorker({ store, clock, config, logger, services, prunes: jobs.prunes });
 
   const app = createApp({ config, store, clock, logger, services });
+  // The docs bundle is compressed off the event loop from the start, not for its first visitor.
+  warmDocsFiles().catch((err: unknown) => logger.warn({ err }, 'could not precompress the docs files'));
   opts.extend?.(app);
   const { server } = createLimitedServer(app.callback(), { ...DEFAULT_SERVER_LIMITS, ...opts.limits, maxConnectionsPerIp: config.maxConnectionsPerIp });
   const stream = attachStream(server, app);
