@@ -20,6 +20,8 @@ export type SlowReaderRow = {
   connections: number;
   /** Connections the server cut while they held (its bounds at work). */
   cut: number;
+  /** Connections that could not open, by reason (a refused upgrade, say). */
+  refused: Record<string, number>;
   rssBeforeMb: number;
   rssPeakMb: number;
   rssAfterCloseMb: number;
@@ -36,17 +38,26 @@ export type SlowReaderOptions = {
 };
 
 /** Trade replays per connection: each `sinceId: 0` replays up to 10,000 trades (a few MB). */
-const TRADE_REPLAYS = 20;
+const TRADE_REPLAYS = 5;
 const BAR_RESOLUTIONS = ['1S', '1', '5', '15', '60', '1D'];
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens one stream connection that stops reading at once and asks for the largest replays. */
-function openSilent(url: string, hot: string, headers: Record<string, string>, localAddress?: string): Promise<WebSocket | null> {
+function openSilent(
+  url: string,
+  hot: string,
+  headers: Record<string, string>,
+  refused: Record<string, number>,
+  localAddress?: string,
+): Promise<WebSocket | null> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers, localAddress, perMessageDeflate: false });
-    ws.on('error', () => resolve(null));
-    ws.on('unexpected-response', () => resolve(null));
+    const ws = new WebSocket(url, { headers, localAddress, perMessageDeflate: false, handshakeTimeout: 30_000 });
+    ws.on('error', (err) => {
+      refused[err.message] = (refused[err.message] ?? 0) + 1;
+      resolve(null);
+    });
+    ws.on('close', () => resolve(null));
     ws.on('open', () => {
       ws.pause();
       for (let i = 0; i < TRADE_REPLAYS; i++) ws.send(JSON.stringify({ op: 'subscribe', id: `t${i}`, channel: 'trades', token: hot, sinceId: 0 }));
@@ -76,7 +87,7 @@ async function closeAll(sockets: WebSocket[]): Promise<number> {
     ws.terminate();
   }
   // The server sees the closes and lets go; then a moment for its memory to settle.
-  await settle(3000);
+  await settle(5000);
   return cut;
 }
 
@@ -86,11 +97,12 @@ export async function slowReaders(o: SlowReaderOptions & { count: number; addres
   const headers: Record<string, string> = o.key === undefined ? {} : { 'x-api-key': o.key };
   const rssBeforeMb = rssMb(o.pid);
   const sockets: WebSocket[] = [];
+  const refused: Record<string, number> = {};
   const rssPeakMb = await peakWhile(o.pid, async () => {
     const opening: Promise<WebSocket | null>[] = [];
     for (let i = 0; i < o.count; i++) {
       const local = o.addresses === undefined ? undefined : `127.0.0.${2 + (i % o.addresses)}`;
-      opening.push(openSilent(url, o.hot, headers, local));
+      opening.push(openSilent(url, o.hot, headers, refused, local));
     }
     for (const ws of await Promise.all(opening)) if (ws !== null) sockets.push(ws);
     await settle(o.holdMs);
@@ -101,6 +113,7 @@ export async function slowReaders(o: SlowReaderOptions & { count: number; addres
     attack: o.key === undefined ? `slow readers, anonymous from ${o.addresses} addresses` : 'slow readers, one enterprise tenant',
     connections: opened,
     cut,
+    refused,
     rssBeforeMb,
     rssPeakMb,
     rssAfterCloseMb: rssMb(o.pid),
@@ -136,7 +149,15 @@ export async function pingFlood(o: SlowReaderOptions & { count: number }): Promi
     }
   });
   const cut = await closeAll(sockets);
-  const row = { attack: `64 KB pings from ${o.count} connections`, connections: o.count, cut, rssBeforeMb, rssPeakMb, rssAfterCloseMb: rssMb(o.pid) };
+  const row = {
+    attack: `64 KB pings from ${o.count} connections`,
+    connections: o.count,
+    cut,
+    refused: {},
+    rssBeforeMb,
+    rssPeakMb,
+    rssAfterCloseMb: rssMb(o.pid),
+  };
   o.say(
     `${row.attack}: ${sent} sent, ${cut} connections cut, RSS ${rssBeforeMb.toFixed(0)} -> peak ${rssPeakMb.toFixed(0)} -> ${row.rssAfterCloseMb.toFixed(0)} MB after close`,
   );
@@ -146,7 +167,7 @@ export async function pingFlood(o: SlowReaderOptions & { count: number }): Promi
 /** The three attacks, one after another. */
 export async function runSlowReaders(o: SlowReaderOptions): Promise<SlowReaderRow[]> {
   const rows: SlowReaderRow[] = [];
-  if (o.key !== undefined) rows.push(await slowReaders({ ...o, count: 200 }));
+  if (o.key !== undefined) rows.push(await slowReaders({ ...o, count: 100 }));
   rows.push(await slowReaders({ ...o, key: undefined, count: 500, addresses: 50 }));
   rows.push(await pingFlood({ ...o, key: undefined, count: 8 }));
   return rows;
