@@ -19,6 +19,7 @@ import type { ProbeSample } from './probe-worker.js';
 import { address } from './wide-data.js';
 import { rssMb, serverGauges, type PhaseGauges } from './server-gauges.js';
 import type { TurnStats } from './turn-monitor.js';
+import { pingFlood, slowReaders } from './slow-readers.js';
 
 export type HostileKind = { id: string; next: (i: number) => { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> } };
 
@@ -217,6 +218,29 @@ export async function runHostile(opts: {
       row: { requests: 64, statuses: outcome, slowestRequestMs: 0 },
     });
     opts.say(`hostile ${opts.store}: half-sent bodies: ${JSON.stringify(outcome)}`);
+    // The stream's slow readers and ping flood (bench/slow-readers.ts): peak RSS while they hold.
+    const attack = { base: opts.base, pid: opts.pid, hot: opts.target.hot, holdMs: opts.seconds * 1000, say: opts.say };
+    for (const run of [
+      () => slowReaders({ ...attack, key: opts.target.secret, count: 100 }),
+      () => slowReaders({ ...attack, count: 500, addresses: 50 }),
+      () => pingFlood({ ...attack, count: 8 }),
+    ]) {
+      await gauges.begin();
+      const at = Date.now();
+      const r = await run();
+      phases.push({
+        kind: r.attack,
+        from: at,
+        to: Date.now(),
+        rss: r.rssPeakMb,
+        gauges: await gauges.end(),
+        row: {
+          requests: r.connections,
+          statuses: { opened: r.connections, cut: r.cut, afterCloseMb: Math.round(r.rssAfterCloseMb), ...r.refused },
+          slowestRequestMs: 0,
+        },
+      });
+    }
   } finally {
     clearInterval(sampler);
   }

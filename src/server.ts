@@ -22,6 +22,7 @@ import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { bannerText, startUrls } from './start-banner.js';
 import { readIndexerFile } from './indexer/evm/config-file.js';
+import { warmDocsFiles } from './http/operations.js';
 
 /** How long stop() waits for connections to finish before cutting them. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -63,17 +64,20 @@ export async function start(
   const worker = startWebhookWorker({ store, clock, config, logger, services, prunes: jobs.prunes });
 
   const app = createApp({ config, store, clock, logger, services });
+  // The docs bundle is compressed off the event loop from the start, not for its first visitor.
+  warmDocsFiles().catch((err: unknown) => logger.warn({ err }, 'could not precompress the docs files'));
   opts.extend?.(app);
   const { server } = createLimitedServer(app.callback(), { ...DEFAULT_SERVER_LIMITS, ...opts.limits, maxConnectionsPerIp: config.maxConnectionsPerIp });
   const stream = attachStream(server, app);
+  // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it before listening, so the first
+  // answers already say "redis":"up" and share caches and limits; a bus away (3 s) leaves us degraded.
+  await app.deps.coord.ready(3000);
   server.listen(config.port, config.host);
   const connections = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err) => reject(new ConfigError(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${err.message}`)));
   });
-  // With a bus (Redis, or PostgreSQL's LISTEN), a moment for it; a bus away leaves us degraded.
-  await app.deps.coord.ready(3000);
   // The demo load committed before the bus existed: instances already running hear of it now.
   if (loaded !== null) store.notifyChange({ tokens: 'all' });
   const address = server.address();

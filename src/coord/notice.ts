@@ -14,9 +14,6 @@ const noticeSchema = z.discriminatedUnion('type', [
 /** What one instance tells the others. */
 export type Notice = z.infer<typeof noticeSchema>;
 
-/** A notice nobody can read (another version's, or garbled) stands for "anything may have changed". */
-const EVERYTHING: Notice = { type: 'change', tokens: 'all', accounts: true };
-
 const envelopeSchema = z.object({ from: z.string(), notice: z.unknown() });
 
 export type BusState = 'up' | 'down';
@@ -35,6 +32,8 @@ export type BusOptions = {
   instanceId: string;
   /** A notice from another instance. */
   onNotice: (notice: Notice, from: string) => void;
+  /** A message on the channel that is not a notice (counted, then ignored). */
+  onMalformed?: () => void;
   /**
    * The subscription was lost ('down') or is back ('up'); `flush` is true when notices may have
    * been missed, so every cached answer must go. The first 'up' after start flushes too.
@@ -46,13 +45,18 @@ export type BusOptions = {
 
 export const encodeNotice = (from: string, notice: Notice): string => JSON.stringify({ from, notice });
 
-/** The sender and notice of a message; one that cannot be read is "everything changed", from nobody known. */
-export function decodeNotice(message: string): { from: string; notice: Notice } {
+/**
+ * The sender and notice of a message, or null for one that cannot be read (garbled, or not ours).
+ * Such a message is ignored, not read as "everything changed": anyone able to publish on the
+ * channel could otherwise make every instance drop every cache with one byte of garbage
+ * (docs/operations.md, Many instances: Redis AUTH and TLS are what keep strangers off it).
+ */
+export function decodeNotice(message: string): { from: string; notice: Notice } | null {
   try {
     const env = envelopeSchema.parse(JSON.parse(message));
     const parsed = noticeSchema.safeParse(env.notice);
-    return { from: env.from, notice: parsed.success ? parsed.data : EVERYTHING };
+    return parsed.success ? { from: env.from, notice: parsed.data } : null;
   } catch {
-    return { from: '', notice: EVERYTHING };
+    return null;
   }
 }

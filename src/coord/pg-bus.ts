@@ -106,8 +106,9 @@ export function createPgBus(opts: PgBusOptions): Bus {
     c.on('end', () => lost(c));
     c.on('notification', (m) => {
       if (m.channel !== PG_BUS_CHANNEL || m.payload === undefined) return;
-      const { from, notice } = decodeNotice(m.payload);
-      if (from !== opts.instanceId) return opts.onNotice(notice, from);
+      const decoded = decodeNotice(m.payload);
+      if (decoded === null) return opts.onMalformed?.();
+      if (decoded.from !== opts.instanceId) return opts.onNotice(decoded.notice, decoded.from);
       const n = echoNumber(m.payload);
       echoes.get(n)?.();
       echoes.delete(n);

@@ -52,8 +52,9 @@ export function createRedisBus(opts: RedisBusOptions): RedisBus {
   });
 
   const onMessage = (message: string) => {
-    const { from, notice } = decodeNotice(message);
-    if (from !== opts.instanceId) opts.onNotice(notice, from);
+    const decoded = decodeNotice(message);
+    if (decoded === null) return opts.onMalformed?.();
+    if (decoded.from !== opts.instanceId) opts.onNotice(decoded.notice, decoded.from);
   };
 
   // Subscribing before connecting: node-redis sends it as part of every (re)connection.

@@ -8,6 +8,15 @@
  * PostgreSQL store, LISTEN/NOTIFY of that database (src/coord/pg-bus.ts); on SQLite alone there
  * is none (other processes' commits show through `PRAGMA data_version`).
  *
+ * On PostgreSQL with REDIS_URL the instance also LISTENs on the database's own channel: a process
+ * given only DATABASE_URL (the CLI as operators run it) announces its commits there, and its
+ * revocations and ingests must reach every instance at the next request all the same
+ * (docs/operations.md, Many instances). Instances with Redis publish on Redis only; the listener
+ * only hears. Caches are served only while both are heard.
+ *
+ * A message on either channel that is not a notice is ignored and counted
+ * (`bus_notices_malformed_total`), never read as "everything changed".
+ *
  * While the bus is down this instance may have missed notices, so it serves no cached answer:
  * every event-loop turn that handles a request, and every 250 ms for the stream hub, it tells the
  * listeners "everything changed" (reads go through to the store, keys are checked in the store).
@@ -20,7 +29,7 @@
  * in-memory one itself (on PostgreSQL without Redis too: limits are then per instance).
  */
 import type { Logger } from 'pino';
-import type { Gauge, Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Change } from '../store/handle.js';
 import type { AnyStore } from '../store/open.js';
@@ -93,6 +102,8 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
   deps.registry.setDefaultLabels({ instance: config.instanceId });
   const redisUp = deps.registry.getSingleMetric('redis_up') as Gauge | undefined;
   redisUp?.set(0);
+  const malformed = deps.registry.getSingleMetric('bus_notices_malformed_total') as Counter | undefined;
+  const onMalformed = () => malformed?.inc();
   const redisUrl = config.redisUrl;
   // Each bus's client is imported only when it is the one used.
   const openBus: ((o: BusOptions) => Promise<Bus>) | null =
@@ -101,6 +112,9 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
       : store.kind === 'postgres'
         ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
         : null;
+  // With Redis on PostgreSQL: the database's channel too, where processes without REDIS_URL announce.
+  const openListener: ((o: BusOptions) => Promise<Bus>) | null =
+    redisUrl !== null && store.kind === 'postgres' ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool }) : null;
   if (openBus === null) {
     return {
       redis: () => 'off',
@@ -122,6 +136,10 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
   // The listeners as they were: what remote notices and flushes go through, so they never go out again.
   const local = store.notifyChange.bind(store);
   let bus: Bus | null = null;
+  let listener: Bus | null = null;
+  // Each channel's own state; `state` is 'up' only while every one is.
+  let busState: BusState = 'down';
+  let listenState: BusState = openListener === null ? 'up' : 'down';
   let state: BusState = 'down';
   let closed = false;
   const pending = new Set<Promise<unknown>>();
@@ -169,26 +187,42 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
   };
 
   const onState = (next: 'up' | 'down', info: { flush: boolean; error?: unknown }) => {
-    state = next;
+    busState = next;
     if (kind === 'redis') redisUp?.set(next === 'up' ? 1 : 0);
+    settle(info, next === 'down' ? 'bus' : null);
+  };
+
+  const onListenState = (next: 'up' | 'down', info: { flush: boolean; error?: unknown }) => {
+    listenState = next;
+    settle(info, next === 'down' ? 'listener' : null);
+  };
+
+  /** The combined state after one channel's change; `down` names the channel that went down. */
+  const settle = (info: { flush: boolean; error?: unknown }, down: 'bus' | 'listener' | null) => {
+    const next: BusState = busState === 'up' && listenState === 'up' ? 'up' : 'down';
+    const was = state;
+    state = next;
     if (next === 'up') {
+      if (was === 'up') return;
       stopTimers();
-      // Notices may have been missed while the subscription was away.
+      // Notices may have been missed while a subscription was away.
       if (info.flush) flush();
       logger.info({ [field]: 'up' }, `${name} is up: sharing caches, revocations and the stream with the other instances`);
       for (const w of [...waiters]) w();
       return;
     }
-    goDown(info.error, true);
+    if (down !== null && (was === 'up' || down === 'bus')) goDown(info.error, true, down);
   };
 
-  const goDown = (error: unknown, sayNow: boolean) => {
+  const goDown = (error: unknown, sayNow: boolean, which: 'bus' | 'listener' = 'bus') => {
     const say = () =>
       logger.warn(
-        { [field]: 'down', err: error },
-        kind === 'redis'
-          ? 'redis is down: serving no cached answer, reading through to the store; rate limits and stream connection caps are per instance'
-          : `${name} is down: serving no cached answer, reading through to the store`,
+        { [which === 'listener' ? 'bus' : field]: 'down', err: error },
+        which === 'listener'
+          ? 'the postgres change bus is down: processes without REDIS_URL (the CLI) are not heard, so serving no cached answer, reading through to the store'
+          : kind === 'redis'
+            ? 'redis is down: serving no cached answer, reading through to the store; rate limits and stream connection caps are per instance'
+            : `${name} is down: serving no cached answer, reading through to the store`,
       );
     stopTimers();
     if (closed) return;
@@ -206,10 +240,17 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
 
   // Down until the first subscription: nothing cached is served before it.
   goDown(undefined, false);
-  const started = openBus({ instanceId: config.instanceId, onNotice: (notice) => local(fromNotice(notice)), onState }).then((b) => {
-    if (closed) void b.close();
-    else bus = b;
-  });
+  const onNotice = (notice: Notice) => local(fromNotice(notice));
+  const started = Promise.all([
+    openBus({ instanceId: config.instanceId, onNotice, onMalformed, onState }).then((b) => {
+      if (closed) void b.close();
+      else bus = b;
+    }),
+    openListener?.({ instanceId: config.instanceId, onNotice, onMalformed, onState: onListenState }).then((l) => {
+      if (closed) void l.close();
+      else listener = l;
+    }),
+  ]);
 
   const middleware: AppMiddleware = async (_ctx, next) => {
     if (state === 'down' && !flushedThisTurn) {
@@ -224,7 +265,7 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
   };
 
   // Redis is up only when the bus and the limits' connection both are (the gauge follows the bus).
-  const redis = (): Exclude<RedisState, 'off'> => (state === 'up' && (limits === null || limits.ready()) ? 'up' : 'down');
+  const redis = (): Exclude<RedisState, 'off'> => (busState === 'up' && (limits === null || limits.ready()) ? 'up' : 'down');
 
   return {
     redis: () => (kind === 'redis' ? redis() : 'off'),
@@ -258,7 +299,7 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
       stopTimers();
       store.notifyChange = local;
       await started.catch(() => undefined);
-      await Promise.all([bus?.close(), limits?.close()]);
+      await Promise.all([bus?.close(), listener?.close(), limits?.close()]);
     },
   };
 }

@@ -42,6 +42,21 @@ const text = (max: number) =>
     .max(max, `must have at most ${max} characters`)
     .refine((s) => !/[\u0000-\u001f]/.test(s), 'has control characters');
 
+/** Raster images only: an SVG can carry script, and a partner may put the URI anywhere. */
+const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|avif);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Whether a token's logo may be stored: partners render it as it is, so only `https:` (with a
+ * host) or a base64 raster `data:image/` URI, never `javascript:`, `http:` or anything else
+ * (docs/api.md, Data and ingest).
+ */
+export function isSafeLogoUri(v: string): boolean {
+  if (v.startsWith('data:')) return DATA_IMAGE.test(v);
+  if (!URL.canParse(v)) return false;
+  const u = new URL(v);
+  return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '' && !/[\s\u0000-\u001f]/.test(v);
+}
+
 export const tokenRecord = z.object({
   type: z.literal('token'),
   address,
@@ -58,8 +73,9 @@ export const tokenRecord = z.object({
     .transform((v) => v ?? null),
   createdAt: time,
   logoUri: z
-    .string()
-    .max(2048)
+    .string('must be a string')
+    .max(2048, 'must have at most 2048 characters')
+    .refine(isSafeLogoUri, 'must be an https: URL or a base64 data:image/ (png, gif, jpeg, webp, avif) URI')
     .nullable()
     .optional()
     .transform((v) => v ?? null),

@@ -192,7 +192,8 @@ export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
       body: rotateKeyBody,
     },
     async ({ params, body, caller }, ctx) => {
-      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds);
+      // The owner's rights are the dashboard's grantable scopes: an ingest key is rotated by the CLI only (403).
+      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, GRANTABLE_SCOPES);
       ctx.status = 201;
       return made;
     },

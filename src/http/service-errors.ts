@@ -28,6 +28,8 @@ export function fromServiceError(err: unknown): unknown {
         return errors.keyLimitReached(err.message);
       case 'forbidden':
         return errors.forbidden(err.message, err.param);
+      case 'unauthorized':
+        return errors.unauthorized(err.message);
       case 'inactive':
         return errors.invalidParameter(err.param ?? 'id', err.message);
       case 'invalid':

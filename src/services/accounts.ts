@@ -38,13 +38,14 @@ export const MAX_GRACE_SECONDS = 86_400;
 export const MAX_KEY_NAME = 100;
 
 /**
- * A refused account operation. `inactive`: the key exists but is revoked or expired; `param`
+ * A refused account operation. `inactive`: the key exists but is revoked or expired;
+ * `unauthorized`: the calling key itself is no longer valid in the store; `param`
  * names the input at fault, where one is. Its HTTP answer is chosen in one place, with the other
  * services' errors (src/http/service-errors.ts).
  */
 export class AccountError extends Error {
   constructor(
-    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'inactive' | 'limit' | 'forbidden',
+    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'inactive' | 'limit' | 'forbidden' | 'unauthorized',
     message: string,
     readonly param?: string,
   ) {
@@ -105,6 +106,21 @@ export function createAccounts(deps: { store: Pick<StoreHandle, 'notifyChange'>;
     if ((await tx.countActiveKeys(tenant.id)) >= max) {
       throw new AccountError('limit', `the ${tenant.plan} plan allows ${max} active keys; revoke one first`);
     }
+  };
+
+  /**
+   * The scopes of the key making a managing call, read in the call's own transaction: creating,
+   * rotating and revoking keys never trust a cached key, so a key revoked a moment ago (by any
+   * process, heard or not) cannot mint or revoke keys (docs/api.md, Authentication and keys).
+   */
+  const callingKeyScopes = async (tx: Tx, keyId: string, tenantId: string): Promise<readonly string[]> => {
+    const k = await tx.key(keyId);
+    if (!k || k.tenantId !== tenantId) throw new AccountError('unauthorized', 'the API key is not valid');
+    const status = keyStatus(k, now());
+    if (status === 'revoked') throw new AccountError('unauthorized', 'the API key was revoked');
+    if (status === 'expired') throw new AccountError('unauthorized', 'the API key has expired');
+    if (!k.scopes.includes('manage')) throw new AccountError('forbidden', 'this API key lacks the manage scope');
+    return k.scopes;
   };
 
   const insertKey = async (tx: Tx, tenantId: string, name: string | null, scopes: readonly string[], expiresAt: number | null) => {
@@ -189,18 +205,22 @@ export function createAccounts(deps: { store: Pick<StoreHandle, 'notifyChange'>;
      */
     async issueKey(
       tenantId: string,
-      opts: { name?: string | null; scopes?: readonly string[]; callerScopes?: readonly string[] } = {},
+      opts: { name?: string | null; scopes?: readonly string[]; callerScopes?: readonly string[]; callerKeyId?: string } = {},
     ): Promise<{ key: KeyView; secret: string }> {
       const name = checkKeyName(opts.name);
       const scopes = [...new Set(opts.scopes ?? ['read'])];
-      const caller = opts.callerScopes ?? GRANTABLE_SCOPES;
-      const refused = scopes.filter((sc) => !(GRANTABLE_SCOPES as readonly string[]).includes(sc) || !caller.includes(sc));
-      if (refused.length > 0) {
-        throw new AccountError('forbidden', `this key cannot grant the ${refused.join(', ')} scope${refused.length > 1 ? 's' : ''}`, 'scopes');
-      }
+      const refuse = (caller: readonly string[]) => {
+        const refused = scopes.filter((sc) => !(GRANTABLE_SCOPES as readonly string[]).includes(sc) || !caller.includes(sc));
+        if (refused.length > 0) {
+          throw new AccountError('forbidden', `this key cannot grant the ${refused.join(', ')} scope${refused.length > 1 ? 's' : ''}`, 'scopes');
+        }
+      };
+      refuse(opts.callerScopes ?? GRANTABLE_SCOPES);
       // Stored in one order, whatever order they were asked in.
       const ordered = SCOPES.filter((sc) => scopes.includes(sc));
       const made = await accounts.inTransaction(async (tx) => {
+        // The calling key as the store has it now, not as a cache remembered it.
+        if (opts.callerKeyId !== undefined) refuse(await callingKeyScopes(tx, opts.callerKeyId, tenantId));
         const tenant = await requireTenant(tx, tenantId);
         await assertBelowCap(tx, tenant);
         return insertKey(tx, tenantId, name, ordered, null);
@@ -216,22 +236,25 @@ export function createAccounts(deps: { store: Pick<StoreHandle, 'notifyChange'>;
      * of active keys unchanged); rotating a key already in its grace period adds an active key and
      * is capped by the plan. A revoked or expired key cannot be rotated: AccountError 'invalid'.
      * `callerScopes`, when given, must include every scope of the key: a key cannot mint a key
-     * with more rights than its own (AccountError 'forbidden').
+     * with more rights than its own (AccountError 'forbidden'). `callerKeyId`, the key making the
+     * call through the API, is read in the transaction and must still be valid with `manage`
+     * (AccountError 'unauthorized' / 'forbidden'); its stored scopes are the ones checked.
      */
-    async rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[]) {
+    async rotateKey(tenantId: string, keyId: string, graceSeconds: number, callerScopes?: readonly string[], callerKeyId?: string) {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
         throw new AccountError('invalid', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`, 'graceSeconds');
       }
       const made = await accounts.inTransaction(async (tx) => {
         const t = now();
+        const held = callerKeyId !== undefined ? await callingKeyScopes(tx, callerKeyId, tenantId) : callerScopes;
         const old = await tx.key(keyId);
         if (!old || old.tenantId !== tenantId) throw new AccountError('not_found', `no key with id ${keyId}`);
         const status = keyStatus(old, t);
         if (status === 'revoked' || status === 'expired') {
           throw new AccountError('inactive', `key ${keyId} is ${status}; only an active or expiring key can be rotated`, 'id');
         }
-        if (callerScopes !== undefined) {
-          const missing = old.scopes.filter((sc) => !callerScopes.includes(sc));
+        if (held !== undefined) {
+          const missing = old.scopes.filter((sc) => !held.includes(sc));
           if (missing.length > 0) throw new AccountError('forbidden', `rotating key ${keyId} needs the ${missing.join(', ')} scope`);
         }
         if (status === 'expiring') await assertBelowCap(tx, await requireTenant(tx, tenantId));
@@ -251,9 +274,13 @@ export function createAccounts(deps: { store: Pick<StoreHandle, 'notifyChange'>;
       return (await accounts.keys(tenantId)).map((k) => keyView(k, t));
     },
 
-    /** Revokes a key (again is fine). `tenantId` limits it to that tenant's keys. */
-    async revokeKey(keyId: string, tenantId?: string): Promise<KeyView> {
+    /**
+     * Revokes a key (again is fine). `tenantId` limits it to that tenant's keys; `callerKeyId`, the
+     * key making the call through the API, must still be valid with `manage` in the store.
+     */
+    async revokeKey(keyId: string, tenantId?: string, callerKeyId?: string): Promise<KeyView> {
       const row = await accounts.inTransaction(async (tx) => {
+        if (callerKeyId !== undefined && tenantId !== undefined) await callingKeyScopes(tx, callerKeyId, tenantId);
         const k = await tx.key(keyId);
         if (!k || (tenantId !== undefined && k.tenantId !== tenantId)) throw new AccountError('not_found', `no key with id ${keyId}`);
         await tx.revoke(keyId, now());

@@ -137,6 +137,8 @@ export function createMetrics(
     }
   });
   new Gauge({ name: 'redis_up', help: 'Whether the Redis bus to the other instances is live (1) or not (0: down, or no REDIS_URL).', registers });
+  // Counted by the bus wiring (src/coord/wiring.ts): messages on the notice channel that are not notices, ignored.
+  counter('bus_notices_malformed_total', 'Messages on the change-notice channel (Redis or LISTEN/NOTIFY) that could not be read, ignored.');
   gauge('webhook_deliveries_pending', 'Webhook deliveries waiting in the outbox (due now or scheduled for a retry).', ifOpen(stats.pendingDeliveries));
 
   let processMetrics = false;

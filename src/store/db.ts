@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { createChangeHub, type StoreHandle } from './handle.js';
+import { createPrivateFile } from './private-file.js';
 
 export type Db = Database.Database;
 
@@ -125,7 +126,11 @@ function watchStatements(db: Db, before: () => void): void {
  * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
  */
 export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number; backgroundCheckpoint?: boolean } = {}): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    // A new store, its WAL and SHM are 0600: they hold secrets and hashes.
+    createPrivateFile(path);
+  }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

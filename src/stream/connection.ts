@@ -5,7 +5,9 @@
  * dropped silently: over 4 MB waiting, the connection's trade subscriptions get `reset` with
  * reason `overflow` and stop.
  * Whatever else the client makes us send while not reading is bounded by a hard cap, past which
- * the connection is cut.
+ * the connection is cut; and the bytes waiting for all connections together are bounded by the
+ * hub's budget (Output.over, enforced by the hub: the slowest readers are reset, then cut).
+ * Every client message is metered per connection (a token bucket), pings included.
  */
 import type { ConnectionInfo, Framer, StreamSocket } from './types.js';
 import type { Resolution } from '../domain/resolution.js';
@@ -15,7 +17,10 @@ import type { StreamMetrics } from './metrics.js';
 /** Trades waiting above this many bytes: the trade subscriptions overflow. */
 export const TRADES_OVERFLOW = 4 * 1024 * 1024;
 /** No connection may have more than this waiting: it is cut (only a client that never reads gets here). */
-export const HARD_LIMIT = 8 * 1024 * 1024;
+export const HARD_LIMIT = 5 * 1024 * 1024;
+/** Client messages a connection may send: this many a second on average, in bursts of MESSAGE_BURST. */
+export const MESSAGES_PER_SECOND = 50;
+export const MESSAGE_BURST = 200;
 /** Keyed states held for one subscription while the socket is backed up; more gives it `reset` overflow and its newest state. */
 const MAX_HELD = 64;
 /** Bytes of one fan-out turn kept for a connection before they are written. */
@@ -30,7 +35,30 @@ export type TokenLink = { id: number; address: string };
  */
 export class Output {
   private pending: Connection[] | null = null;
-  constructor(readonly frame: Framer) {}
+  /**
+   * Bytes waiting for every connection, as each last counted them (a socket that drained since
+   * is counted high until the hub's next exact count): over `budget`, `onOver` is called (at most
+   * once per event-loop turn), and the hub cuts the slowest readers.
+   */
+  total = 0;
+  private overCalled = false;
+  constructor(
+    readonly frame: Framer,
+    public budget = Infinity,
+    private readonly onOver: () => void = () => {},
+  ) {}
+
+  /** A connection's waiting bytes changed by `delta`. */
+  account(delta: number): void {
+    this.total += delta;
+    if (this.total > this.budget && !this.overCalled) {
+      this.overCalled = true;
+      setImmediate(() => {
+        this.overCalled = false;
+        this.onOver();
+      });
+    }
+  }
 
   /** Runs `fn`, then has every connection it sent to write its queue, one write each. */
   batch(fn: () => void): void {
@@ -100,6 +128,11 @@ export class Connection {
 
   /** Listed by Output for the running turn. */
   listed = false;
+  /** The waiting bytes last told to Output.account. */
+  accounted = 0;
+  /** The message meter: tokens left, and when it was last filled. */
+  private tokens = MESSAGE_BURST;
+  private filledAt: number;
   /** Messages held while an ingest transaction is open (see Hub), or null. */
   waiting: string[] | null = null;
 
@@ -130,6 +163,36 @@ export class Connection {
     nowMs: number,
   ) {
     this.lastPongMs = nowMs;
+    this.filledAt = nowMs;
+  }
+
+  /** Takes one client message from the meter: false when the connection sends faster than it may. */
+  meter(nowMs: number): boolean {
+    this.tokens = Math.min(MESSAGE_BURST, this.tokens + ((nowMs - this.filledAt) * MESSAGES_PER_SECOND) / 1000);
+    this.filledAt = nowMs;
+    if (this.tokens < 1) return false;
+    this.tokens--;
+    return true;
+  }
+
+  /** Tells Output what waits for this connection now (exact, socket included). */
+  recount(): void {
+    const now = this.closed ? 0 : this.waitingBytes;
+    this.out.account(now - this.accounted);
+    this.accounted = now;
+  }
+
+  /** Lets go of the queue once the connection is gone, and of its share of the budget. */
+  release(): void {
+    this.frames = [];
+    this.ops = [];
+    this.owners = [];
+    this.keys = [];
+    this.n = 0;
+    this.queued = 0;
+    this.index = null;
+    this.out.account(-this.accounted);
+    this.accounted = 0;
   }
 
   newSubId(): string {
@@ -210,6 +273,7 @@ export class Connection {
     this.index = null;
     if (out === null) return;
     this.socket.write(parts === null ? out : Buffer.concat(parts));
+    this.recount();
     // Not taken whole (the client reads slower than we send): what comes next waits for the drain.
     if (!this.armed && this.socket.bufferedAmount > 0) {
       this.armed = true;
@@ -256,6 +320,8 @@ export class Connection {
     this.owners[i] = owner;
     this.keys[i] = key;
     this.queued += frame.length;
+    this.accounted += frame.length;
+    this.out.account(frame.length);
     // Outside a turn, at once; in one, at its end, or now when a large change has piled up, so the
     // socket's own buffer takes its share before the bounds on waiting bytes are reached.
     if (!this.out.defer(this) || this.queued > KEEP_AT_MOST) this.flush();

@@ -21,6 +21,13 @@ const PING_EVERY_MS = 30_000;
 const DEAD_AFTER_MS = 60_000;
 /** How often commits of other processes, key revocations and held states are looked at. */
 const CHECK_EVERY_MS = 250;
+/**
+ * Bytes waiting for all connections together (docs/api.md, Live stream: slow consumers): past it
+ * the slowest readers' trade subscriptions are reset, and the slowest are cut until it fits.
+ */
+export const STREAM_BUDGET_BYTES = 64 * 1024 * 1024;
+/** Over the budget, a connection with more than this waiting counts as a slow reader. */
+const SLOW_READER_BYTES = 256 * 1024;
 
 export type HubOptions = {
   source: StreamReads;
@@ -33,6 +40,8 @@ export type HubOptions = {
   deadAfterMs?: number;
   /** Told about a failure of the fan-out, which must never fail the ingest that caused it. */
   onError?: (err: unknown) => void;
+  /** The process-wide budget of bytes waiting (default STREAM_BUDGET_BYTES). */
+  budgetBytes?: number;
 };
 
 export type ConnectionHandle = { message(text: string): void; pong(): void; closed(): void };
@@ -52,7 +61,7 @@ export class Hub {
 
   constructor(private readonly opts: HubOptions) {
     this.nowMs = opts.nowMs ?? (() => performance.now());
-    this.out = new Output(opts.frame);
+    this.out = new Output(opts.frame, opts.budgetBytes ?? STREAM_BUDGET_BYTES, () => this.enforceBudget());
     this.view = new ChangeReads(opts.source);
     this.fanout = new Fanout(this.view, opts.metrics, opts.frame, this.nowMs, (err) => opts.onError?.(err));
     const changes = new ChangeTurns(opts.source, this.view, this.fanout, this.out, opts.metrics, this.nowMs, (err) => opts.onError?.(err));
@@ -73,6 +82,14 @@ export class Hub {
 
   get connections(): number {
     return this.conns.size;
+  }
+
+  /** The process-wide budget of bytes waiting (tests and the benchmark shrink it). */
+  get budgetBytes(): number {
+    return this.out.budget;
+  }
+  set budgetBytes(bytes: number) {
+    this.out.budget = bytes;
   }
 
   /** Bytes waiting to be sent (in the socket and in its queue), per open connection: what the slow-consumer bounds hold down. */
@@ -112,9 +129,32 @@ export class Hub {
     this.stopTimers();
   }
 
+  /**
+   * Over the budget of bytes waiting for all connections: counts each exactly; every connection
+   * with more than SLOW_READER_BYTES waiting gets its trade subscriptions reset (`overflow`: what
+   * grows without bound stops growing), then the slowest readers (the most waiting) are cut until
+   * the total fits. Readers that keep up are never touched.
+   */
+  private enforceBudget(): void {
+    const list = [...this.conns];
+    for (const c of list) c.recount();
+    if (this.out.total <= this.out.budget) return;
+    list.sort((a, b) => b.accounted - a.accounted);
+    for (const c of list) {
+      if (c.accounted <= SLOW_READER_BYTES) break;
+      for (const sub of c.subs.values()) if (sub.channel === 'trades' && !sub.stopped) c.stopTrades(sub, 'overflow');
+    }
+    for (const c of list) {
+      if (this.out.total <= this.out.budget || c.accounted <= SLOW_READER_BYTES) break;
+      c.terminate();
+      c.recount();
+    }
+  }
+
   private drop(conn: Connection): void {
     if (!this.conns.delete(conn)) return;
     conn.closed = true;
+    conn.release();
     for (const sub of [...conn.subs.values()]) this.unsubscribe(conn, sub);
     const left = this.openIn(conn.info.bucket) - 1;
     if (left > 0) this.perBucket.set(conn.info.bucket, left);
@@ -136,6 +176,9 @@ export class Hub {
 
   /** Commits of other processes, revoked or expired keys, and held states that can go out now. */
   private check(): void {
+    // The exact count of what waits (sockets drain without telling us), and the budget kept.
+    for (const c of this.conns) c.recount();
+    if (this.out.total > this.out.budget) this.enforceBudget();
     try {
       this.opts.source.checkExternalChanges();
     } catch {
@@ -166,6 +209,8 @@ export class Hub {
    */
   private onMessage(conn: Connection, text: string): void {
     if (conn.closed) return;
+    // Every message is metered, pings included, before it is parsed or held.
+    if (!conn.meter(this.nowMs())) return this.refuse(conn, { id: null, code: 'rate_limited', message: 'too many messages on this connection; slow down' });
     if (conn.waiting === null) {
       const busy = this.opts.source.settled();
       if (busy === null) return this.handle(conn, text);
@@ -207,6 +252,11 @@ export class Hub {
       return;
     }
     if (err === null) return;
+    this.refuse(conn, err);
+  }
+
+  /** Answers a bad message with its error; the 101st closes the connection with 1008. */
+  private refuse(conn: Connection, err: ProtoError): void {
     conn.bad++;
     if (conn.bad > MAX_BAD_MESSAGES) {
       conn.close(1008, 'too many bad messages', true);

@@ -26,6 +26,8 @@ export type Command =
   | { op: 'subscribe'; id: string; channel: 'prices'; tokens: string[] }
   | { op: 'subscribe'; id: string; channel: 'overview'; token: string };
 
+/** A `ping` message over this many bytes is refused (docs/api.md, Live stream). */
+export const MAX_PING_BYTES = 1024;
 const bad = (id: string | null, param: string, message: string): ProtoError => ({ id, code: 'invalid_parameter', message, param });
 
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length >= 1 && v.length <= MAX_NAME;
@@ -47,6 +49,8 @@ export function parseMessage(text: string): Command | ProtoError {
   const id = m.id;
   switch (m.op) {
     case 'ping':
+      // A ping is for liveness, not a way to make us parse and answer 64 KB messages.
+      if (Buffer.byteLength(text) > MAX_PING_BYTES) return bad(id, 'op', `a ping may be at most ${MAX_PING_BYTES} bytes`);
       return { op: 'ping', id };
     case 'unsubscribe':
       if (typeof m.sub !== 'string' || m.sub.length > 64) return bad(id, 'sub', 'sub must be a subscription id');

@@ -1,7 +1,7 @@
 /**
  * The change notices between instances (src/coord/notice.ts) and how the PostgreSQL bus fits
  * them into NOTIFY payloads (src/coord/pg-bus.ts): under 8000 bytes each, split without losing
- * or repeating a token, and a message nobody can read taken as "everything changed".
+ * or repeating a token, and a message nobody can read ignored (not taken as "everything changed").
  */
 import { describe, expect, it } from 'vitest';
 import { decodeNotice, encodeNotice, type Notice } from '../../src/coord/notice.js';
@@ -13,10 +13,12 @@ describe('change notices', () => {
     expect(decodeNotice(encodeNotice('inst-a', notice))).toEqual({ from: 'inst-a', notice });
   });
 
-  it('read a garbled or unknown message as everything changed, from nobody known', () => {
-    const everything = { type: 'change', tokens: 'all', accounts: true };
-    expect(decodeNotice('not json')).toEqual({ from: '', notice: everything });
-    expect(decodeNotice(JSON.stringify({ from: 'b', notice: { type: 'future', x: 1 } }))).toEqual({ from: 'b', notice: everything });
+  it('read a garbled or unknown message as nothing at all (the bus ignores and counts it)', () => {
+    expect(decodeNotice('not json')).toBeNull();
+    expect(decodeNotice('\u0000\u00ff')).toBeNull();
+    expect(decodeNotice(JSON.stringify({ from: 'b', notice: { type: 'future', x: 1 } }))).toBeNull();
+    expect(decodeNotice(JSON.stringify({ from: 'b', notice: { type: 'change', tokens: 'some', accounts: true } }))).toBeNull();
+    expect(decodeNotice(JSON.stringify({ notice: { type: 'change', tokens: 'all', accounts: true } }))).toBeNull();
   });
 });
 

@@ -116,6 +116,17 @@ describe('dashboard keys', () => {
     expect(await t.services.accounts.listKeys(s.tenant.id)).toHaveLength(1);
   });
 
+  it('refuses to rotate an ingest key (the CLI grants ingest) with 403, as the API does, and mints nothing', async () => {
+    t = makeTestApp();
+    const s = await signedInTenant(t);
+    const feeder = await t.services.accounts.createKey(s.tenant.id, { name: 'feeder', scopes: ['read', 'ingest'] });
+    const res = await t.http.post(`/dashboard/api/keys/${feeder.key.id}/rotate`).set(as(s)).send({});
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'forbidden', message: `rotating key ${feeder.key.id} needs the ingest scope` });
+    expect(res.body.secret).toBeUndefined();
+    expect((await t.services.accounts.listKeys(s.tenant.id)).map((k) => [k.name, k.status])).toEqual([['feeder', 'active']]);
+  });
+
   it('refuses to rotate a revoked key', async () => {
     t = makeTestApp();
     const s = await signedInTenant(t);

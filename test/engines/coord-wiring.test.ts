@@ -94,6 +94,31 @@ describe('the Redis wiring between two instances', () => {
     }
   });
 
+  it('ignores a message on the channel that is not a notice: no cache dropped, counted in bus_notices_malformed_total', async () => {
+    const b = await instance('wire-g');
+    const one = aToken({ name: 'Kept' });
+    await quietly(b, () => b.ingest([one]));
+    expect(await overviewName(b, one.address)).toBe('Kept');
+    rename(b, one.address, 'Kept renamed');
+    const raw = createClient({ url });
+    await raw.connect();
+    try {
+      for (const junk of ['not json', '\u0000', JSON.stringify({ from: 'x', notice: { type: 'change', tokens: 'everything' } })]) {
+        await raw.publish(`${channelPrefix(url)}notices`, junk);
+      }
+    } finally {
+      await raw.close();
+    }
+    await until(
+      async () => ((await b.http.get('/metrics')).text.match(/bus_notices_malformed_total\{instance="wire-g"\} (\d+)/) ?? [])[1],
+      (n) => n === '3',
+      'B counted the three',
+    );
+    // Still the cached answer: garbage is not "everything changed".
+    expect(await overviewName(b, one.address)).toBe('Kept');
+    expect((await b.http.get('/healthz')).body.redis).toBe('up');
+  });
+
   it('makes a key revoked elsewhere 401 at the next request once the accounts notice is heard', async () => {
     const [a, b] = [await instance('wire-c'), await instance('wire-d')];
     const { secret, keyId } = b.makeKey();

@@ -97,12 +97,13 @@ describe('error answers', () => {
 
   it('closes with 1008 on a message over 65536 bytes, and accepts one of exactly 65536', async () => {
     const c = await Client.open(`${live.wsBase}/v1/stream`);
-    const overhead = JSON.stringify({ op: 'ping', id: 'p', pad: '' }).length;
-    const exact = JSON.stringify({ op: 'ping', id: 'p', pad: 'x'.repeat(65_536 - overhead) });
+    // Not a ping: a ping over 1 KB is refused on its own (test/stream/budget.test.ts).
+    const overhead = JSON.stringify({ op: 'unsubscribe', id: 'p', sub: 's999', pad: '' }).length;
+    const exact = JSON.stringify({ op: 'unsubscribe', id: 'p', sub: 's999', pad: 'x'.repeat(65_536 - overhead) });
     expect(Buffer.byteLength(exact)).toBe(65_536);
     c.send(exact);
-    expect((await c.waitFor((m) => m.id === 'p')).op).toBe('pong');
-    c.send(JSON.stringify({ op: 'ping', id: 'q', pad: 'x'.repeat(65_537 - overhead) }));
+    expect((await c.waitFor((m) => m.id === 'p')).error.code).toBe('subscription_not_found');
+    c.send(JSON.stringify({ op: 'unsubscribe', id: 'q', sub: 's999', pad: 'x'.repeat(65_537 - overhead) }));
     expect(await c.closed()).toBe(1008);
   });
 });

@@ -96,7 +96,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     },
     async ({ body, caller: { tenant, key } }, ctx) => {
       privateAnswer(ctx);
-      const made = await accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes });
+      const made = await accounts.issueKey(tenant.id, { name: body.name, scopes: body.scopes, callerScopes: key.scopes, callerKeyId: key.id });
       ctx.status = 201;
       return made;
     },
@@ -116,7 +116,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     },
     async ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { key: await accounts.revokeKey(params.id, caller.tenant.id) };
+      return { key: await accounts.revokeKey(params.id, caller.tenant.id, caller.key.id) };
     },
   );
 
@@ -136,7 +136,7 @@ export function accountRouter(deps: AppDeps): ApiRouter {
     },
     async ({ params, body, caller }, ctx) => {
       privateAnswer(ctx);
-      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, caller.key.scopes);
+      const made = await accounts.rotateKey(caller.tenant.id, params.id, body.graceSeconds, caller.key.scopes, caller.key.id);
       ctx.status = 201;
       return made;
     },
