@@ -35,7 +35,36 @@ import { createViews } from './http/v1/views.js';
 import { createHistoryCache } from './http/history-cache.js';
 import { createCoord } from './coord/wiring.js';
 import type { RouteSpec } from './http/route.js';
-import type { AppDeps, AppState } from './http/types.js';
+import type { AppState } from './http/types.js';
+import type { StoreHandle } from './store/handle.js';
+import type { Limiter } from './limiter/limiter.js';
+import type { AsyncLimiter } from './limiter/redis-gcra.js';
+import type { ResponseCache } from './http/response-cache.js';
+import type { Views } from './http/v1/views.js';
+import type { Stream } from './http/stream.js';
+import type { HistoryCache } from './http/history-cache.js';
+import type { Coord } from './coord/wiring.js';
+
+/** The parts of one app, each made once here and handed to the routers that use them. */
+export type AppDeps = {
+  config: Config;
+  store: StoreHandle;
+  clock: Clock;
+  logger: Logger;
+  services: Services;
+  /** The app's rate limiter: in memory, one per app; with REDIS_URL, shared through Redis (answers promises). */
+  limiter: Limiter | AsyncLimiter;
+  /** The app's cache of read answers, dropped by store changes (one per app). */
+  cache: ResponseCache;
+  /** The app's read views of /v1 (tokens, overview, discovery), sharing `cache`. */
+  views: Views;
+  /** The app's newest bars of each chart series, for history answers (sharing `cache`). */
+  history: HistoryCache;
+  /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
+  stream: Stream;
+  /** What the app shares with other instances through Redis (src/coord/wiring.ts). */
+  coord: Coord;
+};
 
 /** `routes`: every route the app declares, in the order they were added (OpenAPI, tests). */
 export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] };
@@ -82,10 +111,10 @@ export function createApp(input: { config: Config; store: AnyStore; clock?: Cloc
     accountRouter(deps),
     subscriptionsRouter(deps),
     ingestRouter(deps),
-    pagesRouter(deps),
+    pagesRouter(),
     dashboardRouter(deps),
     streamRouter(deps),
-    sdkRouter(deps),
+    sdkRouter(),
   ];
   const specs = apiRouters.flatMap((r) => r.specs);
   const operations = operationsRouter(deps, specs);

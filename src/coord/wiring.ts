@@ -25,7 +25,7 @@ import type { Config } from '../config.js';
 import type { Change } from '../store/handle.js';
 import type { AnyStore } from '../store/open.js';
 import type { Bus, BusOptions, BusState, Notice } from './notice.js';
-import type { AppMiddleware } from '../http/types.js';
+import type { Middleware } from 'koa';
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 import type { ConnectionCaps } from '../limiter/connection-caps.js';
@@ -43,7 +43,7 @@ export type Coord = {
   /** Resolves once the bus is up, or after `timeoutMs` (a start with Redis away goes on degraded). */
   ready(timeoutMs: number): Promise<RedisState>;
   /** Request middleware: no cached answer while the bus is down; a write answers after its notice is out. */
-  middleware: AppMiddleware | null;
+  middleware: Middleware | null;
   /**
    * The app's limiter over `memory`: `memory` itself without REDIS_URL; with it, buckets in Redis
    * shared by every instance (`prefix` names the kind of bucket), `memory`'s while Redis is away.
@@ -211,7 +211,7 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
     else bus = b;
   });
 
-  const middleware: AppMiddleware = async (_ctx, next) => {
+  const middleware: Middleware = async (_ctx, next) => {
     if (state === 'down' && !flushedThisTurn) {
       // Once per event-loop turn, as the store's own check of other processes' writes.
       flushedThisTurn = true;

@@ -15,8 +15,9 @@
  */
 import { ApiRouter } from './route.js';
 import type { StoreHandle } from '../store/handle.js';
-import type { AppDeps } from './types.js';
-import type { RedisState } from '../coord/wiring.js';
+import type { Config } from '../config.js';
+import type { Services } from '../services/index.js';
+import type { Coord, RedisState } from '../coord/wiring.js';
 
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
 export function markStoreFull(store: Pick<StoreHandle, 'full'>): void {
@@ -35,7 +36,7 @@ export type Health = {
   redis: RedisState;
 };
 
-export function healthRouter(deps: AppDeps): ApiRouter {
+export function healthRouter(deps: { config: Config; store: StoreHandle; services: Pick<Services, 'repos'>; coord: Pick<Coord, 'redis'> }): ApiRouter {
   const { store } = deps;
   const { stats } = deps.services.repos;
   // One query through the storage boundary: SQLite's one connection, or a pool connection of

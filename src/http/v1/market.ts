@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Views } from './views.js';
 import { enumParam, intParam, textParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
@@ -14,7 +15,7 @@ import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
-export function marketRouter(deps: AppDeps): ApiRouter {
+export function marketRouter(deps: { clock: Clock; views: Pick<Views, 'discovery'> }): ApiRouter {
   const api = new ApiRouter();
   const { discovery } = deps.views;
   const now = () => nowSeconds(deps.clock);

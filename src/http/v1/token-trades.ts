@@ -6,7 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Services } from '../../services/index.js';
+import type { ResponseCache } from '../response-cache.js';
+import type { HistoryCache } from '../history-cache.js';
+import type { Views } from './views.js';
 import { addressParam, enumParam, intParam } from '../validate.js';
 import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
@@ -18,7 +22,10 @@ import type { SeriesSource } from '../history-cache.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
 
-export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
+/** What the trade and candle routes read. */
+export type TradeRouteDeps = { clock: Clock; views: Pick<Views, 'tokens'>; services: Pick<Services, 'repos'>; cache: ResponseCache; history: HistoryCache };
+
+export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
   const { tokens } = deps.views;
   const { trades, candles, marketCandles, meta } = deps.services.repos;
   const history = deps.history;
