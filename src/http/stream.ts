@@ -18,20 +18,16 @@ import { textParam } from './validate.js';
 import { clientIp } from './client-ip.js';
 import { tenantRate } from './rate-limit.js';
 import { Hub } from '../stream/hub.js';
-import { streamSource } from './stream-source.js';
 import { WsStreamSocket, frameText } from './stream-socket.js';
 import type { Logger } from 'pino';
 import type Koa from 'koa';
 import type { AppContext } from './types.js';
 import type { Config } from '../config.js';
-import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/handle.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 import type { Coord } from '../coord/wiring.js';
-import type { Views } from './v1/views.js';
-import type { ConnectionInfo } from '../stream/types.js';
+import type { ConnectionInfo, StreamReads } from '../stream/types.js';
 import type { Decision } from '../limiter/gcra.js';
 
 export const STREAM_PATH = '/v1/stream';
@@ -58,9 +54,9 @@ export type Stream = { hub: Hub; wss: WebSocketServer; upgrades: WeakMap<Incomin
 export type StreamApp = Pick<Koa, 'callback'> & { deps: { stream: Stream } };
 
 /** The stream of one app (createApp makes it, with the app's reads and counters). */
-export function createStream(deps: { clock: Clock; store: StoreHandle; services: Pick<Services, 'repos' | 'metrics'>; views: Views; logger: Logger }): Stream {
+export function createStream(deps: { streamReads: StreamReads; services: Pick<Services, 'metrics'>; logger: Logger }): Stream {
   const hub = new Hub({
-    source: streamSource(deps),
+    source: deps.streamReads,
     metrics: deps.services.metrics.stream,
     frame: frameText,
     onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { inWindow, naiveTraders, readRawTrades, readTokenId } from './naive.js';
-import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
+import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/read/trader-board.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

@@ -6,10 +6,9 @@
 import { ApiRouter } from '../route.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Services } from '../../services/index.js';
-import type { StoreHandle } from '../../store/handle.js';
-import type { ResponseCache } from '../response-cache.js';
-import type { HistoryCache } from '../history-cache.js';
-import { withResolveCache } from './resolve-cache.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
+import type { ReadModels } from '../../read/index.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
@@ -18,13 +17,12 @@ import type { UdfDeps } from './params.js';
 export function udfRouter(deps: {
   clock: Clock;
   services: Pick<Services, 'repos'>;
-  store: StoreHandle;
   cache: ResponseCache;
   history: HistoryCache;
+  symbols: ReadModels['symbols'];
 }): ApiRouter {
   const repos = deps.services.repos;
-  // Resolved names live in memory with the answers (CACHE=off measures without either).
-  const kept = deps.cache.enabled ? withResolveCache(repos.symbols, deps.store) : null;
+  const kept = deps.symbols;
   const ctx: UdfDeps = {
     clock: deps.clock,
     symbols: kept ?? repos.symbols,

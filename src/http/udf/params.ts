@@ -6,11 +6,11 @@ import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-re
 import type { CandlesRepo } from '../../store/candles-repo.js';
 import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
-import type { ResponseCache } from '../response-cache.js';
-import type { HistoryCache } from '../history-cache.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Async } from '../../store/async.js';
-import type { KnownName } from './resolve-cache.js';
+import type { KnownName } from '../../read/resolve-cache.js';
 
 /** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
 export type UdfDeps = {
@@ -22,7 +22,7 @@ export type UdfDeps = {
   marketCandles: Async<MarketCandlesRepo>;
   windows: Async<WindowRepo>;
   cache: ResponseCache;
-  /** Bars of chart series kept between requests (src/http/history-cache.ts). */
+  /** Bars of chart series kept between requests (src/read/history-cache.ts). */
   history: HistoryCache;
 };
 

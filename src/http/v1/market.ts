@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { Clock } from '../../domain/clock.js';
-import type { Views } from './views.js';
+import type { Views } from '../../read/views.js';
 import { enumParam, intParam, textParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
-import { MAX_DISCOVERY, type DiscoveryKind } from './discovery-views.js';
+import { MAX_DISCOVERY, type DiscoveryKind } from '../../read/discovery-views.js';
 import { addressListParam } from './params.js';
 import * as S from './schemas/market.js';
 

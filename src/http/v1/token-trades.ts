@@ -8,9 +8,9 @@ import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Services } from '../../services/index.js';
-import type { ResponseCache } from '../response-cache.js';
-import type { HistoryCache } from '../history-cache.js';
-import type { Views } from './views.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
+import type { Views } from '../../read/views.js';
 import { addressParam, enumParam, intParam } from '../validate.js';
 import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
@@ -18,7 +18,7 @@ import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../do
 import { toTradeJson, type TradePosition } from '../../store/trades-repo.js';
 import { MAX_BARS } from '../../store/candles-repo.js';
 import { barQuery, isBarQueryError } from '../../domain/history-range.js';
-import type { SeriesSource } from '../history-cache.js';
+import type { SeriesSource } from '../../read/history-cache.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
 
@@ -138,7 +138,7 @@ export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
               read: (bq) => marketCandles.readBars(token.id, market, currency, res, bq),
               newestBefore: (before) => marketCandles.newestBarBefore(token.id, market, res, before),
             };
-      // One entry for every request selecting the same bars, kept until the token changes (src/http/history-cache.ts).
+      // One entry for every request selecting the same bars, kept until the token changes (src/read/history-cache.ts).
       // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
       const stamp = deps.cache.stamp({ token: token.id });
       const answer = await history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);

@@ -8,7 +8,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/handle.js';
 import type { Services } from '../services/index.js';
-import type { Views } from './v1/views.js';
+import type { Views } from './views.js';
 import type { StreamReads } from '../stream/types.js';
 import { bucketStart } from '../domain/resolution.js';
 import { nowSeconds } from '../domain/clock.js';
