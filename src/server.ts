@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SchemaTooNewError } from './store/db.js';
-import { openConfiguredStore, type AnyStore } from './store/open.js';
+import { openConfiguredStore, type AnyStore } from './open-store.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';

@@ -3,7 +3,7 @@
  * stderr, with the JSON log. README, Set-up.
  */
 import type { AddressInfo } from 'node:net';
-import type { Repos } from './store/repos.js';
+import type { Repos } from './store/port/repos.js';
 
 /** The URLs of the pages and docs of a server listening at `address`; the chart link names the newest traded token. */
 export async function startBanner(repos: Pick<Repos, 'demo'>, address: AddressInfo): Promise<string> {

@@ -5,7 +5,7 @@
  * listeners (response cache, history cache, symbol resolve cache, window and trader boards, the
  * key cache, the stream hub, the webhook worker) exactly as a local commit is, without going out
  * again. The bus is Redis pub/sub with REDIS_URL (src/coord/redis-bus.ts); without it, on a
- * PostgreSQL store, LISTEN/NOTIFY of that database (src/coord/pg-bus.ts); on SQLite alone there
+ * PostgreSQL store, LISTEN/NOTIFY of that database (src/store/pg/pg-bus.ts); on SQLite alone there
  * is none (other processes' commits show through `PRAGMA data_version`).
  *
  * While the bus is down this instance may have missed notices, so it serves no cached answer:
@@ -22,9 +22,9 @@
 import type { Logger } from 'pino';
 import type { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Change } from '../store/handle.js';
-import type { AnyStore } from '../store/open.js';
-import type { Bus, BusOptions, BusState, Notice } from './notice.js';
+import type { Change } from '../store/port/handle.js';
+import type { AnyStore } from '../open-store.js';
+import type { Bus, BusOptions, BusState, Notice } from '../store/port/bus.js';
 import type { Middleware } from 'koa';
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
@@ -99,7 +99,7 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
     redisUrl !== null
       ? async (o) => (await import('./redis-bus.js')).createRedisBus({ ...o, url: redisUrl, prefix: channelPrefix(redisUrl) })
       : store.kind === 'postgres'
-        ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
+        ? async (o) => (await import('../store/pg/pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
         : null;
   if (openBus === null) {
     return {

@@ -20,7 +20,7 @@ import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
 import type { AppContext, AppMiddleware, Caller } from './types.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Services } from '../services/index.js';
 
 /** What the caller resolver reads: the accounts repo, and the store's changes that drop its cache. */

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppMiddleware } from './types.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Services } from '../services/index.js';
 import type { RouteSpec } from './route.js';
 import { stampRequest } from './request-id.js';

@@ -9,7 +9,7 @@ import { markStoreFull, markStoreWritable } from './health.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { fromServiceError } from './service-errors.js';
 import type { AppContext, AppMiddleware } from './types.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {

@@ -14,7 +14,7 @@
  * disk_full (SQLSTATE 53100) until a later write succeeds (a full disk shows only that way).
  */
 import { ApiRouter } from './route.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Config } from '../config.js';
 import type { Services } from '../services/index.js';
 import type { Coord, RedisState } from '../coord/wiring.js';

@@ -5,7 +5,7 @@
  * keeps serving what does not read market data: /healthz, /metrics and static assets go through.
  */
 import type { Middleware } from 'koa';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 
 const PASS = /^\/(healthz|metrics)$|^\/assets\//;
 

@@ -6,8 +6,8 @@
  */
 import type { ResponseCache } from './response-cache.js';
 import type { TokenViews } from './token-views.js';
-import type { StoreHandle } from '../store/handle.js';
-import type { Repos } from '../store/repos.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
 import type { MatchKind } from '../store/discovery-repo.js';
 import { DISCOVERY_WINDOWS } from '../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';

@@ -12,7 +12,7 @@
  * time (others wait for it), and a series dropped while its read was in flight is not written to.
  */
 import type { Config } from '../config.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Services } from '../services/index.js';
 import type { ResponseCache } from './response-cache.js';
 import type { Bar } from '../domain/candles.js';

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Services } from '../services/index.js';
 import type { StreamReads } from '../stream/types.js';
 import { createResponseCache, type ResponseCache } from './response-cache.js';

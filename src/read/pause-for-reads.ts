@@ -2,7 +2,7 @@
  * The read side of the write gate (src/http/write-gate.ts, docs/api.md, Ingest limits): a long
  * read of a read model yields to the event loop and goes on only once no sliced write is open.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 
 /**
  * A pause in a long read (a search paging through thousands of index rows): the event loop runs

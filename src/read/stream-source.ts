@@ -6,7 +6,7 @@
  * boundary (src/store/repos.ts) and answers a promise.
  */
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Services } from '../services/index.js';
 import type { Views } from './views.js';
 import type { StreamReads } from '../stream/types.js';

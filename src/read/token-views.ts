@@ -6,8 +6,8 @@
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
 import type { Config } from '../config.js';
-import type { StoreHandle } from '../store/handle.js';
-import type { Repos } from '../store/repos.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
 import type { Clock } from '../domain/clock.js';
 import type { ResponseCache } from './response-cache.js';
 import type { TokenRow } from '../store/tokens-repo.js';

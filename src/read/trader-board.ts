@@ -19,7 +19,7 @@
  * names once per token, shared by its boards; the registry counts every board's bytes and drops
  * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { TraderBoardRepo, BoardTrade } from '../store/trader-board-repo.js';
 import type { Async } from '../store/async.js';
 import { RankedSet, sortInSlices } from '../domain/ranked-set.js';

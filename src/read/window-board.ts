@@ -10,8 +10,8 @@
  * loop, so no request blocks it however many tokens are active. The rankings are sorted once
  * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
-import type { StoreHandle } from '../store/handle.js';
-import type { Repos } from '../store/repos.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
 import type { TokenSummary } from '../store/discovery-repo.js';
 import { foldCase } from '../store/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';

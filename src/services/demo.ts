@@ -2,9 +2,9 @@
  * Demo data: loading the deterministic demo set into the store (through the ingest path) and the
  * simulated feed that keeps adding trades while the store holds only demo data.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
 import type { AnyIngest, NumberedRecord } from './ingest.js';

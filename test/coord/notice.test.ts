@@ -4,8 +4,8 @@
  * or repeating a token, and a message nobody can read taken as "everything changed".
  */
 import { describe, expect, it } from 'vitest';
-import { decodeNotice, encodeNotice, type Notice } from '../../src/coord/notice.js';
-import { fitted } from '../../src/coord/pg-bus.js';
+import { decodeNotice, encodeNotice, type Notice } from '../../src/store/port/bus.js';
+import { fitted } from '../../src/store/pg/pg-bus.js';
 
 describe('change notices', () => {
   it('travel as an envelope naming the sender', () => {

@@ -6,7 +6,7 @@
  */
 import type { Async } from '../async.js';
 import type { IngestHook } from '../port/ingest.js';
-import type { StreamRepo } from '../stream-repo.js';
+import type { StreamRepo } from '../port/repos.js';
 import { toTradeJson, type TradeRowLike } from '../trades-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { clientOf } from './ingest-tx.js';
