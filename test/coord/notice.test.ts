@@ -1,6 +1,6 @@
 /**
- * The change notices between instances (src/coord/notice.ts) and how the PostgreSQL bus fits
- * them into NOTIFY payloads (src/coord/pg-bus.ts): under 8000 bytes each, split without losing
+ * The change notices between instances (src/store/port/bus.ts) and how the PostgreSQL bus fits
+ * them into NOTIFY payloads (src/store/pg/pg-bus.ts): under 8000 bytes each, split without losing
  * or repeating a token, and a message nobody can read taken as "everything changed".
  */
 import { describe, expect, it } from 'vitest';

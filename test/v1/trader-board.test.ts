@@ -1,5 +1,5 @@
 /**
- * The top-traders board (src/http/v1/trader-board.ts) against a naive ranking of the raw trades,
+ * The top-traders board (src/read/trader-board.ts) against a naive ranking of the raw trades,
  * and its costs pinned by structure: trades read per update, page sizes, boards and bytes kept.
  * SQLite's query plans of its pages: test/v1/trader-board-sqlite.test.ts.
  */
