@@ -9,12 +9,11 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { AnyStore } from './store/open.js';
+import type { AnyStore } from './open-store.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services/index.js';
 import { createLimiter } from './limiter/limiter.js';
-import { createResponseCache } from './http/response-cache.js';
 import { edge } from './http/edge.js';
 import { gate } from './http/gate.js';
 import { staticFirst } from './http/static-routes.js';
@@ -31,11 +30,30 @@ import { dashboardRouter } from './http/dashboard.js';
 import { createStream, streamRouter } from './http/stream.js';
 import { sdkRouter } from './http/sdk.js';
 import { operationsRouter } from './http/operations.js';
-import { createViews } from './http/v1/views.js';
-import { createHistoryCache } from './http/history-cache.js';
+import { createReadModels, type ReadModels } from './read/index.js';
 import { createCoord } from './coord/wiring.js';
 import type { RouteSpec } from './http/route.js';
-import type { AppDeps, AppState } from './http/types.js';
+import type { AppState } from './http/types.js';
+import type { StoreHandle } from './store/port/handle.js';
+import type { Limiter } from './limiter/limiter.js';
+import type { AsyncLimiter } from './limiter/redis-gcra.js';
+import type { Stream } from './http/stream.js';
+import type { Coord } from './coord/wiring.js';
+
+/** The parts of one app, each made once here and handed to the routers that use them. */
+export type AppDeps = {
+  config: Config;
+  store: StoreHandle;
+  clock: Clock;
+  logger: Logger;
+  services: Services;
+  /** The app's rate limiter: in memory, one per app; with REDIS_URL, shared through Redis (answers promises). */
+  limiter: Limiter | AsyncLimiter;
+  /** The app's live stream (hub and WebSocket server) behind /v1/stream. */
+  stream: Stream;
+  /** What the app shares with other instances through Redis (src/coord/wiring.ts). */
+  coord: Coord;
+} & ReadModels;
 
 /** `routes`: every route the app declares, in the order they were added (OpenAPI, tests). */
 export type App = Koa<AppState> & { deps: AppDeps; routes: readonly RouteSpec[] };
@@ -44,8 +62,8 @@ export function createApp(input: { config: Config; store: AnyStore; clock?: Cloc
   const clock = input.clock ?? systemClock;
   const logger = input.logger ?? createLogger(input.config.logLevel, undefined, input.config.instanceId);
   const services = input.services ?? createServices({ store: input.store, clock, config: input.config });
-  // CACHE=off turns caching off: the benchmark's uncached run.
-  const cache = createResponseCache(input.store, { enabled: input.config.responseCache, maxBytes: input.config.cacheMaxBytes });
+  // The read models, built once and handed to the routers and the stream (CACHE=off: nothing kept, the benchmark's uncached run).
+  const reads = createReadModels({ config: input.config, store: input.store, clock, services });
   // What instances share through a bus (src/coord/wiring.ts): Redis, or PostgreSQL's LISTEN/NOTIFY; nothing on SQLite alone.
   const coord = createCoord({ config: input.config, store: input.store, logger, registry: services.metrics.registry });
   const parts = {
@@ -57,9 +75,7 @@ export function createApp(input: { config: Config; store: AnyStore; clock?: Cloc
     services,
     // With REDIS_URL, buckets shared by every instance in Redis, these while Redis is away.
     limiter: coord.limiter(createLimiter({ clock })),
-    cache,
-    views: createViews({ config: input.config, store: input.store, clock, cache, repos: services.repos }),
-    history: createHistoryCache({ config: input.config, store: input.store, services, cache }),
+    ...reads,
   };
   const deps: AppDeps = { ...parts, stream: createStream(parts) };
 
@@ -82,10 +98,10 @@ export function createApp(input: { config: Config; store: AnyStore; clock?: Cloc
     accountRouter(deps),
     subscriptionsRouter(deps),
     ingestRouter(deps),
-    pagesRouter(deps),
+    pagesRouter(),
     dashboardRouter(deps),
     streamRouter(deps),
-    sdkRouter(deps),
+    sdkRouter(),
   ];
   const specs = apiRouters.flatMap((r) => r.specs);
   const operations = operationsRouter(deps, specs);

@@ -7,7 +7,7 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { AnyStore } from './store/open.js';
+import type { AnyStore } from './open-store.js';
 import { backupStore } from './store/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SchemaTooNewError } from './store/db.js';
-import { openConfiguredStore, type AnyStore } from './store/open.js';
+import { openConfiguredStore, type AnyStore } from './open-store.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';

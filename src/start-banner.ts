@@ -5,7 +5,7 @@
  * is one JSON log line like every other, so the log stays one JSON document a line.
  */
 import type { AddressInfo } from 'node:net';
-import type { Repos } from './store/repos.js';
+import type { Repos } from './store/port/repos.js';
 
 /** The URLs the banner names. */
 export type StartUrls = { listening: string; liveChart: string; embed: string; dashboard: string; docs: string; sdk: string };

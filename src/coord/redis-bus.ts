@@ -12,9 +12,9 @@
  * Redis is away publish() answers false at once (the offline queue is off).
  */
 import { createClient } from 'redis';
-import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState } from './notice.js';
+import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState } from '../store/port/bus.js';
 
-export type { BusState, Notice } from './notice.js';
+export type { BusState, Notice } from '../store/port/bus.js';
 
 export type RedisBusOptions = BusOptions & {
   url: string;

@@ -5,7 +5,7 @@
  * listeners (response cache, history cache, symbol resolve cache, window and trader boards, the
  * key cache, the stream hub, the webhook worker) exactly as a local commit is, without going out
  * again. The bus is Redis pub/sub with REDIS_URL (src/coord/redis-bus.ts); without it, on a
- * PostgreSQL store, LISTEN/NOTIFY of that database (src/coord/pg-bus.ts); on SQLite alone there
+ * PostgreSQL store, LISTEN/NOTIFY of that database (src/store/pg/pg-bus.ts); on SQLite alone there
  * is none (other processes' commits show through `PRAGMA data_version`).
  *
  * On PostgreSQL with REDIS_URL the instance also LISTENs on the database's own channel: a process
@@ -31,10 +31,10 @@
 import type { Logger } from 'pino';
 import type { Counter, Gauge, Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Change } from '../store/handle.js';
-import type { AnyStore } from '../store/open.js';
-import type { Bus, BusOptions, BusState, Notice } from './notice.js';
-import type { AppMiddleware } from '../http/types.js';
+import type { Change } from '../store/port/handle.js';
+import type { AnyStore } from '../open-store.js';
+import type { Bus, BusOptions, BusState, Notice } from '../store/port/bus.js';
+import type { Middleware } from 'koa';
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 import type { ConnectionCaps } from '../limiter/connection-caps.js';
@@ -52,7 +52,7 @@ export type Coord = {
   /** Resolves once the bus is up, or after `timeoutMs` (a start with Redis away goes on degraded). */
   ready(timeoutMs: number): Promise<RedisState>;
   /** Request middleware: no cached answer while the bus is down; a write answers after its notice is out. */
-  middleware: AppMiddleware | null;
+  middleware: Middleware | null;
   /**
    * The app's limiter over `memory`: `memory` itself without REDIS_URL; with it, buckets in Redis
    * shared by every instance (`prefix` names the kind of bucket), `memory`'s while Redis is away.
@@ -110,11 +110,13 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
     redisUrl !== null
       ? async (o) => (await import('./redis-bus.js')).createRedisBus({ ...o, url: redisUrl, prefix: channelPrefix(redisUrl) })
       : store.kind === 'postgres'
-        ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
+        ? async (o) => (await import('../store/pg/pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
         : null;
   // With Redis on PostgreSQL: the database's channel too, where processes without REDIS_URL announce.
   const openListener: ((o: BusOptions) => Promise<Bus>) | null =
-    redisUrl !== null && store.kind === 'postgres' ? async (o) => (await import('./pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool }) : null;
+    redisUrl !== null && store.kind === 'postgres'
+      ? async (o) => (await import('../store/pg/pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
+      : null;
   if (openBus === null) {
     return {
       redis: () => 'off',
@@ -252,7 +254,7 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
     }),
   ]);
 
-  const middleware: AppMiddleware = async (_ctx, next) => {
+  const middleware: Middleware = async (_ctx, next) => {
     if (state === 'down' && !flushedThisTurn) {
       // Once per event-loop turn, as the store's own check of other processes' writes.
       flushedThisTurn = true;

@@ -2,7 +2,7 @@
  * Which bars a history request asks for (docs/api.md, TradingView UDF datafeed and Token reads),
  * as pure rules shared by /udf/history and /v1/token/:address/candles: the range-or-countback
  * choice, the key under which requests with the same answer share one cached entry, and picking
- * a request's bars from the newest bars of a series held in memory (src/http/history-cache.ts).
+ * a request's bars from the newest bars of a series held in memory (src/read/history-cache.ts).
  */
 import type { Bar } from './candles.js';
 import { bucketStart, type Resolution } from './resolution.js';

@@ -17,7 +17,14 @@ import { ApiError, errors, forbidden, unauthorized } from '../errors.js';
 import { KEY_PREFIX, hashKey, looksLikeKey } from '../domain/api-key.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { KeyRow, Plan, Tenant } from '../store/accounts-repo.js';
-import type { AppContext, AppDeps, AppMiddleware, Caller } from './types.js';
+import type { AppContext, AppMiddleware, Caller } from './types.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Services } from '../services/index.js';
+
+/** What the caller resolver reads: the accounts repo, and the store's changes that drop its cache. */
+export type CallerDeps = { store: StoreHandle; clock: Clock; logger: Logger; services: Pick<Services, 'repos'> };
 import type { Scope } from '../services/accounts.js';
 import { isStoreUnavailable } from './service-errors.js';
 
@@ -94,7 +101,7 @@ export type CallerResolver = (ctx: AppContext) => Caller | Promise<Caller>;
  * only a miss waits for the store. A lookup that was under way when the cache was dropped answers
  * its own request but is not cached, so an invalidation is never undone by a slow read.
  */
-export function createCallerResolver(deps: AppDeps): CallerResolver {
+export function createCallerResolver(deps: CallerDeps): CallerResolver {
   const { store, clock, logger } = deps;
   const repo = deps.services.repos.accounts;
   // Hits only: unknown keys are not cached, so random guesses cannot evict real keys.
@@ -172,7 +179,7 @@ export function createCallerResolver(deps: AppDeps): CallerResolver {
 }
 
 /** The caller step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
-export function resolveCaller(deps: AppDeps): AppMiddleware {
+export function resolveCaller(deps: CallerDeps): AppMiddleware {
   const resolve = createCallerResolver(deps);
   return async (ctx, next) => {
     const caller = resolve(ctx);

@@ -2,13 +2,13 @@
  * ETag and 304 for GET JSON answers (docs/api.md, Conventions). The JSON is serialised here once, so
  * the tag is a hash of the exact bytes sent; compression (outside) then works on the string.
  *
- * A prepared answer (a cached one, src/http/prepared-json.ts) of 1 KB or more goes out in the coding
+ * A prepared answer (a cached one, src/read/prepared-json.ts) of 1 KB or more goes out in the coding
  * the client accepts, brotli before gzip, from forms made once: no request compresses it again.
  * Each coding has its own ETag (`<tag>-br`, `<tag>-gzip`), as for static files, so a 304 is only
  * given for the bytes the client holds.
  */
 import { createHash } from 'node:crypto';
-import { ASYNC_COMPRESS_BYTES, JSON_TYPE, PreparedJson, type Coding } from './prepared-json.js';
+import { ASYNC_COMPRESS_BYTES, JSON_TYPE, PreparedJson, type Coding } from '../read/prepared-json.js';
 import { COMPRESS_THRESHOLD } from './compression.js';
 import type { AppContext, AppMiddleware } from './types.js';
 

@@ -20,7 +20,10 @@ import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
 import { createKeyBody, keyPath, rotateKeyBody } from './v1/account.js';
 import { registerBody, registeredAnswer, registeredPath } from './v1/subscriptions.js';
-import type { AppContext, AppDeps } from './types.js';
+import type { AppContext } from './types.js';
+import type { Services } from '../services/index.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { AsyncLimiter } from '../limiter/redis-gcra.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
@@ -65,7 +68,10 @@ function assertSameOrigin(ctx: AppContext): void {
   if (host !== ctx.host) throw errors.forbidden('cross-origin requests are not allowed here');
 }
 
-export function dashboardRouter(deps: AppDeps): ApiRouter<Signed> {
+export function dashboardRouter(deps: {
+  services: Pick<Services, 'accounts' | 'subscriptions' | 'sessions' | 'signInThrottle'>;
+  limiter: Limiter | AsyncLimiter;
+}): ApiRouter<Signed> {
   const { accounts, subscriptions, sessions, signInThrottle: throttle } = deps.services;
   /** The signed-in tenant of a `session` route; a state-changing one also needs the CSRF token and the same origin. */
   const signedIn = async (ctx: AppContext, write: boolean): Promise<Signed> => {

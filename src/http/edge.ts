@@ -6,7 +6,10 @@
  * RateLimit-* headers, and last the metrics and the access log, which so see the final status.
  * One function means one promise and one await per request where each layer cost its own.
  */
-import type { AppDeps, AppMiddleware } from './types.js';
+import type { Logger } from 'pino';
+import type { AppMiddleware } from './types.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Services } from '../services/index.js';
 import type { RouteSpec } from './route.js';
 import { stampRequest } from './request-id.js';
 import { accessLevel, writeLine } from './access-log.js';
@@ -16,7 +19,7 @@ import { createCompressor } from './compression.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 
 /** The outer middleware of `deps`' app; `routes` label the metrics (every declared route). */
-export function edge(deps: Pick<AppDeps, 'store' | 'logger' | 'services'>, routes: readonly RouteSpec[]): AppMiddleware {
+export function edge(deps: { store: StoreHandle; logger: Logger; services: Pick<Services, 'metrics'> }, routes: readonly RouteSpec[]): AppMiddleware {
   const { store, logger } = deps;
   const observe = createRequestObserver(deps.services.metrics, routes);
   const compress = createCompressor();

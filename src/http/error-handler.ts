@@ -9,7 +9,7 @@ import { markStoreFull, markStoreWritable } from './health.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { fromServiceError } from './service-errors.js';
 import type { AppContext, AppMiddleware } from './types.js';
-import type { App } from '../app.js';
+import type { StoreHandle } from '../store/port/handle.js';
 
 export const errorHandler = (): AppMiddleware => async (ctx, next) => {
   try {
@@ -44,7 +44,7 @@ export function answerError(ctx: AppContext, err: unknown): void {
 }
 
 /** The app's store, when the app is createApp's (tests may mount this handler on a bare Koa). */
-const storeOf = (ctx: AppContext) => (ctx.app as unknown as Partial<App>).deps?.store;
+const storeOf = (ctx: AppContext) => (ctx.app as { deps?: { store?: StoreHandle } }).deps?.store;
 
 export function writeError(ctx: AppContext, err: unknown): void {
   const e = toApiError(fromServiceError(err));

@@ -9,16 +9,16 @@
  */
 import type { Limiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
-import type { AppDeps, AppMiddleware } from './types.js';
-import { createCallerResolver } from './auth.js';
-import { createLimitStep } from './rate-limit.js';
+import type { AppMiddleware } from './types.js';
+import { createCallerResolver, type CallerDeps } from './auth.js';
+import { createLimitStep, type LimitDeps } from './rate-limit.js';
 import { createCors } from './cors.js';
 import { refuseIfLimited } from './rate-limit-headers.js';
 import { sliceWait } from './write-gate.js';
 import { tagAnswer } from './conditional.js';
 
 /** The inner middleware of `deps`' app, on its limiter unless another is given. */
-export function gate(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): AppMiddleware {
+export function gate(deps: CallerDeps & LimitDeps, limiter: Limiter | AsyncLimiter = deps.limiter): AppMiddleware {
   const resolve = createCallerResolver(deps);
   const limit = createLimitStep(deps, limiter);
   const cors = createCors(deps.config);

@@ -14,9 +14,10 @@
  * disk_full (SQLSTATE 53100) until a later write succeeds (a full disk shows only that way).
  */
 import { ApiRouter } from './route.js';
-import type { StoreHandle } from '../store/handle.js';
-import type { AppDeps } from './types.js';
-import type { RedisState } from '../coord/wiring.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Config } from '../config.js';
+import type { Services } from '../services/index.js';
+import type { Coord, RedisState } from '../coord/wiring.js';
 import type { IndexerStatus } from '../indexer/evm/run.js';
 
 /** Records that a write to `store` failed because it is full (the error handler calls this). */
@@ -38,7 +39,12 @@ export type Health = {
   indexers?: IndexerStatus[];
 };
 
-export function healthRouter(deps: AppDeps): ApiRouter {
+export function healthRouter(deps: {
+  config: Config;
+  store: StoreHandle;
+  services: Pick<Services, 'repos' | 'indexers'>;
+  coord: Pick<Coord, 'redis'>;
+}): ApiRouter {
   const { store } = deps;
   const { stats } = deps.services.repos;
   // One query through the storage boundary: SQLite's one connection, or a pool connection of

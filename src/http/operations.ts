@@ -12,7 +12,7 @@ import { nodeModulesDir, projectRoot } from '../paths.js';
 import { buildOpenApi } from './openapi.js';
 import { ApiRouter, type RouteSpec } from './route.js';
 import { sendStatic, staticFile, type StaticFile } from './static-file.js';
-import type { AppDeps } from './types.js';
+import type { Services } from '../services/index.js';
 
 const SWAGGER_DIR = join(nodeModulesDir, 'swagger-ui-dist');
 const VENDOR_CACHE = 'public, max-age=86400';
@@ -105,7 +105,7 @@ function packageVersion(): string {
 }
 
 /** `specs` are the app's other routes, for /openapi.json; the router's own are in its `specs`. */
-export function operationsRouter(deps: AppDeps, specs: readonly RouteSpec[]): ApiRouter {
+export function operationsRouter(deps: { services: Pick<Services, 'metrics'> }, specs: readonly RouteSpec[]): ApiRouter {
   const { metrics } = deps.services;
   let document: Record<string, unknown> | null = null;
   const docsPage = staticFile(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8', 'no-cache');

@@ -24,7 +24,6 @@ import type { AppContext } from './types.js';
 const noBody = (ctx: AppContext) => {
   if (requestHasBody(ctx)) throw errors.bodyNotAllowed();
 };
-import type { AppDeps } from './types.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -90,7 +89,7 @@ const themeParam = enumParam(['dark', 'light'] as const);
 const homeQuery = z.object({ symbol: textParam(1, 64).optional(), resolution: resolutionParam.optional() });
 const embedQuery = z.object({ symbol: textParam(1, 64), resolution: resolutionParam.optional(), theme: themeParam.optional() });
 
-export function pagesRouter(_deps: AppDeps): ApiRouter {
+export function pagesRouter(): ApiRouter {
   const api = new ApiRouter();
   const assets = loadAssets();
   const page = (name: string) => fileOf(join(webDir, name), name === 'dashboard.html' ? PRIVATE_PAGE_CACHE : PAGE_CACHE);

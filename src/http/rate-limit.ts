@@ -19,7 +19,14 @@ import type { Decision, Rate } from '../limiter/gcra.js';
 import { clientIp } from './client-ip.js';
 import { createLimiter } from '../limiter/limiter.js';
 import type { AsyncLimiter } from '../limiter/redis-gcra.js';
-import type { AppContext, AppDeps, AppMiddleware, RateLimitState } from './types.js';
+import type { AppContext, AppMiddleware, RateLimitState } from './types.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import type { Coord } from '../coord/wiring.js';
+
+/** What the limiter step takes: the app's limiter, the anonymous rate, the shared buckets' wiring. */
+export type LimitDeps = { config: Config; clock: Clock; logger: Logger; limiter: Limiter | AsyncLimiter; coord: Pick<Coord, 'limiter'> };
 
 const TENANT_WINDOW_SECONDS = 60;
 
@@ -78,7 +85,7 @@ export function toRateLimitState(d: Decision): RateLimitState {
 export type LimitStep = (ctx: AppContext) => void | Promise<void>;
 
 /** The limiter step, on the app's limiter (deps.limiter) unless a test hands it another. */
-export function createLimitStep(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): LimitStep {
+export function createLimitStep(deps: LimitDeps, limiter: Limiter | AsyncLimiter = deps.limiter): LimitStep {
   const anon = deps.config.rateLimitAnon;
   // A bucket per caller (the same keys as the main limiter) holding its free asset requests;
   // with REDIS_URL shared by the instances, as the main buckets are.
@@ -110,7 +117,7 @@ export function createLimitStep(deps: AppDeps, limiter: Limiter | AsyncLimiter =
 }
 
 /** The limiter step on its own, as a middleware (the app runs it inside src/http/gate.ts). */
-export function rateLimit(deps: AppDeps, limiter: Limiter | AsyncLimiter = deps.limiter): AppMiddleware {
+export function rateLimit(deps: LimitDeps, limiter: Limiter | AsyncLimiter = deps.limiter): AppMiddleware {
   const step = createLimitStep(deps, limiter);
   return async (ctx, next) => {
     const pending = step(ctx);

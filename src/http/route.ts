@@ -9,7 +9,7 @@
  */
 import Router from '@koa/router';
 import type { z } from 'zod';
-import { JSON_TYPE, PreparedJson } from './prepared-json.js';
+import { JSON_TYPE, PreparedJson } from '../read/prepared-json.js';
 import { compileParams, rejectUnknownParams, type QuerySchema, type RawParams } from './validate.js';
 import { requireKey } from './auth.js';
 import { queryOf } from './query.js';

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { projectRoot } from '../paths.js';
 import { ApiRouter } from './route.js';
 import { sendStatic, staticFile } from './static-file.js';
-import type { AppDeps } from './types.js';
 
 const SDK_CACHE = 'public, max-age=300';
 
@@ -17,7 +16,7 @@ const FILES = [
   { path: '/sdk/datafeed.d.ts', file: 'datafeed.d.ts', type: 'text/plain; charset=utf-8' },
 ] as const;
 
-export function sdkRouter(_deps: AppDeps): ApiRouter {
+export function sdkRouter(): ApiRouter {
   const api = new ApiRouter();
   for (const f of FILES) {
     const body = staticFile(readFileSync(join(projectRoot, 'src', 'sdk', f.file)), f.type, SDK_CACHE);

@@ -18,11 +18,16 @@ import { textParam } from './validate.js';
 import { clientIp } from './client-ip.js';
 import { tenantRate } from './rate-limit.js';
 import { Hub } from '../stream/hub.js';
-import { streamSource } from './stream-source.js';
 import { WsStreamSocket, frameText } from './stream-socket.js';
-import type { App } from '../app.js';
-import type { AppContext, AppDeps } from './types.js';
-import type { ConnectionInfo } from '../stream/types.js';
+import type { Logger } from 'pino';
+import type Koa from 'koa';
+import type { AppContext } from './types.js';
+import type { Config } from '../config.js';
+import type { Services } from '../services/index.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { AsyncLimiter } from '../limiter/redis-gcra.js';
+import type { Coord } from '../coord/wiring.js';
+import type { ConnectionInfo, StreamReads } from '../stream/types.js';
 import type { Decision } from '../limiter/gcra.js';
 
 export const STREAM_PATH = '/v1/stream';
@@ -45,10 +50,13 @@ type Upgrade = { socket: Duplex; head: Buffer; res: ServerResponse };
 /** An app's stream: its hub, the ws server that takes admitted upgrades, and the upgrades waiting for the route. */
 export type Stream = { hub: Hub; wss: WebSocketServer; upgrades: WeakMap<IncomingMessage, Upgrade> };
 
+/** An app with its stream (createApp's App; the stream needs no more of it). */
+export type StreamApp = Pick<Koa, 'callback'> & { deps: { stream: Stream } };
+
 /** The stream of one app (createApp makes it, with the app's reads and counters). */
-export function createStream(deps: Omit<AppDeps, 'stream'>): Stream {
+export function createStream(deps: { streamReads: StreamReads; services: Pick<Services, 'metrics'>; logger: Logger }): Stream {
   const hub = new Hub({
-    source: streamSource(deps),
+    source: deps.streamReads,
     metrics: deps.services.metrics.stream,
     frame: frameText,
     onError: (err) => deps.logger.error({ err }, 'stream fan-out failed'),
@@ -64,10 +72,13 @@ export function createStream(deps: Omit<AppDeps, 'stream'>): Stream {
 }
 
 /** The hub of an app (tests read its counts). */
-export const hubOf = (app: App): Hub => app.deps.stream.hub;
+export const hubOf = (app: StreamApp): Hub => app.deps.stream.hub;
+
+/** What the stream route takes: the stream, the connection caps and the limiter that charges a connection. */
+type StreamRouteDeps = { stream: Stream; coord: Pick<Coord, 'caps'>; limiter: Limiter | AsyncLimiter; config: Config };
 
 /** The route: admits an upgrade (cap, scope) and hands the socket to ws and the hub. */
-export function streamRouter(deps: AppDeps): ApiRouter {
+export function streamRouter(deps: StreamRouteDeps): ApiRouter {
   const router = new ApiRouter();
   router.add(
     {
@@ -156,7 +167,7 @@ const waitOf = (d: Decision): number | null => (d.allowed ? null : (d.retryAfter
  * Counts one request in the bucket the upgrade was counted in: null when allowed, else seconds to
  * wait (a promise of it when the limiter is shared through Redis).
  */
-function chargeFor(deps: AppDeps, ctx: AppContext): ConnectionInfo['charge'] {
+function chargeFor(deps: StreamRouteDeps, ctx: AppContext): ConnectionInfo['charge'] {
   const caller = ctx.state.caller;
   const limiter = deps.limiter;
   let decide: () => Decision | Promise<Decision>;
@@ -181,7 +192,7 @@ export type StreamHandle = { close(): Promise<void> };
  * Routes `server`'s upgrade requests through `app`, and gives the shutdown step: once the HTTP
  * requests in flight are answered, every stream connection is closed with 1001.
  */
-export function attachStream(server: Server, app: App): StreamHandle {
+export function attachStream(server: Server, app: StreamApp): StreamHandle {
   const handler = app.callback();
   const { hub, wss, upgrades } = app.deps.stream;
   let inFlight = 0;

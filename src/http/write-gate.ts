@@ -5,7 +5,7 @@
  * keeps serving what does not read market data: /healthz, /metrics and static assets go through.
  */
 import type { Middleware } from 'koa';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 
 const PASS = /^\/(healthz|metrics)$|^\/assets\//;
 
@@ -13,16 +13,6 @@ const PASS = /^\/(healthz|metrics)$|^\/assets\//;
 export function sliceWait(store: Pick<StoreHandle, 'settled'>, path: string): Promise<void> | null {
   const pending = store.settled();
   return pending !== null && !PASS.test(path) ? pending : null;
-}
-
-/**
- * A pause in a long read (a search paging through thousands of index rows): the event loop runs
- * what waits, and the read goes on only once no sliced write is open, so its next page never sees
- * half a batch.
- */
-export async function pauseForReads(store: Pick<StoreHandle, 'settled'>): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  for (let p = store.settled(); p !== null; p = store.settled()) await p;
 }
 
 /** The write gate on its own, as a middleware (the app runs it inside src/http/gate.ts). */

@@ -2,12 +2,12 @@
  * Tenants and API keys: the operations shared by the CLI, `/v1/keys` and the dashboard.
  * Secrets are returned once, by the call that makes them, and never stored.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { newId, newKeySecret } from '../domain/api-key.js';
 import type { KeyRow, Tenant } from '../store/accounts-repo.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 
 export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';

@@ -9,11 +9,10 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { TradeRecord } from '../domain/records.js';
-import { demoLiveRates, type LiveRate } from '../domain/demo-data.js';
+import { demoLiveRates, type DemoOptions, type LiveRate } from '../domain/demo-data.js';
 import type { FeedMarket } from '../store/demo-repo.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import type { AnyIngest, NumberedRecord } from './ingest.js';
-import type { DemoMeta } from './demo.js';
 import type { Metrics } from './metrics.js';
 
 export type DemoFeedOptions = {
@@ -31,6 +30,15 @@ export type DemoFeed = {
   /** Each demo token's trades per second (by address), as the feed runs them now. */
   rates(): Promise<Map<string, number>>;
   stop(): void;
+};
+
+/**
+ * What the store keeps of a loaded demo set: enough to make it again, and (with `generation`)
+ * for the feed to rebuild each token's live rate. Generation 2 is the history with a busy end
+ * (src/domain/demo-activity.ts); a store loaded before it has none, and its feed measures rates.
+ */
+export type DemoMeta = Pick<DemoOptions, 'seed' | 'until' | 'days' | 'tokens' | 'tradesPerTokenPerDay' | 'hotShare' | 'holdersPerToken'> & {
+  generation?: number;
 };
 
 /** A store loaded before the live rates were kept: how far back the feed looks to measure them. */

@@ -10,9 +10,10 @@
  */
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Repos } from '../store/repos.js';
-import { DEMO_DEFAULTS, type DemoMeta } from './demo.js';
+import { DEMO_DEFAULTS } from './demo.js';
+import type { DemoMeta } from './demo-feed.js';
 
 const HOUR = 3600;
 const DAY = 86400;

@@ -2,13 +2,14 @@
  * Demo data: loading the deterministic demo set into the store (through the ingest path) and the
  * simulated feed that keeps adding trades while the store holds only demo data.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
 import type { AnyIngest, NumberedRecord } from './ingest.js';
 import type { DemoRemoval } from '../store/demo-repo.js';
+import type { DemoMeta } from './demo-feed.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };
 
@@ -44,15 +45,6 @@ export async function loadDemo(
   // Only trades can be duplicates (the other records are upserts): count what was loaded.
   return { ...counts, trades: counts.trades - duplicates, seed: opts.seed, until: opts.until, days: opts.days };
 }
-
-/**
- * What the store keeps of a loaded demo set: enough to make it again, and (with `generation`)
- * for the feed to rebuild each token's live rate. Generation 2 is the history with a busy end
- * (src/domain/demo-activity.ts); a store loaded before it has none, and its feed measures rates.
- */
-export type DemoMeta = Pick<DemoOptions, 'seed' | 'until' | 'days' | 'tokens' | 'tradesPerTokenPerDay' | 'hotShare' | 'holdersPerToken'> & {
-  generation?: number;
-};
 
 export const DEMO_GENERATION = 2;
 

@@ -26,7 +26,7 @@ import { createPgWebhookOutboxRepo } from '../store/pg/webhook-outbox-repo.js';
 import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 
 /** Events are kept this long (seconds); older ones are not returned and are pruned. */
 export const EVENT_RETENTION_SECONDS = 7 * 86_400;

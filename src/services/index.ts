@@ -10,7 +10,7 @@
  * above this line is the same code on both.
  */
 import type { Store } from '../store/db.js';
-import type { AnyStore } from '../store/open.js';
+import type { AnyStore } from '../open-store.js';
 import type { PgStore } from '../store/pg/pg-store.js';
 import type { Clock } from '../domain/clock.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';

@@ -10,7 +10,8 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { beginSlicedWrite, type Store } from '../store/db.js';
-import { IngestRejected, type IngestResult, type NumberedRecord, type Validator } from './ingest.js';
+import type { IngestResult } from '../store/port/ingest.js';
+import { IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
 import { PARSE_CHUNK } from './ingest-parse.js';
 
 /**

@@ -8,32 +8,16 @@
  * commit, never before, so no reader caches a view of uncommitted rows.
  */
 import type { Async } from '../store/async.js';
-import type { IngestTx, IngestWriter } from '../store/ingest-repo.js';
+import type { IngestBatch, IngestEngine, IngestHook, IngestResult, IngestTx, IngestWriter } from '../store/port/ingest.js';
 import type { Change } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import {
-  createValidator,
-  type AnyIngest,
-  type IngestBatch,
-  type IngestHook,
-  type IngestResult,
-  type NumberedRecord,
-  type Validator,
-  type WriteOptions,
-} from './ingest.js';
+import type { AnyIngest, WriteOptions } from './ingest.js';
+import { createValidator, type NumberedRecord, type Validator } from './ingest-validator.js';
+
+export type { IngestEngine } from '../store/port/ingest.js';
 import { validateChunked, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
-
-/** What an engine gives the ingest. */
-export type IngestEngine = {
-  /** Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: IngestTx, writer: Async<IngestWriter>) => Promise<T>): Promise<T>;
-  /** Which of `addresses` are stored tokens (one read for a whole batch's validation). */
-  storedTokens(addresses: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Records per slice. */
-  readonly slice: number;
-};
 
 /** The engine ingest: `write` is `writeSliced` (a batch is one transaction however long). */
 export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> & {

@@ -5,7 +5,7 @@
  * parsed or even split. Nothing here holds more than the body text and the records it keeps.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { LineError } from './ingest.js';
+import type { LineError } from './ingest-validator.js';
 
 /** Records one batch (one `POST /v1/ingest`) may hold. */
 export const MAX_INGEST_RECORDS = 100_000;

@@ -9,8 +9,8 @@
 import type { IngestRecord, HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../domain/records.js';
 import { rollupDeltas } from '../domain/candles.js';
 import { marketRollupDeltas } from '../domain/market-candles.js';
-import type { MarketBefore, SliceDerived, SliceRows, SliceWritten } from '../store/ingest-repo.js';
-import type { InsertedTrade, NumberedRecord } from './ingest.js';
+import type { InsertedTrade, MarketBefore, SliceDerived, SliceRows, SliceWritten } from '../store/port/ingest.js';
+import type { NumberedRecord } from './ingest-validator.js';
 import type { SliceResult } from './ingest-batch.js';
 
 /** The slice's records by kind, in record order. */

@@ -12,70 +12,16 @@
 import { writeTransaction, type Store } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { parseRecord, type IngestRecord, type TradeRecord } from '../domain/records.js';
-import { createIngestRepo, createSqliteIngestWriter, type IngestTx } from '../store/ingest-repo.js';
+import { createIngestRepo, createSqliteIngestWriter } from '../store/ingest-repo.js';
+import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } from '../store/port/ingest.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
+import { createValidator, IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
 
-export type { IngestTx };
-
-export type IngestResult = { accepted: number; duplicates: number };
-export type LineError = { line: number; error: string };
-export type NumberedRecord = { line: number; record: IngestRecord };
-
-/**
- * How a batch is written. `demo` marks demo records. `within` runs in the batch's transaction
- * after its records and hooks, so a writer's own rows (the chain indexer's position,
- * src/indexer/evm/) commit or roll back with the records; like a hook, it must not answer a
- * promise on SQLite.
- */
-export type WriteOptions = { demo?: boolean; within?: (tx: IngestTx) => Promise<void> | void };
-
-/** A batch refused whole: nothing of it was written. */
-export class IngestRejected extends Error {
-  constructor(readonly errors: LineError[]) {
-    super(`${errors.length} invalid record${errors.length === 1 ? '' : 's'}`);
-  }
-}
-
-/**
- * A trade as stored, handed to derived views and hooks: its record with the row's id, its token's
- * id and its side as a flag. toTradeJson (store/trades-repo.ts) turns it, with its market's dex, into the API's form.
- */
-export type InsertedTrade = Omit<TradeRecord, 'type'> & { id: number; tokenId: number; isBuy: boolean };
-
-/** What a hook is handed: one slice's new trades and touched tokens. */
-export type IngestBatch = {
-  trades: readonly InsertedTrade[];
-  touchedTokens: ReadonlySet<number>;
-  now: number;
-  /** Whether this is the transaction's first call: a sliced batch calls its hooks once per slice. */
-  first: boolean;
-};
-
-/**
- * Runs inside the ingest transaction after a slice's records are written (docs/architecture.md,
- * The ingest boundary). Hooks keep views that ingest must update atomically (events, read
- * views, ...). `tx` names the engine and, on PostgreSQL, the transaction's client: a hook that
- * writes builds its statements on it. On SQLite the transaction is synchronous: a hook must
- * answer undefined there (it runs its statements at once); on PostgreSQL it may answer a promise.
- * Hooks that write nothing (metrics, caches) take the batch alone.
- */
-export type IngestHook = (batch: IngestBatch, tx: IngestTx) => Promise<void> | void;
-
-/** A hook of the SQLite store: its statements are its own, it needs no handle and never awaits. */
-export type SqliteIngestHook = (batch: IngestBatch) => void;
-
-export type Validator = {
-  /** Validates one raw record at `line`; returns it, or records the error and returns null. */
-  check(line: number, value: unknown): IngestRecord | null;
-  /** Records a line refused before validation (not JSON). */
-  reject(line: number, error: string): void;
-  /** The first MAX_ERRORS errors, then a line saying the rest are not listed. */
-  readonly errors: LineError[];
-  /** How many lines were refused in all. */
-  readonly invalid: number;
-};
+// The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;
+// named here too so callers keep one import for the ingest.
+export type { IngestBatch, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
+export { createValidator, IngestRejected, type LineError, type NumberedRecord, type Validator } from './ingest-validator.js';
 
 /**
  * The ingest as services, routes and the CLI use it, on either engine (docs/architecture.md, The
@@ -117,50 +63,6 @@ export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
   /** Adds a hook called in the write transaction. */
   addHook(hook: IngestHook): void;
 };
-
-const MAX_ERRORS = 100;
-
-/**
- * A validator for one batch, tracking which tokens the batch defines, in order; `stored(address)`
- * tells whether a token is stored already (asked once per address).
- */
-export function createValidator(stored: (address: string) => boolean): Validator {
-  const defined = new Set<string>();
-  const known = new Map<string, boolean>();
-  const errors: LineError[] = [];
-  const exists = (address: string): boolean => {
-    if (defined.has(address)) return true;
-    let k = known.get(address);
-    if (k === undefined) {
-      k = stored(address);
-      known.set(address, k);
-    }
-    return k;
-  };
-  let invalid = 0;
-  const reject = (line: number, error: string) => {
-    invalid++;
-    if (errors.length < MAX_ERRORS) errors.push({ line, error });
-    else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
-  };
-  return {
-    errors,
-    get invalid() {
-      return invalid;
-    },
-    reject,
-    check(line, value) {
-      const parsed = parseRecord(value);
-      let error: string | null = null;
-      if (!parsed.ok) error = parsed.error;
-      else if (parsed.record.type === 'token') defined.add(parsed.record.address);
-      else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
-      if (error === null) return parsed.ok ? parsed.record : null;
-      reject(line, error);
-      return null;
-    },
-  };
-}
 
 export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
   const { db } = deps.store;

@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { AnyStore } from '../store/open.js';
+import type { AnyStore } from '../open-store.js';
 import type { Clock } from '../domain/clock.js';
 import { holdJobLock, type Job, type JobLock } from '../store/pg/job-lock.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed, type DemoCounts } from './demo.js';

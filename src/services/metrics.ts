@@ -6,8 +6,8 @@
  */
 import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { StoreHandle } from '../store/handle.js';
-import type { Repos } from '../store/repos.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
 import { streamMetrics, type StreamMetrics } from '../stream/metrics.js';
 
 /** Where an ingest batch came from. The CLI runs in its own process, so its counts stay there. */

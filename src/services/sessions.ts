@@ -10,7 +10,7 @@
  * The sign-in throttle keeps its counts in the store, so a restart does not reset them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { nowSeconds, type Clock } from '../domain/clock.js';
 
 export const SESSION_DEFAULTS = { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 } as const;

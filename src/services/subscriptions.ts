@@ -12,7 +12,7 @@ import { nowSeconds } from '../domain/clock.js';
 import { normalizeAddress } from '../domain/address.js';
 import { newId } from '../domain/api-key.js';
 import type { Subscription } from '../store/subscriptions-repo.js';
-import type { Repos } from '../store/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { checkWebhookUrl, WebhookUrlError } from './webhook-target.js';
 
 export type { Subscription } from '../store/subscriptions-repo.js';

@@ -14,7 +14,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/async.js';
 import type { DueDelivery, WebhookOutboxRepo } from '../store/webhook-outbox-repo.js';

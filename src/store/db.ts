@@ -8,14 +8,14 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
-import { createChangeHub, type StoreHandle } from './handle.js';
+import { createChangeHub, type StoreHandle } from './port/handle.js';
 import { createPrivateFile } from './private-file.js';
 
 export type Db = Database.Database;
 
-export type { Change } from './handle.js';
+export type { Change } from './port/handle.js';
 
-/** The SQLite store: the engine-neutral handle (src/store/handle.ts) plus its one connection. */
+/** The SQLite store: the engine-neutral handle (src/store/port/handle.ts) plus its one connection. */
 export type Store = StoreHandle & {
   readonly kind: 'sqlite';
   readonly db: Db;

@@ -8,63 +8,13 @@
  * This SQLite writer runs today's prepared statements row by row inside the caller's
  * transaction: a statement costs microseconds here, and a wrapper per row would be measurable.
  */
-import type pg from 'pg';
 import type { Db } from './db.js';
-import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../domain/records.js';
-import type { RollupDelta } from '../domain/candles.js';
-import type { MarketRollupDelta } from '../domain/market-candles.js';
-import type { InsertedTrade } from '../services/ingest.js';
+import type { IngestWriter, MarketBefore } from './port/ingest.js';
 import { createCandlesRepo } from './candles-repo.js';
 import { createMarketCandlesRepo } from './market-candles-repo.js';
 
-/**
- * The transaction an ingest hook runs in: on SQLite the one connection's (its hooks hold their
- * own statements), on PostgreSQL the client of the ingest's inWriteOrder() transaction.
- */
-export type IngestTx = { readonly engine: 'sqlite' } | { readonly engine: 'postgres'; readonly client: pg.ClientBase };
-
-/** One slice's records by kind, each list in record order. */
-export type SliceRows = {
-  now: number;
-  demo: boolean;
-  tokens: readonly TokenRecord[];
-  markets: readonly MarketRecord[];
-  holders: readonly HolderRecord[];
-  trades: readonly TradeRecord[];
-};
-
-/** A market row as it stood: its token and dex. */
-export type MarketBefore = { tokenId: number; dex: string };
-
-/** What storing a slice's rows answered. */
-export type SliceWritten = {
-  /** The id of every token the slice names (defined in it or referenced by its rows). */
-  ids: ReadonlyMap<string, number>;
-  /** For markets[i]: the row just before it was applied (earlier rows of the slice included), or undefined when new. */
-  marketsBefore: readonly (MarketBefore | undefined)[];
-  /** For trades[i]: its new record number, or null when it was stored already (or earlier in the slice). */
-  tradeIds: readonly (number | null)[];
-};
-
-/** The rows that follow from a slice's new trades and touched tokens. */
-export type SliceDerived = {
-  now: number;
-  candles: readonly RollupDelta[];
-  marketCandles: readonly MarketRollupDelta[];
-  /** Each token's newest new trade in trade order: its price and last trade move when it is newer. */
-  last: readonly InsertedTrade[];
-  touched: ReadonlySet<number>;
-};
-
-/**
- * An engine's writer, bound to one transaction. Rows are applied in record order within each
- * kind, tokens first, then markets, holders and trades (validation guarantees a row's token is
- * defined before it or already stored, so this order gives the same rows as record order).
- */
-export type IngestWriter = {
-  rows(slice: SliceRows): SliceWritten;
-  derived(d: SliceDerived): void;
-};
+// The writer's contract is the port's (src/store/port/ingest.ts); named here for its callers.
+export type { IngestTx, IngestWriter, MarketBefore, SliceDerived, SliceRows, SliceWritten } from './port/ingest.js';
 
 export function createIngestRepo(db: Db) {
   const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();

@@ -4,7 +4,7 @@
  * fit (windowSegments, as for window statistics) and raw trades for the sub-minute edges, so a
  * busy token costs a few buckets per market, not one row per trade. The rollups are keyed by
  * bucket first (migration 006), so each bucket is one index seek to the token's rows. (Top
- * traders read trader boards, src/http/v1/trader-board.ts.)
+ * traders read trader boards, src/read/trader-board.ts.)
  */
 import type { Db } from './db.js';
 import { windowSegments, type Segment } from '../domain/window-cover.js';

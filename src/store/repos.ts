@@ -9,65 +9,32 @@
  * allows) do not go through this object: they take the repos bound to their transaction.
  */
 import type { Store } from './db.js';
-import { asyncRepo, sqliteTransaction, type Async } from './async.js';
-import { createAccountsRepo, type AccountsRepo } from './accounts-repo.js';
-import { createCandlesRepo, type CandlesRepo } from './candles-repo.js';
-import { createDemoRepo, type DemoRepo } from './demo-repo.js';
-import { createDiscoveryRepo, type DiscoveryRepo } from './discovery-repo.js';
-import { createEventsRepo, type EventsRepo } from './events-repo.js';
-import { createIndexerRepo, type IndexerRepo } from './indexer-repo.js';
-import { createMarketCandlesRepo, type MarketCandlesRepo } from './market-candles-repo.js';
-import { createMetaRepo, type MetaRepo } from './meta-repo.js';
-import { createRankingRepo, type RankingRepo } from './ranking-repo.js';
-import { createSearchIndexRepo, type SearchIndexRepo } from './search-index-repo.js';
+import { asyncRepo, sqliteTransaction } from './async.js';
+import type { Repos } from './port/repos.js';
+import { createAccountsRepo } from './accounts-repo.js';
+import { createCandlesRepo } from './candles-repo.js';
+import { createDemoRepo } from './demo-repo.js';
+import { createDiscoveryRepo } from './discovery-repo.js';
+import { createEventsRepo } from './events-repo.js';
+import { createIndexerRepo } from './indexer-repo.js';
+import { createMarketCandlesRepo } from './market-candles-repo.js';
+import { createMetaRepo } from './meta-repo.js';
+import { createRankingRepo } from './ranking-repo.js';
+import { createSearchIndexRepo } from './search-index-repo.js';
 import { createSessionsRepo, createSignInCountsRepo } from './sessions-repo.js';
-import { createStatsRepo, type StatsRepo } from './stats-repo.js';
-import { createStreamRepo, type StreamRepo } from './stream-repo.js';
-import { createSubscriptionsRepo, type SubscriptionsRepo } from './subscriptions-repo.js';
-import { createSymbolsRepo, type SymbolsRepo } from './symbols-repo.js';
+import { createStatsRepo } from './stats-repo.js';
+import { createStreamRepo } from './stream-repo.js';
+import { createSubscriptionsRepo } from './subscriptions-repo.js';
+import { createSymbolsRepo } from './symbols-repo.js';
 import { createTokenChangesRepo } from './token-changes-repo.js';
-import { createTokensRepo, type TokensRepo } from './tokens-repo.js';
-import { createTraderBoardRepo, type TraderBoardRepo } from './trader-board-repo.js';
-import { createTradesRepo, type TradesRepo } from './trades-repo.js';
-import { createWebhookOutboxRepo, type DueDelivery, type WebhookOutboxRepo } from './webhook-outbox-repo.js';
-import { createWindowRepo, type WindowRepo } from './window-repo.js';
+import { createTokensRepo } from './tokens-repo.js';
+import { createTraderBoardRepo } from './trader-board-repo.js';
+import { createTradesRepo } from './trades-repo.js';
+import { createWebhookOutboxRepo } from './webhook-outbox-repo.js';
+import { createWindowRepo } from './window-repo.js';
 
-export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
-export type SignInCountsRepo = ReturnType<typeof createSignInCountsRepo>;
-export type TokenChangesRepo = ReturnType<typeof createTokenChangesRepo>;
-
-/** Every repo of one store, each answering promises, whichever engine is behind it. */
-export type Repos = {
-  readonly accounts: Async<AccountsRepo>;
-  readonly candles: Async<CandlesRepo>;
-  readonly demo: Async<DemoRepo>;
-  readonly discovery: Async<DiscoveryRepo>;
-  readonly events: Async<EventsRepo>;
-  /** The chain indexer's position and state; its `commit` runs in an ingest transaction. */
-  readonly indexer: IndexerRepo;
-  readonly marketCandles: Async<MarketCandlesRepo>;
-  readonly meta: Async<MetaRepo>;
-  readonly ranking: Async<RankingRepo>;
-  readonly searchIndex: Async<SearchIndexRepo>;
-  readonly sessions: Async<SessionsRepo>;
-  readonly signInCounts: Async<SignInCountsRepo>;
-  readonly stats: Async<StatsRepo>;
-  readonly stream: Async<StreamRepo>;
-  readonly subscriptions: Async<SubscriptionsRepo>;
-  readonly symbols: Async<SymbolsRepo>;
-  readonly tokenChanges: Async<TokenChangesRepo>;
-  readonly tokens: Async<TokensRepo>;
-  readonly traderBoard: Async<TraderBoardRepo>;
-  readonly trades: Async<TradesRepo>;
-  /**
-   * On PostgreSQL also `claimDue()`, the batch claim instances share the outbox with
-   * (src/store/pg/webhook-outbox-repo.ts); the webhook worker uses it where it exists.
-   */
-  readonly outbox: Async<WebhookOutboxRepo> & {
-    claimDue?: (now: number, limit: number, leaseUntil: number, skipTenants?: readonly string[]) => Promise<DueDelivery[]>;
-  };
-  readonly window: Async<WindowRepo>;
-};
+// The interfaces are the port's (src/store/port/repos.ts); named here for the SQLite engine's callers.
+export type { Repos, SessionsRepo, SignInCountsRepo, TokenChangesRepo } from './port/repos.js';
 
 /** The repos of a SQLite store; `chain` names the store's chain for the symbols repo. */
 export function createSqliteRepos(store: Store, chain: string): Repos {

@@ -1,5 +1,5 @@
 /**
- * The reads behind the top-traders board (src/http/v1/trader-board.ts, docs/api.md, Token reads):
+ * The reads behind the top-traders board (src/read/trader-board.ts, docs/api.md, Token reads):
  * a token's trades by time range or by record number, in pages, so the board is built and brought
  * forward in slices that yield to the event loop. Record numbers (trade ids) are assigned in
  * commit order, whichever process writes, so "ids up to L" is a snapshot that later writes never

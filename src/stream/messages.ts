@@ -4,7 +4,6 @@
  */
 import type { Bar } from '../domain/candles.js';
 import type { Framer, StreamSource } from './types.js';
-import type { TokenState } from './fanout.js';
 
 /**
  * The frame of one message for each subscription id: the bodies are the same for every
@@ -31,15 +30,18 @@ export class Encoded {
   }
 }
 
+/** The followed token a price or overview message names (the fan-out's TokenState is one). */
+export type MessageToken = { readonly id: number; readonly address: string };
+
 export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l":${b.l},"c":${b.c},"v":${b.v}}`;
 
-export function priceBody(source: StreamSource, t: TokenState): string | null {
+export function priceBody(source: StreamSource, t: MessageToken): string | null {
   const p = source.price(t.id);
   if (p === null) return null;
   return `"token":${JSON.stringify(t.address)},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
 }
 
-export function overviewBody(source: StreamSource, t: TokenState): string | null {
+export function overviewBody(source: StreamSource, t: MessageToken): string | null {
   const o = source.overview(t.id);
   return o === null || o === undefined ? null : `"overview":${JSON.stringify(o)}}`;
 }

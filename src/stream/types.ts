@@ -12,7 +12,7 @@ export type TokenRef = { id: number; address: string };
 export type PriceState = { priceUsd: number | null; priceChangePct24h: number | null; lastTradeAt: number | null };
 
 /**
- * The hub's reads of the store, each a promise (either engine: src/http/stream-source.ts). The
+ * The hub's reads of the store, each a promise (either engine: src/read/stream-source.ts). The
  * hub makes the reads a change or a new subscription needs before it touches the fan-out, and
  * hands the fan-out those answers as a `StreamSource` (src/stream/change-reads.ts), so a change
  * is fanned out in one synchronous step, in the order changes came.

@@ -1,11 +1,11 @@
 /**
- * The change notices between instances (src/coord/notice.ts) and how the PostgreSQL bus fits
- * them into NOTIFY payloads (src/coord/pg-bus.ts): under 8000 bytes each, split without losing
+ * The change notices between instances (src/store/port/bus.ts) and how the PostgreSQL bus fits
+ * them into NOTIFY payloads (src/store/pg/pg-bus.ts): under 8000 bytes each, split without losing
  * or repeating a token, and a message nobody can read ignored (not taken as "everything changed").
  */
 import { describe, expect, it } from 'vitest';
-import { decodeNotice, encodeNotice, type Notice } from '../../src/coord/notice.js';
-import { fitted } from '../../src/coord/pg-bus.js';
+import { decodeNotice, encodeNotice, type Notice } from '../../src/store/port/bus.js';
+import { fitted } from '../../src/store/pg/pg-bus.js';
 
 describe('change notices', () => {
   it('travel as an envelope naming the sender', () => {

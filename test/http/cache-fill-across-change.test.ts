@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { addToken } from '../udf/support.js';
-import { withResolveCache } from '../../src/http/udf/resolve-cache.js';
-import { createHistoryCache, type SeriesSource } from '../../src/http/history-cache.js';
+import { withResolveCache } from '../../src/read/resolve-cache.js';
+import { createHistoryCache, type SeriesSource } from '../../src/read/history-cache.js';
 import { parseResolution } from '../../src/domain/resolution.js';
 
 let t: TestApp;

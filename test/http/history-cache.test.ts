@@ -1,5 +1,5 @@
 /**
- * The bars of chart series kept between requests (src/http/history-cache.ts): bounded with the
+ * The bars of chart series kept between requests (src/read/history-cache.ts): bounded with the
  * response cache's budget, least recently used series dropped first, and dropped whole by a
  * change whose tokens are not known (another process's write).
  */

@@ -1,6 +1,6 @@
 /**
  * What the hot path keeps from memory must still change exactly when the store does: resolved
- * symbol names (src/http/udf/resolve-cache.ts), and small answers skip compression but keep Vary.
+ * symbol names (src/read/resolve-cache.ts), and small answers skip compression but keep Vary.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { ASYNC_COMPRESS_BYTES, PreparedJson } from '../../src/http/prepared-json.js';
+import { ASYNC_COMPRESS_BYTES, PreparedJson } from '../../src/read/prepared-json.js';
 import { turnsDuring } from '../helpers/loop-turns.js';
 
 describe('PreparedJson.encodedAsync', () => {

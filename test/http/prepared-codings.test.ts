@@ -1,5 +1,5 @@
 /**
- * Cached JSON answers go out compressed from forms made once (src/http/prepared-json.ts): the
+ * Cached JSON answers go out compressed from forms made once (src/read/prepared-json.ts): the
  * coding the client accepts, an ETag per coding, 304 only for the bytes the client holds, and the
  * compressed forms counted in the cache's byte bound.
  */

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
-import { approxBytes, createByteLru } from '../../src/http/byte-lru.js';
+import { approxBytes, createByteLru } from '../../src/read/byte-lru.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

@@ -8,7 +8,7 @@ import type { WebSocketServer } from 'ws';
 import WebSocket from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
-import { streamSource } from '../../src/http/stream-source.js';
+import { streamSource } from '../../src/read/stream-source.js';
 import { frameText } from '../../src/http/stream-socket.js';
 import { serveHub } from './support.js';
 

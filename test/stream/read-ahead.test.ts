@@ -15,7 +15,7 @@ import { addToken } from '../udf/support.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
-import { streamSource } from '../../src/http/stream-source.js';
+import { streamSource } from '../../src/read/stream-source.js';
 import { frameText } from '../../src/http/stream-socket.js';
 import type { StreamReads } from '../../src/stream/types.js';
 

@@ -10,7 +10,7 @@ import type { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { Hub } from '../../src/stream/hub.js';
-import { streamSource } from '../../src/http/stream-source.js';
+import { streamSource } from '../../src/read/stream-source.js';
 import { frameText } from '../../src/http/stream-socket.js';
 import type { StreamReads } from '../../src/stream/types.js';
 import { Client, serveHub, settle } from './support.js';

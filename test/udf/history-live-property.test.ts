@@ -1,5 +1,5 @@
 /**
- * History answers kept under live ingest (src/http/history-cache.ts) against two references:
+ * History answers kept under live ingest (src/read/history-cache.ts) against two references:
  * the same requests to an app with caching off on the same ingests (byte-identical bodies), and
  * the naive candles built from the raw trades. Random ingests (live trades after the newest,
  * backfill anywhere in the span, two markets) interleave with /udf/history and

@@ -13,7 +13,7 @@ import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
-import { createWindowBoard } from '../../src/http/v1/window-board.js';
+import { createWindowBoard } from '../../src/read/window-board.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

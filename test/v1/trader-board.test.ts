@@ -1,5 +1,5 @@
 /**
- * The top-traders board (src/http/v1/trader-board.ts) against a naive ranking of the raw trades,
+ * The top-traders board (src/read/trader-board.ts) against a naive ranking of the raw trades,
  * and its costs pinned by structure: trades read per update, page sizes, boards and bytes kept.
  * SQLite's query plans of its pages: test/v1/trader-board-sqlite.test.ts.
  */
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
 import { inWindow, naiveTraders, readRawTrades, readTokenId } from './naive.js';
-import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/http/v1/trader-board.js';
+import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/read/trader-board.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

@@ -12,10 +12,10 @@ import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
 import { SUPPORTED_RESOLUTIONS, parseResolution, type Resolution } from '../../domain/resolution.js';
 import { barQuery, isBarQueryError, type BarAnswer, type BarQuery } from '../../domain/history-range.js';
-import type { SeriesSource } from '../history-cache.js';
+import type { SeriesSource } from '../../read/history-cache.js';
 import { adapterParams, resolveChart, symbolParam, tokenMetric, type UdfDeps } from './params.js';
 import { metricBars, type ChartMetric } from '../../domain/chart-metric.js';
-import { PreparedJson } from '../prepared-json.js';
+import { PreparedJson } from '../../read/prepared-json.js';
 import { udfHistory, udfHistoryExample } from './schemas.js';
 
 /** 10000-01-01T00:00:00Z: every representable trade time is before it. */
@@ -86,7 +86,7 @@ export function addHistoryRoute(router: ApiRouter, deps: UdfDeps): void {
             newestBefore: (before) => marketCandles.newestBarBefore(tokenId, pair.market, res, before),
           };
     // Bars depend only on the token's trades and the bars the query selects: cached until the
-    // token changes, one entry for every viewer asking for the same bars (src/http/history-cache.ts).
+    // token changes, one entry for every viewer asking for the same bars (src/read/history-cache.ts).
     // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
     const stamp = cache.stamp({ token: tokenId });
     const found = await history.answer(tokenId, `${pair?.market ?? ''}|${pair?.currency ?? ''}|${res.key}`, res, source, query);

@@ -4,18 +4,26 @@
  * the API envelope (the error handler adds `s`/`errmsg` under /udf/).
  */
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
-import { withResolveCache } from './resolve-cache.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Services } from '../../services/index.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
+import type { ReadModels } from '../../read/index.js';
 import { addSymbolRoutes } from './symbols.js';
 import { addHistoryRoute } from './history.js';
 import { addQuotesRoute } from './quotes.js';
 import { addMarksRoute } from './marks.js';
 import type { UdfDeps } from './params.js';
 
-export function udfRouter(deps: AppDeps): ApiRouter {
+export function udfRouter(deps: {
+  clock: Clock;
+  services: Pick<Services, 'repos'>;
+  cache: ResponseCache;
+  history: HistoryCache;
+  symbols: ReadModels['symbols'];
+}): ApiRouter {
   const repos = deps.services.repos;
-  // Resolved names live in memory with the answers (CACHE=off measures without either).
-  const kept = deps.cache.enabled ? withResolveCache(repos.symbols, deps.store) : null;
+  const kept = deps.symbols;
   const ctx: UdfDeps = {
     clock: deps.clock,
     symbols: kept ?? repos.symbols,

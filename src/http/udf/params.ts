@@ -7,11 +7,11 @@ import type { CandlesRepo } from '../../store/candles-repo.js';
 import type { TradesRepo } from '../../store/trades-repo.js';
 import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
 import type { WindowRepo } from '../../store/window-repo.js';
-import type { ResponseCache } from '../response-cache.js';
-import type { HistoryCache } from '../history-cache.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Async } from '../../store/async.js';
-import type { KnownName } from './resolve-cache.js';
+import type { KnownName } from '../../read/resolve-cache.js';
 import { MCAP_CODE, type ChartMetric } from '../../domain/chart-metric.js';
 
 /** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
@@ -25,7 +25,7 @@ export type UdfDeps = {
   marketCandles: Async<MarketCandlesRepo>;
   windows: Async<WindowRepo>;
   cache: ResponseCache;
-  /** Bars of chart series kept between requests (src/http/history-cache.ts). */
+  /** Bars of chart series kept between requests (src/read/history-cache.ts). */
   history: HistoryCache;
 };
 

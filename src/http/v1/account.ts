@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { bodyInt, bodyObject, bodyScopes } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { MAX_GRACE_SECONDS, MAX_KEY_NAME } from '../../services/accounts.js';
-import type { AppContext, AppDeps } from '../types.js';
+import type { AppContext } from '../types.js';
+import type { Services } from '../../services/index.js';
 import * as S from './schemas/account.js';
 
 const keyName = z
@@ -28,7 +29,7 @@ export const keyPath = z.object({ id: z.string().describe('Key id') });
 
 const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
-export function accountRouter(deps: AppDeps): ApiRouter {
+export function accountRouter(deps: { services: Pick<Services, 'accounts'> }): ApiRouter {
   const accounts = deps.services.accounts;
   const api = new ApiRouter();
 

@@ -14,7 +14,8 @@ import { ApiRouter } from '../route.js';
 import { MAX_BODY_BYTES, refuseCharset, refuseContentEncoding } from '../body.js';
 import { IngestRejected, type LineError } from '../../services/ingest.js';
 import { MAX_INGEST_RECORDS, NotJsonArray, parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, type Parsed } from '../../services/ingest-parse.js';
-import type { AppContext, AppDeps } from '../types.js';
+import type { AppContext } from '../types.js';
+import type { Services } from '../../services/index.js';
 import { ingested, ingestedExample } from './schemas/subscriptions.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -71,7 +72,7 @@ const rejected = (lines: readonly LineError[]) =>
     details: lines.map((e): ErrorDetail => ({ line: e.line, error: e.error })),
   });
 
-export function ingestRouter(deps: AppDeps): ApiRouter {
+export function ingestRouter(deps: { services: Pick<Services, 'ingest'> }): ApiRouter {
   const api = new ApiRouter();
   api.add(
     {

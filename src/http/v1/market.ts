@@ -4,17 +4,18 @@
  */
 import { z } from 'zod';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Views } from '../../read/views.js';
 import { enumParam, intParam, textParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
-import { MAX_DISCOVERY, type DiscoveryKind } from './discovery-views.js';
+import { MAX_DISCOVERY, type DiscoveryKind } from '../../read/discovery-views.js';
 import { addressListParam } from './params.js';
 import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
-export function marketRouter(deps: AppDeps): ApiRouter {
+export function marketRouter(deps: { clock: Clock; views: Pick<Views, 'discovery'> }): ApiRouter {
   const api = new ApiRouter();
   const { discovery } = deps.views;
   const now = () => nowSeconds(deps.clock);

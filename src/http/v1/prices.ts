@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Services } from '../../services/index.js';
 import { intParam } from '../validate.js';
 import type { PricePoint } from '../../store/trades-repo.js';
 import { addressListParam, MAX_TIME } from './params.js';
@@ -13,7 +13,7 @@ import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
-export function pricesRouter(deps: AppDeps): ApiRouter {
+export function pricesRouter(deps: { services: Pick<Services, 'repos'> }): ApiRouter {
   const api = new ApiRouter();
   const { tokens, trades } = deps.services.repos;
 

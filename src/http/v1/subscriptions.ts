@@ -10,7 +10,8 @@ import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
 import { addressPathParam, intParam } from '../validate.js';
 import type { RegisterResult, Subscription } from '../../services/subscriptions.js';
-import type { AppContext, AppDeps } from '../types.js';
+import type { AppContext } from '../types.js';
+import type { Services } from '../../services/index.js';
 import * as S from './schemas/subscriptions.js';
 
 /** The body of registering a token, shared with the dashboard (src/http/dashboard.ts). */
@@ -47,7 +48,7 @@ export function registeredAnswer(r: RegisterResult, ctx: AppContext): { subscrip
   return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
 }
 
-export function subscriptionsRouter(deps: AppDeps): ApiRouter {
+export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 'subscriptions'> }): ApiRouter {
   const api = new ApiRouter();
   const { events } = deps.services;
   const subscriptions = () => deps.services.subscriptions;

@@ -7,7 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Services } from '../../services/index.js';
+import type { ResponseCache } from '../../read/response-cache.js';
+import type { HistoryCache } from '../../read/history-cache.js';
+import type { Views } from '../../read/views.js';
 import { addressParam, enumParam, intParam } from '../validate.js';
 import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
@@ -18,11 +22,14 @@ import { barQuery, isBarQueryError } from '../../domain/history-range.js';
 import { metricBars } from '../../domain/chart-metric.js';
 import { fillPrevious } from '../../domain/fill-bars.js';
 import { bucketStart, nextBucket } from '../../domain/resolution.js';
-import type { SeriesSource } from '../history-cache.js';
+import type { SeriesSource } from '../../read/history-cache.js';
 import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
 import * as S from './schemas/tokens.js';
 
-export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
+/** What the trade and candle routes read. */
+export type TradeRouteDeps = { clock: Clock; views: Pick<Views, 'tokens'>; services: Pick<Services, 'repos'>; cache: ResponseCache; history: HistoryCache };
+
+export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
   const { tokens } = deps.views;
   const { trades, candles, marketCandles, meta } = deps.services.repos;
   const history = deps.history;
@@ -149,7 +156,7 @@ export function addTradeRoutes(api: ApiRouter, deps: AppDeps): void {
               read: (bq) => marketCandles.readBars(token.id, market, currency, res, bq),
               newestBefore: (before) => marketCandles.newestBarBefore(token.id, market, res, before),
             };
-      // One entry for every request selecting the same bars, kept until the token changes (src/http/history-cache.ts).
+      // One entry for every request selecting the same bars, kept until the token changes (src/read/history-cache.ts).
       // The stamp comes before the series' own reads: a trade landing meanwhile drops this answer.
       const stamp = deps.cache.stamp({ token: token.id });
       const answer = await history.answer(token.id, `${market ?? ''}|${market === undefined ? 'usd' : currency}|${res.key}`, res, source, query);

@@ -5,16 +5,18 @@
  */
 import { z } from 'zod';
 import { ApiRouter } from '../route.js';
-import type { AppDeps } from '../types.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Views } from '../../read/views.js';
+import type { TradeRouteDeps } from './token-trades.js';
 import { enumParam, intParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { TRADER_WINDOWS } from '../../domain/windows.js';
 import { findToken, tokenPath } from './params.js';
 import { addTradeRoutes } from './token-trades.js';
-import { MAX_LIST } from './token-views.js';
+import { MAX_LIST } from '../../read/token-views.js';
 import * as S from './schemas/tokens.js';
 
-export function tokensRouter(deps: AppDeps): ApiRouter {
+export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDeps): ApiRouter {
   const api = new ApiRouter();
   const { tokens, token: views } = deps.views;
   const now = () => nowSeconds(deps.clock);

@@ -7,7 +7,8 @@
  */
 import type pg from 'pg';
 import type { Async } from '../async.js';
-import { demoPruneStatements, type DemoRemoval, type DemoRepo, type FeedMarket, type FeedToken, type RecentActivity } from '../demo-repo.js';
+import { demoPruneStatements, type DemoRemoval, type FeedMarket, type FeedToken, type RecentActivity } from '../demo-repo.js';
+import type { DemoRepo } from '../port/repos.js';
 import { pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 import { WRITE_ORDER_LOCK_KEY } from './write-order.js';
 

@@ -4,7 +4,7 @@
  * (pgSearchIndexWriter) and the token change log (pgTokenChangesWriter), on the ingest's
  * transaction client, so the change log is numbered in commit order.
  */
-import type { IngestHook } from '../../services/ingest.js';
+import type { IngestHook } from '../port/ingest.js';
 import { foldCase } from '../search-index-repo.js';
 import { clientOf } from './ingest-tx.js';
 import { rows } from './pg-repo.js';

@@ -8,7 +8,8 @@
  * so the set is one round trip.
  */
 import type { Async } from '../async.js';
-import type { DiscoveryRepo, TokenSummary } from '../discovery-repo.js';
+import type { TokenSummary } from '../discovery-repo.js';
+import type { DiscoveryRepo } from '../port/repos.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
 const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.circulating_supply AS "circulatingSupply",

@@ -5,7 +5,8 @@
  * the events feed never skips a row that commits late (docs/operations.md, Many instances).
  */
 import type { Async } from '../async.js';
-import type { EventRow, EventsRepo } from '../events-repo.js';
+import type { EventRow } from '../events-repo.js';
+import type { EventsRepo } from '../port/repos.js';
 import { changes, row, rows, type Queryable } from './pg-repo.js';
 
 export type PgEventsRepo = Async<EventsRepo>;

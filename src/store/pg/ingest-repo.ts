@@ -14,11 +14,10 @@
  */
 import type pg from 'pg';
 import type { Async } from '../async.js';
-import type { IngestWriter, MarketBefore, SliceWritten } from '../ingest-repo.js';
+import type { IngestEngine, IngestWriter, MarketBefore, SliceWritten } from '../port/ingest.js';
 import type { MarketRecord, TokenRecord } from '../../domain/records.js';
 import { rows } from './pg-repo.js';
 import { inWriteOrder } from './write-order.js';
-import type { IngestEngine } from '../../services/ingest-engine.js';
 import { pgCandlesWriter } from './candles-repo.js';
 import { pgMarketCandlesWriter } from './market-candles-repo.js';
 

@@ -3,7 +3,7 @@
  * hook's handle (docs/architecture.md, The ingest boundary).
  */
 import type pg from 'pg';
-import type { IngestTx } from '../ingest-repo.js';
+import type { IngestTx } from '../port/ingest.js';
 
 /** The transaction's client; a PostgreSQL hook handed a SQLite transaction is a wiring error. */
 export function clientOf(tx: IngestTx): pg.ClientBase {

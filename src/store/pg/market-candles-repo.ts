@@ -9,7 +9,7 @@ import type { Async } from '../async.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
 import { bucketStart, nextBucket, rollupSourceFor } from '../../domain/resolution.js';
 import { foldBars } from '../candles-repo.js';
-import type { MarketCandlesRepo } from '../market-candles-repo.js';
+import type { MarketCandlesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { arrays, foldLimit, TAKE_CLOSE, TAKE_OPEN } from './candles-repo.js';
 

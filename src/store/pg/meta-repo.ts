@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Async } from '../async.js';
-import type { MetaRepo } from '../meta-repo.js';
+import type { MetaRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 export type PgMetaRepo = Async<MetaRepo>;

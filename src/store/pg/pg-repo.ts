@@ -11,14 +11,36 @@ import pg from 'pg';
 /** A pool (each call takes any connection) or one client (inside its transaction). */
 export type Queryable = pg.Pool | pg.ClientBase;
 
-/** The rows of one statement. */
-export async function rows<R extends object>(db: Queryable, sql: string, params: unknown[] = []): Promise<R[]> {
-  return (await db.query<R>(sql, params)).rows;
+/** At most this many statement texts get a name; beyond it a text is sent unnamed, as before. */
+const MAX_NAMED = 2000;
+const names = new Map<string, string>();
+
+/**
+ * A read as a named prepared statement: one name per distinct text, so PostgreSQL parses and
+ * plans it once per connection instead of at every call (an unnamed statement is planned again
+ * each time). A name is per connection: pg parses it on a pooled connection the first time that
+ * connection runs it and remembers it there, so any connection of the pool can take any call.
+ * The texts are the repos' own constants and the few shapes of a window covering, so the set is
+ * small; the cap only bounds what a statement built from data could add to every connection.
+ */
+export function named(text: string, values: unknown[]): pg.QueryConfig {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMED) return { text, values };
+    name = `r${names.size + 1}`;
+    names.set(text, name);
+  }
+  return { name, text, values };
 }
 
-/** The first row of one statement, or undefined. */
+/** The rows of one read (a named prepared statement: see named()). */
+export async function rows<R extends object>(db: Queryable, sql: string, params: unknown[] = []): Promise<R[]> {
+  return (await db.query<R>(named(sql, params))).rows;
+}
+
+/** The first row of one read, or undefined (a named prepared statement: see named()). */
 export async function row<R extends object>(db: Queryable, sql: string, params: unknown[] = []): Promise<R | undefined> {
-  return (await db.query<R>(sql, params)).rows[0];
+  return (await db.query<R>(named(sql, params))).rows[0];
 }
 
 /** How many rows one statement changed. */

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store of an instance (docs/operations.md, Many instances): the engine-neutral
- * handle of src/store/handle.ts on the instance's pool (src/store/pg/pool.ts), opened from
+ * handle of src/store/port/handle.ts on the instance's pool (src/store/pg/pool.ts), opened from
  * DATABASE_URL with the database migrated first (src/store/pg/migrate.ts: under the migration
  * lock, so instances starting together migrate once; a schema newer than the code refuses to
  * start, as on SQLite). Readers use other pool connections than a write in progress and see the
@@ -8,7 +8,7 @@
  * commits arrive as notices on the bus (src/coord/wiring.ts), never by polling the database.
  */
 import type pg from 'pg';
-import { createChangeHub, type StoreHandle } from '../handle.js';
+import { createChangeHub, type StoreHandle } from '../port/handle.js';
 import { createPgPool } from './pool.js';
 import { migratePgUrl, type PgMigrateResult } from './migrate.js';
 

@@ -7,7 +7,8 @@
  * the columns SQLite's indexes end with, written out.
  */
 import type { Async } from '../async.js';
-import type { HolderRow, MarketRow, MarketStats, RankingRepo } from '../ranking-repo.js';
+import type { HolderRow, MarketRow, MarketStats } from '../ranking-repo.js';
+import type { RankingRepo } from '../port/repos.js';
 import { MARKET_ROLLUP_SECONDS } from '../read-views-repo.js';
 import { windowSegments } from '../../domain/window-cover.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';

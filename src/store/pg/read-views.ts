@@ -4,7 +4,7 @@
  * the same batches). The batch is folded by the same foldReadViews(), then each table takes one
  * multi-row upsert on the ingest's transaction client, whatever the number of trades.
  */
-import type { IngestHook } from '../../services/ingest.js';
+import type { IngestHook } from '../port/ingest.js';
 import { foldReadViews } from '../read-views-repo.js';
 import { clientOf } from './ingest-tx.js';
 

@@ -10,7 +10,7 @@
  */
 import type { Async } from '../async.js';
 import type { SessionRow } from '../sessions-repo.js';
-import type { SessionsRepo, SignInCountsRepo } from '../repos.js';
+import type { SessionsRepo, SignInCountsRepo } from '../port/repos.js';
 import { limitParam, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 
 /** The advisory lock that makes session and sign-in count transactions one at a time across instances. */

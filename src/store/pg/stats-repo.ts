@@ -6,7 +6,7 @@
  * writes, which the operator's disk alerts see (docs/operations.md, Many instances).
  */
 import type { Async } from '../async.js';
-import type { StatsRepo } from '../stats-repo.js';
+import type { StatsRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 /** PostgreSQL's "undefined_table" error code. */

@@ -5,8 +5,8 @@
  * trades end (one row per transaction however many slices it writes).
  */
 import type { Async } from '../async.js';
-import type { IngestHook } from '../../services/ingest.js';
-import type { StreamRepo } from '../stream-repo.js';
+import type { IngestHook } from '../port/ingest.js';
+import type { StreamRepo } from '../port/repos.js';
 import { toTradeJson, type TradeRowLike } from '../trades-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { clientOf } from './ingest-tx.js';

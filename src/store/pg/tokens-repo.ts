@@ -1,6 +1,7 @@
 /** Token rows on PostgreSQL: the twin of src/store/tokens-repo.ts (same answers, each a promise). */
 import type { Async } from '../async.js';
-import type { TokenRow, TokensRepo } from '../tokens-repo.js';
+import type { TokenRow } from '../tokens-repo.js';
+import type { TokensRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 const COLUMNS = `id, address, symbol, name, decimals, total_supply AS "totalSupply", circulating_supply AS "circulatingSupply",

@@ -5,7 +5,8 @@
  * trades are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts).
  */
 import type { Async } from '../async.js';
-import type { BoardTrade, TraderBoardRepo } from '../trader-board-repo.js';
+import type { BoardTrade } from '../trader-board-repo.js';
+import type { TraderBoardRepo } from '../port/repos.js';
 import { limitParam, row, type Queryable } from './pg-repo.js';
 
 const BY_TIME = `SELECT id, block_time, wallet, is_buy, volume_usd FROM trades

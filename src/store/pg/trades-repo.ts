@@ -6,7 +6,8 @@
  * inWriteOrder() transactions (src/store/pg/write-order.ts): no id below maxId() commits later.
  */
 import type { Async } from '../async.js';
-import type { PricePoint, TradeFilter, TradePosition, TradeRowLike, TradesRepo } from '../trades-repo.js';
+import type { PricePoint, TradeFilter, TradePosition, TradeRowLike } from '../trades-repo.js';
+import type { TradesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 /** Before every trade (times are at most year 9999, far below this). */

@@ -6,7 +6,7 @@
  * Open and close follow trade order, (block_time, id), written out as on SQLite.
  */
 import type { Async } from '../async.js';
-import type { WindowRepo } from '../window-repo.js';
+import type { WindowRepo } from '../port/repos.js';
 import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 

@@ -12,10 +12,10 @@
  * The repo answers a promise (either engine): a name resolved across a change is answered but not
  * kept, since it may have been read before the change.
  */
-import type { StoreHandle } from '../../store/handle.js';
-import type { Async } from '../../store/async.js';
-import type { Resolved, SymbolsRepo } from '../../store/symbols-repo.js';
-import { normalizeAddress } from '../../domain/address.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Async } from '../store/async.js';
+import type { Resolved, SymbolsRepo } from '../store/symbols-repo.js';
+import { normalizeAddress } from '../domain/address.js';
 
 /** Names kept at most; the whole map is dropped when full (a chart's names come back at once). */
 const MAX_NAMES = 10_000;

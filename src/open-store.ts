@@ -3,10 +3,10 @@
  * wins over DATABASE_PATH), else the SQLite file at DATABASE_PATH. The server and the CLI both
  * open their store here, so both migrate a fresh store the same way.
  */
-import { openStore, SchemaTooNewError, type Store } from './db.js';
-import { openPgStore, type PgStore } from './pg/pg-store.js';
-import { PgMigrationError } from './pg/migrate.js';
-import { ConfigError, shownValue } from '../config.js';
+import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { openPgStore, type PgStore } from './store/pg/pg-store.js';
+import { PgMigrationError } from './store/pg/migrate.js';
+import { ConfigError, shownValue } from './config.js';
 
 /** A store of either engine; `kind` tells them apart. */
 export type AnyStore = Store | PgStore;

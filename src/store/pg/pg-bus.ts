@@ -1,6 +1,6 @@
 /**
  * The bus between instances on PostgreSQL alone (docs/operations.md, Many instances: changes
- * without Redis): the same notices as the Redis bus (src/coord/notice.ts), sent with
+ * without Redis): the same notices as the Redis bus (src/store/port/bus.ts), sent with
  * `pg_notify()` on a pool connection after the commit and heard on a session of this instance's
  * own that LISTENs. PostgreSQL hands a notification to every session listening at the time it
  * is sent and keeps nothing for a session that is away, so, as with Redis, a lost listening
@@ -14,7 +14,7 @@
  * too before the write that sent it answers.
  */
 import pg from 'pg';
-import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState, type Notice } from './notice.js';
+import { decodeNotice, encodeNotice, type Bus, type BusOptions, type BusState, type Notice } from '../port/bus.js';
 
 /** One channel per database: the instances of a deployment share the database. */
 export const PG_BUS_CHANNEL = 'svc_notices';

@@ -10,13 +10,13 @@
  * loop, so no request blocks it however many tokens are active. The rankings are sorted once
  * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
-import type { StoreHandle } from '../../store/handle.js';
-import type { Repos } from '../../store/repos.js';
-import type { TokenSummary } from '../../store/discovery-repo.js';
-import { foldCase } from '../../store/search-index-repo.js';
-import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
-import { RANKINGS, insertSorted, type RankingKind } from '../../domain/discovery.js';
-import { slicedSort, type SliceLimits } from '../../domain/sliced-sort.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
+import type { TokenSummary } from '../store/discovery-repo.js';
+import { foldCase } from '../store/search-index-repo.js';
+import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
+import { RANKINGS, insertSorted, type RankingKind } from '../domain/discovery.js';
+import { slicedSort, type SliceLimits } from '../domain/sliced-sort.js';
 import { boardRefresher } from './board-refresh.js';
 
 export type BoardEntry = { t: TokenSummary; f: WindowFigures; sym: string; name: string };

@@ -2,7 +2,7 @@
  * What one instance tells the others after a commit (docs/operations.md, Many instances), and
  * how a notice travels: a JSON envelope naming its sender, so an instance skips its own. The
  * same on every bus (Redis pub/sub, src/coord/redis-bus.ts; PostgreSQL LISTEN/NOTIFY,
- * src/coord/pg-bus.ts). Free of either client, so the wiring loads only the one it uses.
+ * src/store/pg/pg-bus.ts). Free of either client, so the wiring loads only the one it uses.
  */
 import { z } from 'zod';
 

@@ -19,12 +19,12 @@
  * names once per token, shared by its boards; the registry counts every board's bytes and drops
  * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
-import type { StoreHandle } from '../../store/handle.js';
-import type { TraderBoardRepo, BoardTrade } from '../../store/trader-board-repo.js';
-import type { Async } from '../../store/async.js';
-import { RankedSet, sortInSlices } from '../../domain/ranked-set.js';
-import { TallyTable, WalletNames } from '../../domain/trader-table.js';
-import type { Tally, TraderSort } from '../../domain/trader-tally.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { TraderBoardRepo, BoardTrade } from '../store/trader-board-repo.js';
+import type { Async } from '../store/async.js';
+import { RankedSet, sortInSlices } from '../domain/ranked-set.js';
+import { TallyTable, WalletNames } from '../domain/trader-table.js';
+import type { Tally, TraderSort } from '../domain/trader-tally.js';
 
 /**
  * Rows read between two yields to the event loop: 1,000 trades are read, interned and added in a

@@ -11,7 +11,10 @@
  * Reads await the store (either engine), so a series is brought up to date by one refresh at a
  * time (others wait for it), and a series dropped while its read was in flight is not written to.
  */
-import type { AppDeps } from './types.js';
+import type { Config } from '../config.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Services } from '../services/index.js';
+import type { ResponseCache } from './response-cache.js';
 import type { Bar } from '../domain/candles.js';
 import { bucketStart, type Resolution } from '../domain/resolution.js';
 import { barQueryKey, pickBars, MAX_BARS, type BarAnswer, type BarQuery } from '../domain/history-range.js';
@@ -76,7 +79,12 @@ const direct = async (source: SeriesSource, q: BarQuery): Promise<BarAnswer> => 
 };
 
 /** The app's history cache (createApp makes one, beside the response cache it shares). */
-export function createHistoryCache(deps: Pick<AppDeps, 'cache' | 'config' | 'store' | 'services'>): HistoryCache {
+export function createHistoryCache(deps: {
+  cache: ResponseCache;
+  config: Config;
+  store: StoreHandle;
+  services: Pick<Services, 'metrics' | 'ingest' | 'repos'>;
+}): HistoryCache {
   const enabled = deps.cache.enabled;
   // A quarter of CACHE_MAX_MB, on top of it (docs/operations.md, Memory).
   const maxBars = Math.max(MAX_BARS, Math.floor(deps.config.cacheMaxBytes / 4 / BAR_BYTES));

@@ -4,17 +4,17 @@
  * every traded token's figures current; search reads the search index and the 24 h board. Both
  * answer for the second the board was brought to. New and prices read a bounded set of tokens.
  */
-import type { ResponseCache } from '../response-cache.js';
+import type { ResponseCache } from './response-cache.js';
 import type { TokenViews } from './token-views.js';
-import type { StoreHandle } from '../../store/handle.js';
-import type { Repos } from '../../store/repos.js';
-import type { MatchKind } from '../../store/discovery-repo.js';
-import { DISCOVERY_WINDOWS } from '../../domain/windows.js';
-import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../../domain/discovery.js';
-import { normalizeAddress } from '../../domain/address.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
+import type { MatchKind } from '../store/discovery-repo.js';
+import { DISCOVERY_WINDOWS } from '../domain/windows.js';
+import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';
+import { normalizeAddress } from '../domain/address.js';
 import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
 import { SEARCH_PAGE, searchTokens } from './search-views.js';
-import { pauseForReads } from '../write-gate.js';
+import { pauseForReads } from './pause-for-reads.js';
 
 export type DiscoveryKind = BoardKind;
 
@@ -22,7 +22,7 @@ export type DiscoveryKind = BoardKind;
 export const MAX_DISCOVERY = 100;
 const TIMED_TTL = 3;
 
-export type { DiscoveryItem } from '../../domain/discovery.js';
+export type { DiscoveryItem } from '../domain/discovery.js';
 
 /** The repos discovery reads (src/store/repos.ts). */
 export type DiscoveryRepos = Pick<Repos, 'tokens' | 'discovery' | 'searchIndex' | 'window' | 'tokenChanges'>;

@@ -1,27 +1,27 @@
 /**
  * The computed answers behind /v1/token/* (docs/api.md, Token reads): window figures, the overview
- * and the ranked lists, each read from the rollups and cached per token (src/http/response-cache.ts),
+ * and the ranked lists, each read from the rollups and cached per token (src/read/response-cache.ts),
  * except top traders, read off a per-token board (trader-board.ts).
  * Lists are computed once at their largest size and sliced per request, so `limit` does not
  * multiply cache entries. Window answers are keyed by the current second: exact for it.
  */
-import type { Config } from '../../config.js';
-import type { StoreHandle } from '../../store/handle.js';
-import type { Repos } from '../../store/repos.js';
-import type { Clock } from '../../domain/clock.js';
-import type { ResponseCache } from '../response-cache.js';
-import type { TokenRow } from '../../store/tokens-repo.js';
-import { figuresOf, type TraderSort } from '../../domain/trader-tally.js';
-import { nowSeconds } from '../../domain/clock.js';
+import type { Config } from '../config.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
+import type { Clock } from '../domain/clock.js';
+import type { ResponseCache } from './response-cache.js';
+import type { TokenRow } from '../store/tokens-repo.js';
+import { figuresOf, type TraderSort } from '../domain/trader-tally.js';
+import { nowSeconds } from '../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';
-import { NO_TRADES, OVERVIEW_WINDOWS, WINDOW_SECONDS, product, windowFigures, type WindowFigures, type WindowKey } from '../../domain/windows.js';
+import { NO_TRADES, OVERVIEW_WINDOWS, WINDOW_SECONDS, product, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
 
 /** The most items a ranked list can hold. */
 export const MAX_LIST = 1000;
 /** Seconds an answer keyed by the current second may stay in memory. */
 const TIMED_TTL = 3;
 
-export type { WindowFigures } from '../../domain/windows.js';
+export type { WindowFigures } from '../domain/windows.js';
 
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };

@@ -3,11 +3,11 @@
  * response cache, so a token's window figures computed for an overview serve discovery in the
  * same second too. Every read goes through the storage boundary (src/store/repos.ts).
  */
-import type { Config } from '../../config.js';
-import type { StoreHandle } from '../../store/handle.js';
-import type { Repos } from '../../store/repos.js';
-import type { Clock } from '../../domain/clock.js';
-import type { ResponseCache } from '../response-cache.js';
+import type { Config } from '../config.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Repos } from '../store/port/repos.js';
+import type { Clock } from '../domain/clock.js';
+import type { ResponseCache } from './response-cache.js';
 import { createTokenViews } from './token-views.js';
 import { createDiscoveryViews } from './discovery-views.js';
 

@@ -5,7 +5,10 @@
  * what a refetch would say (docs/api.md, Live stream). Every read goes through the storage
  * boundary (src/store/repos.ts) and answers a promise.
  */
-import type { AppDeps } from './types.js';
+import type { Clock } from '../domain/clock.js';
+import type { StoreHandle } from '../store/port/handle.js';
+import type { Services } from '../services/index.js';
+import type { Views } from './views.js';
 import type { StreamReads } from '../stream/types.js';
 import { bucketStart } from '../domain/resolution.js';
 import { nowSeconds } from '../domain/clock.js';
@@ -13,7 +16,7 @@ import { nowSeconds } from '../domain/clock.js';
 /** A `to` after every bar: the newest bars are read up to here. */
 const END = 253402300800;
 
-export function streamSource(deps: Omit<AppDeps, 'stream'>): StreamReads {
+export function streamSource(deps: { clock: Clock; store: StoreHandle; services: Pick<Services, 'repos'>; views: Views }): StreamReads {
   const { symbols, candles, stream: repo, trades, accounts } = deps.services.repos;
   const views = deps.views;
   const now = () => nowSeconds(deps.clock);

@@ -6,7 +6,7 @@
  * change made by another process), so a read after an ingest never sees an answer computed before
  * it. Answers that depend on the current second (windows) put it in their key and live briefly.
  */
-import type { StoreHandle } from '../store/handle.js';
+import type { StoreHandle } from '../store/port/handle.js';
 import { PreparedJson } from './prepared-json.js';
 import { approxBytes, createByteLru } from './byte-lru.js';
 

@@ -10,12 +10,12 @@
  * first to finish gives the answer. The walk finishes after about need / density rows, the
  * enumeration after the number of matches: the cheaper of the two, at most twice over.
  */
-import type { IndexedToken, SearchIndexRepo } from '../../store/search-index-repo.js';
-import type { Async } from '../../store/async.js';
-import { foldCase } from '../../store/search-index-repo.js';
-import { MATCH_KINDS, type MatchKind } from '../../store/discovery-repo.js';
+import type { IndexedToken, SearchIndexRepo } from '../store/search-index-repo.js';
+import type { Async } from '../store/async.js';
+import { foldCase } from '../store/search-index-repo.js';
+import { MATCH_KINDS, type MatchKind } from '../store/discovery-repo.js';
 import type { BoardEntry, BoardView } from './window-board.js';
-import { RANKINGS, byAddress, matchKind } from '../../domain/discovery.js';
+import { RANKINGS, byAddress, matchKind } from '../domain/discovery.js';
 
 /** Rows per index page. */
 export const SEARCH_PAGE = 256;

@@ -1,0 +1,108 @@
+/**
+ * The ingest contract, owned by the store (docs/architecture.md, The ingest boundary): what the
+ * ingest service hands an engine and its hooks, and what an engine gives back. The services'
+ * ingest (src/services/ingest.ts, ingest-engine.ts) keeps the rules; each engine (the SQLite
+ * repos, src/store/pg/) implements the writer, the engine and its hooks against these types, so
+ * nothing in src/store/ imports from above it.
+ */
+import type pg from 'pg';
+import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
+import type { RollupDelta } from '../../domain/candles.js';
+import type { MarketRollupDelta } from '../../domain/market-candles.js';
+import type { Async } from '../async.js';
+
+export type IngestResult = { accepted: number; duplicates: number };
+/**
+ * A trade as stored, handed to derived views and hooks: its record with the row's id, its token's
+ * id and its side as a flag. toTradeJson (store/trades-repo.ts) turns it, with its market's dex, into the API's form.
+ */
+export type InsertedTrade = Omit<TradeRecord, 'type'> & { id: number; tokenId: number; isBuy: boolean };
+
+/**
+ * How a batch is written. `demo` marks demo records. `within` runs in the batch's transaction
+ * after its records and hooks, so a writer's own rows (the chain indexer's position,
+ * src/indexer/evm/) commit or roll back with the records; like a hook, it must not answer a
+ * promise on SQLite.
+ */
+export type WriteOptions = { demo?: boolean; within?: (tx: IngestTx) => Promise<void> | void };
+
+/** What a hook is handed: one slice's new trades and touched tokens. */
+export type IngestBatch = {
+  trades: readonly InsertedTrade[];
+  touchedTokens: ReadonlySet<number>;
+  now: number;
+  /** Whether this is the transaction's first call: a sliced batch calls its hooks once per slice. */
+  first: boolean;
+};
+
+/**
+ * Runs inside the ingest transaction after a slice's records are written (docs/architecture.md,
+ * The ingest boundary). Hooks keep views that ingest must update atomically (events, read
+ * views, ...). `tx` names the engine and, on PostgreSQL, the transaction's client: a hook that
+ * writes builds its statements on it. On SQLite the transaction is synchronous: a hook must
+ * answer undefined there (it runs its statements at once); on PostgreSQL it may answer a promise.
+ * Hooks that write nothing (metrics, caches) take the batch alone.
+ */
+export type IngestHook = (batch: IngestBatch, tx: IngestTx) => Promise<void> | void;
+
+/** A hook of the SQLite store: its statements are its own, it needs no handle and never awaits. */
+export type SqliteIngestHook = (batch: IngestBatch) => void;
+
+/**
+ * The transaction an ingest hook runs in: on SQLite the one connection's (its hooks hold their
+ * own statements), on PostgreSQL the client of the ingest's inWriteOrder() transaction.
+ */
+export type IngestTx = { readonly engine: 'sqlite' } | { readonly engine: 'postgres'; readonly client: pg.ClientBase };
+
+/** One slice's records by kind, each list in record order. */
+export type SliceRows = {
+  now: number;
+  demo: boolean;
+  tokens: readonly TokenRecord[];
+  markets: readonly MarketRecord[];
+  holders: readonly HolderRecord[];
+  trades: readonly TradeRecord[];
+};
+
+/** A market row as it stood: its token and dex. */
+export type MarketBefore = { tokenId: number; dex: string };
+
+/** What storing a slice's rows answered. */
+export type SliceWritten = {
+  /** The id of every token the slice names (defined in it or referenced by its rows). */
+  ids: ReadonlyMap<string, number>;
+  /** For markets[i]: the row just before it was applied (earlier rows of the slice included), or undefined when new. */
+  marketsBefore: readonly (MarketBefore | undefined)[];
+  /** For trades[i]: its new record number, or null when it was stored already (or earlier in the slice). */
+  tradeIds: readonly (number | null)[];
+};
+
+/** The rows that follow from a slice's new trades and touched tokens. */
+export type SliceDerived = {
+  now: number;
+  candles: readonly RollupDelta[];
+  marketCandles: readonly MarketRollupDelta[];
+  /** Each token's newest new trade in trade order: its price and last trade move when it is newer. */
+  last: readonly InsertedTrade[];
+  touched: ReadonlySet<number>;
+};
+
+/**
+ * An engine's writer, bound to one transaction. Rows are applied in record order within each
+ * kind, tokens first, then markets, holders and trades (validation guarantees a row's token is
+ * defined before it or already stored, so this order gives the same rows as record order).
+ */
+export type IngestWriter = {
+  rows(slice: SliceRows): SliceWritten;
+  derived(d: SliceDerived): void;
+};
+
+/** What an engine gives the ingest. */
+export type IngestEngine = {
+  /** Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: IngestTx, writer: Async<IngestWriter>) => Promise<T>): Promise<T>;
+  /** Which of `addresses` are stored tokens (one read for a whole batch's validation). */
+  storedTokens(addresses: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Records per slice. */
+  readonly slice: number;
+};
