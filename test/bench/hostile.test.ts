@@ -23,7 +23,7 @@ describe('hostile pass', () => {
       wideActive: 0,
       hostileSeconds: 2,
     });
-    expect(() => parseBenchArgs(['--pass', 'hostle'])).toThrow('--pass must be cached, uncached, both, fanout, all, hostile or viewers');
+    expect(() => parseBenchArgs(['--pass', 'hostle'])).toThrow('--pass must be cached, uncached, both, fanout, indexer, all, hostile or viewers');
     expect(() => parseBenchArgs(['--hostile-seconds', '0'])).toThrow('--hostile-seconds must be a whole number from 1 to 120');
   });
 
