@@ -4,7 +4,9 @@
  * instance runs it), each configured chain's committed position as the store holds it.
  */
 import type { IndexerRepo } from '../../store/indexer-repo.js';
-import type { IndexerStatus } from './run.js';
+
+/** One chain's indexer as /healthz shows it. */
+export type IndexerStatus = { chain: string; head: number; indexed: number; lag: number; state: 'backfilling' | 'following' | 'stopped' };
 
 export type IndexerBoard = {
   /** Names the configured chains (INDEXER_CONFIG): /healthz shows `indexers` from then on. */

@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { ChainIndexerConfig } from './config.js';
 import type { IndexerMetrics } from './metrics.js';
-import type { ChainSummary } from './run.js';
 import { parseRecord } from '../../domain/records.js';
 import { backoffMs, initialRange, nextRange } from '../../domain/evm-ranges.js';
 import type { NumberedRecord } from '../../services/ingest.js';
@@ -20,6 +19,18 @@ import { createNode, type BlockHeader } from './node.js';
 import { dirtyRows, loadState, markPool, type ChainState } from './state.js';
 import { BatchBuilder, mapLimit, type Batch } from './blocks.js';
 import { createHeads } from './heads.js';
+
+/** What one chain's run indexed (the `cli index --json` summary's entry). */
+export type ChainSummary = {
+  chain: string;
+  fromBlock: number;
+  toBlock: number;
+  blocks: number;
+  trades: number;
+  markets: number;
+  tokens: number;
+  reorgs: number;
+};
 
 export type ChainProgress = {
   chain: string;

@@ -8,25 +8,15 @@
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { IndexerConfig } from './config.js';
-import { runChain, type ChainProgress } from './chain.js';
+import { runChain, type ChainProgress, type ChainSummary } from './chain.js';
+import type { IndexerStatus } from './board.js';
 import type { IndexerMetrics } from './metrics.js';
 import { indexerMetrics } from './prom.js';
 
-export type ChainSummary = {
-  chain: string;
-  fromBlock: number;
-  toBlock: number;
-  blocks: number;
-  trades: number;
-  markets: number;
-  tokens: number;
-  reorgs: number;
-};
 export type IndexSummary = { chains: ChainSummary[] };
-export type IndexerStatus = { chain: string; head: number; indexed: number; lag: number; state: 'backfilling' | 'following' | 'stopped' };
 export type IndexerHandle = { done: Promise<IndexSummary>; status(): IndexerStatus[]; stop(): Promise<void> };
 
-export type { IndexerMetrics };
+export type { ChainSummary, IndexerMetrics, IndexerStatus };
 
 /**
  * Starts every configured chain's indexer on the services' store; with `until` each stops once
