@@ -8,7 +8,7 @@ export function createStatsRepo(db: Db) {
   const pageCount = db.prepare<[], number>('PRAGMA page_count').pluck();
   const pageSize = db.prepare<[], number>('PRAGMA page_size').pluck();
   const tokenCount = db.prepare<[], number>('SELECT count(*) FROM tokens').pluck();
-  // Kept by triggers (migration 017): one row, not a scan; max(id) is not the count once trades are deleted.
+  // Kept by triggers (migration 015): one row, not a scan; max(id) is not the count once trades are deleted.
   const tradeCount = db.prepare<[], number>('SELECT n FROM trade_count WHERE one = 1').pluck();
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const pages = db

@@ -59,6 +59,8 @@ beforeAll(async () => {
   const tokens = [...demoRecords(opts)].filter((r) => r.type === 'token').map((r) => r.address);
   const markets = [...demoRecords(opts)].filter((r) => r.type === 'market').map((r) => r.address);
   hot = tokens[0]!;
+  const hotWallet = [...demoRecords(opts)].find((r) => r.type === 'trade' && r.token === hot)!;
+  if (hotWallet.type !== 'trade') throw new Error('the demo set has no trade of its first token');
   const made = await aTenantWithPassword(before, { plan: 'pro' });
   const key = await before.services.accounts.createKey(made.tenant.id, { name: 'partner', scopes: ['read', 'manage', 'ingest'] });
   headers = { 'x-api-key': key.secret };
@@ -83,6 +85,7 @@ beforeAll(async () => {
     `/udf/history?symbol=${hot}&resolution=1D&countback=300&to=${now + 60}`,
     `/udf/history?symbol=${hot}&resolution=1S&countback=50&to=${now}`,
     `/udf/quotes?symbols=${tokens.join(',')}`,
+    `/udf/marks?symbol=${hot}&from=${now - 30 * 86_400}&to=${now + 60}&resolution=15&wallet=${hotWallet.wallet}`,
     ...tokens.map((a) => `/v1/token/${a}/overview`),
     `/v1/token/${hot}/trades?limit=7`,
     `/v1/token/${hot}/trades?limit=7&cursor=${encodeURIComponent(cursor)}`,

@@ -19,7 +19,7 @@ export function createPgStatsRepo(db: Queryable): PgStatsRepo {
   return {
     sizeBytes: () => one('SELECT pg_database_size(current_database()) AS n'),
     tokens: () => one('SELECT count(*) AS n FROM tokens'),
-    // Kept by triggers (migration 012), as on SQLite: one row, not a count of the table.
+    // Kept by triggers (migration 010), as on SQLite: one row, not a count of the table.
     trades: () => one('SELECT n FROM trade_count WHERE one = 1'),
     answers: async () => (await one('SELECT 1 AS n')) === 1,
     atPageLimit: async () => false,

@@ -1,4 +1,4 @@
--- Twin of SQLite migration 017: the number of trades the store holds, kept by triggers, so
+-- Twin of SQLite migration 015: the number of trades the store holds, kept by triggers, so
 -- /metrics reads one row instead of counting the table. Statement triggers over the transition
 -- tables add a statement's rows at once (an ingest slice inserts its trades in one statement);
 -- trades are numbered under the write-order lock (src/store/pg/write-order.ts), so the one row is
