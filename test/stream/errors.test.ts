@@ -79,6 +79,9 @@ describe('error answers', () => {
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     for (let i = 0; i < 200; i++) c.send({ op: 'subscribe', id: `x${i}`, channel: 'trades', token });
     await c.waitFor((m) => m.id === 'x199', 15_000); // 200 subscribes, each a few store reads
+    // The 200 spent the connection's message burst (200, refilled at 50 a second: docs/api.md,
+    // Live stream): 100 ms refill a few, so the 201st meets the subscription cap, not the meter.
+    await new Promise((r) => setTimeout(r, 100));
     const over = await c.request({ op: 'subscribe', channel: 'trades', token });
     expect(over).toEqual({ op: 'error', id: over.id, error: { code: 'invalid_parameter', message: 'at most 200 subscriptions per connection', param: 'op' } });
     expect(c.messages.filter((m) => m.op === 'subscribed')).toHaveLength(200);
