@@ -6,6 +6,7 @@
  * traders holding every token with the routers approved. Amounts are raw units (bigint).
  */
 import { parseEther, parseUnits, type Address } from 'viem';
+import type { ChainIndexerConfig } from '../indexer/evm/config.js';
 import type { DevChain } from './chain.js';
 import { deployToken, deployUniswap, type UniswapDeployment } from './deploy.js';
 import { addV2Liquidity, addV3Pool, approveRouters, erc20Abi, wethAbi } from './dex.js';
@@ -76,20 +77,8 @@ function decimalsOf(tokens: WorldTokens, t: Address): number {
   return key === undefined ? 18 : DECIMALS[key];
 }
 
-export type IndexerFileChain = {
-  chain: string;
-  rpcUrl: string;
-  wsUrl: string | null;
-  pollMs: number;
-  startBlock: number;
-  confirmations: number;
-  reorgDepth: number;
-  maxBlockRange: number;
-  requestsPerSecond: number;
-  dexes: { name: string; protocol: 'uniswap-v2' | 'uniswap-v3'; factory: string }[];
-  quotes: ({ address: string; usd: number } | { address: string; usdPool: string })[];
-  holders: boolean;
-};
+/** One chain of the indexer file: the indexer's own config type (docs/indexer.md). */
+export type IndexerFileChain = ChainIndexerConfig;
 
 /** The world's indexer config (docs/indexer.md): USDC at $1, WETH priced by the V2 WETH/USDC pool. */
 export function worldIndexerConfig(world: World, opts: Partial<IndexerFileChain> & { chain: string; rpcUrl: string }): IndexerFileChain {
