@@ -31,17 +31,8 @@ export const ROUTES: Route[] = [
   { kind: 'v3', path: ['usdc', 'gamma', 'weth'], fees: [3000, 500], max: 3_000 },
 ];
 
-/** A small seeded generator (mulberry32): the same seed, the same traders. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator is the demo data's (src/domain/demo-model.ts): the same seed, the same traders.
+export { seededRandom } from '../domain/demo-model.js';
 
 /** Sends one random swap from `trader` (default: a random one); answers its transaction hash. */
 export function randomSwap(world: World, random: () => number, opts?: SendOptions, from?: Address): Promise<Hex> {
