@@ -41,6 +41,27 @@ const rawGet = (port: number, path: string): Promise<{ status: number; body: str
     req.on('error', () => resolve(null));
   });
 
+/**
+ * One request on a fresh connection. Not fetch: its pooled keep-alive connection sits idle while
+ * a CLI process runs (seconds on a loaded machine), and a request sent on it as the server's
+ * keep-alive timeout closes it fails with "other side closed" before the server sees it.
+ */
+const call = (
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const req = http.request(`${base}${path}`, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+
 /** Starts an instance on a known port and keeps asking /healthz from the start: its first answer is kept. */
 async function instance(id: string): Promise<(typeof servers)[number]> {
   const port = await freePort();
@@ -101,7 +122,7 @@ describe('instances on PostgreSQL and Redis beside a CLI given only DATABASE_URL
   it('refuse a key the CLI revoked at the next request on both, and it mints no key', async () => {
     const tenant = (JSON.parse(cli('tenants', 'create', '--name', 'Heard', '--plan', 'pro', '--json').out) as { id: string }).id;
     const made = JSON.parse(cli('keys', 'create', '--tenant', tenant, '--scopes', 'read,manage', '--json').out) as { id: string; secret: string };
-    const me = (base: string) => fetch(`${base}/v1/me`, { headers: { 'x-api-key': made.secret } });
+    const me = (base: string) => call(base, '/v1/me', { headers: { 'x-api-key': made.secret } });
     // Both instances have the key in their caches.
     for (const s of servers) for (let i = 0; i < 3; i++) expect((await me(s.base)).status).toBe(200);
 
@@ -110,8 +131,8 @@ describe('instances on PostgreSQL and Redis beside a CLI given only DATABASE_URL
     for (const s of servers) {
       const res = await me(s.base);
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toBe('the API key was revoked');
-      const mint = await fetch(`${s.base}/v1/keys`, { method: 'POST', headers: { 'x-api-key': made.secret, 'content-type': 'application/json' }, body: '{}' });
+      expect((JSON.parse(res.body) as { error: { message: string } }).error.message).toBe('the API key was revoked');
+      const mint = await call(s.base, '/v1/keys', { method: 'POST', headers: { 'x-api-key': made.secret, 'content-type': 'application/json' }, body: '{}' });
       expect(mint.status).toBe(401);
     }
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
@@ -131,7 +152,7 @@ describe('instances on PostgreSQL and Redis beside a CLI given only DATABASE_URL
     expect(cli('ingest', file1, '--json').code).toBe(0);
     // A fixed range: the answer's cache key does not move with the clock, only a change notice drops it.
     const volumes = async (base: string) =>
-      ((await (await fetch(`${base}/udf/history?symbol=${token.address}&resolution=1D&from=1699900000&to=1700100000`)).json()) as { v: number[] }).v;
+      (JSON.parse((await call(base, `/udf/history?symbol=${token.address}&resolution=1D&from=1699900000&to=1700100000`)).body) as { v: number[] }).v;
     for (const s of servers) for (let i = 0; i < 2; i++) expect(await volumes(s.base)).toEqual([3]);
 
     const file2 = join(dir, 'two.ndjson');

@@ -67,8 +67,8 @@ export async function ownRedis(): Promise<OwnRedis> {
 export type Instance = Child & { id: string; base: string; stop(): Promise<void> };
 
 /** One instance of the service with `env` (on top of the test defaults: port 0, no demo feed, info logs). */
-export async function startServer(id: string, env: Record<string, string>): Promise<Instance> {
-  const c = await spawnServer({ INSTANCE_ID: id, LOG_LEVEL: 'info', ...env });
+export async function startServer(id: string, env: Record<string, string>, timeoutMs?: number): Promise<Instance> {
+  const c = await spawnServer({ INSTANCE_ID: id, LOG_LEVEL: 'info', ...env }, timeoutMs);
   return {
     ...c,
     id,

@@ -33,7 +33,8 @@ beforeAll(async () => {
   db = await freshDatabase('jobs');
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
   const env = { DATABASE_URL: db.url, DEMO_DATA: 'auto', DEMO_FEED: 'on' };
-  [a, b] = await Promise.all([startServer('jobs-a', env), startServer('jobs-b', env)]);
+  // They listen once the demo data is in: on a loaded 2-core machine that took over a minute.
+  [a, b] = await Promise.all([startServer('jobs-a', env, 170_000), startServer('jobs-b', env, 170_000)]);
 }, 180_000);
 
 afterAll(async () => {
