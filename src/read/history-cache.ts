@@ -134,8 +134,17 @@ export function createHistoryCache(deps: {
     };
     deps.services.ingest.addHook(stale);
     // A removed trade (docs/indexer.md, Reorgs) changes the bars from its bucket on, as an added
-    // one does; a deleted token's series go whole with its last trade (its oldest one).
-    deps.services.ingest.addRetractHook(stale);
+    // one does. A deleted token's series are read again whole: on SQLite its record number may
+    // name the next new token.
+    deps.services.ingest.addRetractHook((batch) => {
+      stale(batch);
+      const deleted = new Set(batch.deletedTokens);
+      for (const tr of batch.trades) {
+        if (!deleted.has(tr.token)) continue;
+        markStale(tr.tokenId, -Infinity);
+        if (afterCommit) pending.set(tr.tokenId, -Infinity);
+      }
+    });
     deps.store.onChange((change) => {
       if (change.tokens === 'all') {
         series.clear();
