@@ -105,6 +105,19 @@ const MARKET_TOKEN = 'SELECT token_id AS "tokenId" FROM markets WHERE address = 
 const DELETE_MARKET = 'DELETE FROM markets WHERE address = @address';
 const MARKETS_OF_TOKEN = 'SELECT address FROM markets WHERE token_id = @token';
 
+/** Every statement a removal may run, for an engine that prepares them ahead (the first retraction then costs no more than the next). */
+export function retractStatements(tokenTables: readonly string[], tokenExtra: readonly string[] = []): string[] {
+  return [
+    ...[TRADE_BY_KEY, TRADES_OF_TOKEN, LOG, PRUNE_LOG, DELETE_TRADE, DELETE_CANDLE, CANDLE_FROM_TRADES, CANDLE_FROM_ROLLUPS, MARKET_KEY],
+    ...[DELETE_MARKET_CANDLE, MARKET_CANDLE_FROM_TRADES, MARKET_CANDLE_FROM_ROLLUPS, DELETE_MARKET_ROLLUP, MARKET_ROLLUP_FROM_TRADES],
+    ...[MARKET_ROLLUP_FROM_ROLLUPS, DELETE_WALLET_LAST, WALLET_LAST, DELETE_MARKET_LAST, MARKET_LAST, TOKEN_LAST, TOUCH_TOKEN, TOKEN_ID],
+    ...[MARKET_TOKEN, DELETE_MARKET, MARKETS_OF_TOKEN, DELETE_TOKEN, ...tokenExtra, ...tokenTables.map(deleteTokenRows)],
+  ];
+}
+
+const DELETE_TOKEN = 'DELETE FROM tokens WHERE id = @token';
+const deleteTokenRows = (table: string): string => `DELETE FROM "${table}" WHERE token_id = @token`;
+
 type TradeRow = RemovedTrade & { isBuy: number; volumeUsd: number };
 
 /**
@@ -210,8 +223,8 @@ export function* retractSteps(
     const markets = asRows(yield { sql: MARKETS_OF_TOKEN, params: { token: d.id }, rows: true }) as unknown as { address: string }[];
     for (const m of markets) deletedMarkets += (yield { sql: DELETE_MARKET, params: { address: m.address } }) as number;
     for (const sql of tokenExtra) yield { sql, params: { token: d.id } };
-    for (const table of tokenTables) if (table !== 'markets') yield { sql: `DELETE FROM "${table}" WHERE token_id = @token`, params: { token: d.id } };
-    yield { sql: 'DELETE FROM tokens WHERE id = @token', params: { token: d.id } };
+    for (const table of tokenTables) if (table !== 'markets') yield { sql: deleteTokenRows(table), params: { token: d.id } };
+    yield { sql: DELETE_TOKEN, params: { token: d.id } };
   }
   for (const token of touched) if (!deletedIds.has(token)) yield { sql: TOUCH_TOKEN, params: { token, now } };
 
