@@ -7,10 +7,20 @@
  * synchronous transaction: its time is the longest any read waits behind it.
  *
  *   node --import tsx scripts/measure-retract.ts [store path, default /tmp/retract-measure.db]
+ *
+ * With a PostgreSQL URL instead (a copy of that store: `DATABASE_PATH=... cli migrate-store --to URL`)
+ * it measures the same retractions there, and the slowest of the reads made meanwhile on other
+ * connections (PostgreSQL readers do not wait for the writer).
  */
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/db.js';
+import { openPgStore } from '../src/store/pg/pg-store.js';
+import { createServices } from '../src/services/index.js';
+import { createApp } from '../src/app.js';
+import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/config.js';
+import request from 'supertest';
 import { makeTestApp, fakeClock } from '../test/helpers/make-test-app.js';
 import type { IngestRecord, TradeRecord } from '../src/domain/records.js';
 
@@ -112,4 +122,61 @@ async function main(): Promise<void> {
   store.close();
 }
 
-await main();
+/** The retractions on a PostgreSQL copy of the store, with reads running meanwhile. */
+async function mainPg(url: string): Promise<void> {
+  const config = loadConfig({ DATABASE_URL: url, DEMO_DATA: 'off', DEMO_FEED: 'off', LOG_LEVEL: 'silent' });
+  const store = await openPgStore(url, { instanceId: 'measure' });
+  const clock = fakeClock(NOW * 1000);
+  const services = createServices({ store, clock, config });
+  const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
+  const http = request(app.callback());
+  const reads = [
+    `/v1/token/${TOKEN}/overview`,
+    `/v1/token/${TOKEN}/top-traders?window=24h`,
+    `/udf/history?symbol=${TOKEN}&resolution=1&countback=300&to=${NOW + 1}`,
+  ];
+  for (const p of reads) await http.get(p);
+  const newest = Number((await store.pool.query<{ n: number }>('SELECT max(block_time) AS n FROM trades')).rows[0]!.n);
+  let upTo = newest;
+  for (const seconds of [3, 3, 3, 12, 60]) {
+    const from = upTo - seconds + 1;
+    const keys = (
+      await store.pool.query<{ signature: string; index: number }>('SELECT signature, idx AS "index" FROM trades WHERE block_time >= $1 AND block_time <= $2', [
+        from,
+        upTo,
+      ])
+    ).rows;
+    // Reads of a price that needs no cache (prices at a time) in a loop while the retraction runs.
+    let done = false;
+    let slowest = 0;
+    let count = 0;
+    const reader = (async () => {
+      while (!done) {
+        const s = performance.now();
+        await http.get(`/v1/prices/at?addresses=${TOKEN}&time=${NOW}`);
+        slowest = Math.max(slowest, performance.now() - s);
+        count++;
+      }
+    })();
+    const started = performance.now();
+    const r = await services.ingest.retract({ trades: keys, markets: [], tokens: [], records: [] });
+    const ms = performance.now() - started;
+    done = true;
+    await reader;
+    const after: string[] = [];
+    for (const p of reads) {
+      const s = performance.now();
+      await http.get(p);
+      after.push(`${(performance.now() - s).toFixed(1)} ms`);
+    }
+    console.log(
+      `postgres: retract the newest ${seconds} s (${r.removed} trades): ${ms.toFixed(1)} ms; ${count} reads meanwhile, slowest ${slowest.toFixed(1)} ms; first reads after (overview, top traders, history): ${after.join(', ')}`,
+    );
+    upTo = from - 1;
+  }
+  await app.deps.coord.close();
+  await store.close();
+}
+
+if (path.startsWith('postgres')) await mainPg(path);
+else await main();

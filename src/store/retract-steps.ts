@@ -33,6 +33,20 @@ const LOG = `INSERT INTO removal_log (trade_id, token_id, signature, idx, block_
 const PRUNE_LOG = 'DELETE FROM removal_log WHERE removed_at < @before';
 const DELETE_TRADE = 'DELETE FROM trades WHERE id = @id';
 
+// One statement for all the trades on an engine that takes arrays (PostgreSQL): a round trip per
+// trade costs more there than the statement itself.
+const TRADES_BY_KEYS = `${TRADE} JOIN unnest(@signatures::text[], @idxs::bigint[]) AS u (signature, idx) ON t.signature = u.signature AND t.idx = u.idx`;
+const LOG_ALL = `INSERT INTO removal_log (trade_id, token_id, signature, idx, block_time, wallet, is_buy, volume_usd, removed_at)
+  SELECT t.id, t.token_id, t.signature, t.idx, t.block_time, t.wallet, t.is_buy, t.volume_usd, @now
+  FROM trades t JOIN unnest(@ids::bigint[]) WITH ORDINALITY AS u (id, n) ON t.id = u.id ORDER BY u.n`;
+const DELETE_TRADES = 'DELETE FROM trades WHERE id = ANY(@ids::bigint[])';
+const DELETE_WALLETS_LAST = `DELETE FROM wallet_last w USING unnest(@tokens::bigint[], @wallets::text[]) AS u (token_id, wallet)
+  WHERE w.token_id = u.token_id AND w.wallet = u.wallet`;
+const WALLETS_LAST = `INSERT INTO wallet_last (token_id, wallet, last_time)
+  SELECT u.token_id, u.wallet, m.last FROM unnest(@tokens::bigint[], @wallets::text[]) AS u (token_id, wallet)
+  CROSS JOIN LATERAL (SELECT max(t.block_time) AS last FROM trades t WHERE t.token_id = u.token_id AND t.wallet = u.wallet) m
+  WHERE m.last IS NOT NULL`;
+
 const DELETE_CANDLE = 'DELETE FROM candles WHERE token_id = @token AND res = @res AND t = @t';
 const CANDLE_FROM_TRADES = `
   WITH src AS (SELECT id, block_time, price_usd, volume_usd, is_buy FROM trades WHERE token_id = @token AND block_time >= @t AND block_time < @end),
@@ -131,6 +145,8 @@ export function* retractSteps(
   now: number,
   tokenTables: readonly string[],
   tokenExtra: readonly string[] = [],
+  /** Whether the engine takes arrays (PostgreSQL): per-trade and per-wallet statements then go as one each. */
+  arrays = false,
 ): Generator<Step, Removal, StepResult> {
   const asRows = (x: StepResult): TradeRow[] => (typeof x === 'number' ? [] : (x as TradeRow[]));
   const found = new Map<number, TradeRow>();
@@ -150,11 +166,20 @@ export function* retractSteps(
     add(asRows(yield { sql: TRADES_OF_TOKEN, params: { token: Number(hit.id) }, rows: true }));
   }
   const deletedIds = new Set(deleted.map((d) => d.id));
-  for (const k of r.trades) add(asRows(yield { sql: TRADE_BY_KEY, params: { signature: k.signature, idx: k.index }, rows: true }));
+  if (arrays && r.trades.length > 0) {
+    add(asRows(yield { sql: TRADES_BY_KEYS, params: { signatures: r.trades.map((k) => k.signature), idxs: r.trades.map((k) => k.index) }, rows: true }));
+  } else if (!arrays) {
+    for (const k of r.trades) add(asRows(yield { sql: TRADE_BY_KEY, params: { signature: k.signature, idx: k.index }, rows: true }));
+  }
 
   const trades = [...found.values()].sort((a, b) => a.id - b.id);
-  for (const t of trades) {
-    touched.add(t.tokenId);
+  for (const t of trades) touched.add(t.tokenId);
+  if (arrays && trades.length > 0) {
+    const ids = trades.map((t) => t.id);
+    yield { sql: LOG_ALL, params: { ids, now } };
+    yield { sql: DELETE_TRADES, params: { ids } };
+  }
+  for (const t of arrays ? [] : trades) {
     yield {
       sql: LOG,
       params: {
@@ -199,7 +224,12 @@ export function* retractSteps(
     const p = { token: b.tokenId, res: b.res, t: b.t, end: b.t + b.res, market: b.market };
     yield src === null ? { sql: MARKET_ROLLUP_FROM_TRADES, params: p } : { sql: MARKET_ROLLUP_FROM_ROLLUPS, params: { ...p, src } };
   }
-  for (const w of plan.wallets) {
+  if (arrays && plan.wallets.length > 0) {
+    const p = { tokens: plan.wallets.map((w) => w.tokenId), wallets: plan.wallets.map((w) => w.wallet) };
+    yield { sql: DELETE_WALLETS_LAST, params: p };
+    yield { sql: WALLETS_LAST, params: p };
+  }
+  for (const w of arrays ? [] : plan.wallets) {
     yield { sql: DELETE_WALLET_LAST, params: { token: w.tokenId, wallet: w.wallet } };
     yield { sql: WALLET_LAST, params: { token: w.tokenId, wallet: w.wallet } };
   }

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { EngineRetractor, RemovalLogEntry, RemovalLogReads } from '../port/retract.js';
 import { retractSteps, tokenTablesOf, type Step, type StepResult } from '../retract-steps.js';
 import { pgDiscoveryHook } from './discovery-hook.js';
-import { row, rows, type Queryable } from './pg-repo.js';
+import { named, row, rows, type Queryable } from './pg-repo.js';
 
 /** A statement with @names, as PostgreSQL's $1..$n, and the names in their order. */
 const numbered = new Map<string, { text: string; names: string[] }>();
@@ -28,9 +28,12 @@ function toPg(sql: string): { text: string; names: string[] } {
 
 async function run(client: pg.ClientBase, step: Step): Promise<StepResult> {
   const { text, names } = toPg(step.sql);
+  // Named: each statement is parsed and planned once per connection, not at every bucket.
   const result = await client.query(
-    text,
-    names.map((n) => step.params[n]),
+    named(
+      text,
+      names.map((n) => step.params[n]),
+    ),
   );
   return step.rows === true ? (result.rows as Record<string, unknown>[]) : (result.rowCount ?? 0);
 }
@@ -57,7 +60,7 @@ export function pgRetractor(client: pg.ClientBase): EngineRetractor {
   const discovery = pgDiscoveryHook();
   return {
     async remove(r, now) {
-      const steps = retractSteps(r, now, await tokenTables(client));
+      const steps = retractSteps(r, now, await tokenTables(client), [], true);
       let next = steps.next();
       while (next.done !== true) next = steps.next(await run(client, next.value));
       return next.value;
