@@ -126,12 +126,15 @@ export function createHistoryCache(deps: {
   const pending = new Map<number, number>();
 
   if (enabled) {
-    deps.services.ingest.addHook(({ trades }) => {
+    const touched = ({ trades }: { trades: readonly { tokenId: number; blockTime: number }[] }) => {
       for (const tr of trades) {
         markStale(tr.tokenId, tr.blockTime);
         if (afterCommit && !(tr.blockTime >= (pending.get(tr.tokenId) ?? Infinity))) pending.set(tr.tokenId, tr.blockTime);
       }
-    });
+    };
+    deps.services.ingest.addHook(touched);
+    // Trades a retraction takes out (docs/indexer.md, Reorgs) change the bars from theirs on, as new ones do.
+    deps.services.ingest.addRetractHook(touched);
     deps.store.onChange((change) => {
       if (change.tokens === 'all') {
         series.clear();

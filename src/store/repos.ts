@@ -24,6 +24,7 @@ import { createSearchIndexRepo } from './search-index-repo.js';
 import { createSessionsRepo, createSignInCountsRepo } from './sessions-repo.js';
 import { createStatsRepo } from './stats-repo.js';
 import { createStreamRepo } from './stream-repo.js';
+import { createRemovalLogRepo } from './retract-repo.js';
 import { createSubscriptionsRepo } from './subscriptions-repo.js';
 import { createSymbolsRepo } from './symbols-repo.js';
 import { createTokenChangesRepo } from './token-changes-repo.js';
@@ -49,6 +50,7 @@ export function createSqliteRepos(store: Store, chain: string): Repos {
     marketCandles: asyncRepo(createMarketCandlesRepo(db)),
     meta: asyncRepo(createMetaRepo(db)),
     ranking: asyncRepo(createRankingRepo(db)),
+    removals: asyncRepo(createRemovalLogRepo(db)),
     searchIndex: asyncRepo(createSearchIndexRepo(db)),
     sessions: asyncRepo(createSessionsRepo(db), sqliteTransaction(store)),
     signInCounts: asyncRepo(createSignInCountsRepo(db), sqliteTransaction(store)),

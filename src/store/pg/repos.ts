@@ -10,6 +10,7 @@ import type { Repos } from '../repos.js';
 import { createPgCandlesRepo } from './candles-repo.js';
 import { createPgMarketCandlesRepo } from './market-candles-repo.js';
 import { createPgStreamRepo } from './stream-repo.js';
+import { createPgRemovalLogRepo } from './retract-repo.js';
 import { createPgAccountsRepo } from './accounts-repo.js';
 import { createPgDemoRepo } from './demo-repo.js';
 import { createPgDiscoveryRepo } from './discovery-repo.js';
@@ -43,6 +44,7 @@ export function createPgRepos(pool: pg.Pool, chain: string): Repos {
     marketCandles: createPgMarketCandlesRepo(pool),
     meta: createPgMetaRepo(pool),
     ranking: createPgRankingRepo(pool),
+    removals: createPgRemovalLogRepo(pool),
     searchIndex: createPgSearchIndexRepo(pool),
     sessions: createPgSessionsRepo(pool),
     signInCounts: createPgSignInCountsRepo(pool),

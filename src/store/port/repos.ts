@@ -22,6 +22,7 @@ import type { RankingRepo } from '../ranking-repo.js';
 import type { SearchIndexRepo } from '../search-index-repo.js';
 import type { StatsRepo } from '../stats-repo.js';
 import type { StreamRepo } from '../stream-repo.js';
+import type { RemovalLogReads } from './retract.js';
 import type { SubscriptionsRepo } from '../subscriptions-repo.js';
 import type { SymbolsRepo } from '../symbols-repo.js';
 import type { TokensRepo } from '../tokens-repo.js';
@@ -67,6 +68,8 @@ export type Repos = {
   readonly marketCandles: Async<MarketCandlesRepo>;
   readonly meta: Async<MetaRepo>;
   readonly ranking: Async<RankingRepo>;
+  /** The removal log of retractions (src/store/port/retract.ts), which every instance's stream reads. */
+  readonly removals: RemovalLogReads;
   readonly searchIndex: Async<SearchIndexRepo>;
   readonly sessions: Async<SessionsRepo>;
   readonly signInCounts: Async<SignInCountsRepo>;
