@@ -64,7 +64,7 @@ describe('a retraction on PostgreSQL with Redis, seen by two instances', () => {
     redis = await ownRedis();
     await redis.start();
     receiver = await startReceiver([204]);
-    env = { DATABASE_URL: db.url, REDIS_URL: redis.url, DEMO_DATA: 'off', DEMO_FEED: 'off', WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent' };
+    env = { DATABASE_URL: db.url, REDIS_URL: redis.url, DEMO_DATA: 'off', DEMO_FEED: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' };
     let out = '';
     const io = { stdout: (x: string) => (out += x), stderr: () => undefined, stdin: process.stdin, env };
     expect(await main(['tenants', 'create', '--name', 'Reorg', '--plan', 'enterprise', '--json'], io)).toBe(0);
