@@ -10,12 +10,12 @@ import type { Repos } from '../repos.js';
 import { createPgCandlesRepo } from './candles-repo.js';
 import { createPgMarketCandlesRepo } from './market-candles-repo.js';
 import { createPgStreamRepo } from './stream-repo.js';
-import { createPgRemovalLogRepo } from './retract-repo.js';
 import { createPgAccountsRepo } from './accounts-repo.js';
 import { createPgDemoRepo } from './demo-repo.js';
 import { createPgDiscoveryRepo } from './discovery-repo.js';
 import { createPgEventsRepo } from './events-repo.js';
 import { createPgIndexerRepo } from './indexer-repo.js';
+import { createPgRemovalLogRepo } from './retract-repo.js';
 import { createPgMetaRepo } from './meta-repo.js';
 import { createPgRankingRepo } from './ranking-repo.js';
 import { createPgSearchIndexRepo } from './search-index-repo.js';
@@ -44,12 +44,12 @@ export function createPgRepos(pool: pg.Pool, chain: string): Repos {
     marketCandles: createPgMarketCandlesRepo(pool),
     meta: createPgMetaRepo(pool),
     ranking: createPgRankingRepo(pool),
-    removals: createPgRemovalLogRepo(pool),
     searchIndex: createPgSearchIndexRepo(pool),
     sessions: createPgSessionsRepo(pool),
     signInCounts: createPgSignInCountsRepo(pool),
     stats: createPgStatsRepo(pool),
     stream: createPgStreamRepo(pool),
+    removals: createPgRemovalLogRepo(pool),
     subscriptions: createPgSubscriptionsRepo(pool),
     symbols: createPgSymbolsRepo(pool, chain),
     tokenChanges: createPgTokenChangesRepo(pool),

@@ -22,7 +22,6 @@ import type { RankingRepo } from '../ranking-repo.js';
 import type { SearchIndexRepo } from '../search-index-repo.js';
 import type { StatsRepo } from '../stats-repo.js';
 import type { StreamRepo } from '../stream-repo.js';
-import type { RemovalLogReads } from './retract.js';
 import type { SubscriptionsRepo } from '../subscriptions-repo.js';
 import type { SymbolsRepo } from '../symbols-repo.js';
 import type { TokensRepo } from '../tokens-repo.js';
@@ -30,6 +29,7 @@ import type { TraderBoardRepo } from '../trader-board-repo.js';
 import type { TradesRepo } from '../trades-repo.js';
 import type { WebhookOutboxRepo } from '../webhook-outbox-repo.js';
 import type { WindowRepo } from '../window-repo.js';
+import type { RemovalLogReads } from './retract.js';
 
 export type {
   AccountsRepo,
@@ -68,13 +68,13 @@ export type Repos = {
   readonly marketCandles: Async<MarketCandlesRepo>;
   readonly meta: Async<MetaRepo>;
   readonly ranking: Async<RankingRepo>;
-  /** The removal log of retractions (src/store/port/retract.ts), which every instance's stream reads. */
-  readonly removals: RemovalLogReads;
   readonly searchIndex: Async<SearchIndexRepo>;
   readonly sessions: Async<SessionsRepo>;
   readonly signInCounts: Async<SignInCountsRepo>;
   readonly stats: Async<StatsRepo>;
   readonly stream: Async<StreamRepo>;
+  /** The removal log (docs/indexer.md, Reorgs): what retractions removed, for the stream of every instance. */
+  readonly removals: RemovalLogReads;
   readonly subscriptions: Async<SubscriptionsRepo>;
   readonly symbols: Async<SymbolsRepo>;
   readonly tokenChanges: Async<TokenChangesRepo>;
