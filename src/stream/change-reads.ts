@@ -230,6 +230,34 @@ export class ChangeReads implements StreamSource {
     if (seq !== null) this.removalSeq = seq;
   }
 
+  /**
+   * The followed tokens that lost trades, and those a retraction deleted whole: whether their
+   * address still names them. A deleted one is `gone` until its address names a token again (the
+   * new branch brought it back, under a new id): then its state and subscriptions move there, its
+   * removals with them, so they still hear what went. The ids moved to, for the change to read.
+   */
+  private async followAddresses(fanout: Fanout): Promise<number[]> {
+    const check = [...fanout.tokens.values()].filter((t) => t.gone || this.removedBy.has(t.id));
+    if (check.length === 0) return [];
+    const found = await Promise.all(check.map((t) => this.reads.resolve(t.address)));
+    const moved: number[] = [];
+    check.forEach((t, i) => {
+      const now = found[i] ?? null;
+      if (now === null || now.address !== t.address) t.gone = true;
+      else if (now.id !== t.id) {
+        const from = t.id;
+        const removed = this.removedBy.get(from);
+        if (removed !== undefined) {
+          this.removedBy.delete(from);
+          this.removedBy.set(now.id, [...removed, ...(this.removedBy.get(now.id) ?? [])]);
+        }
+        fanout.rekey(t, now.id);
+        moved.push(now.id);
+      }
+    });
+    return moved;
+  }
+
   /** Reads the removal log after the last entry read, by token (before the trades and bars: see fanOut). */
   private async readRemovals(): Promise<void> {
     this.removedBy.clear();
@@ -262,11 +290,13 @@ export class ChangeReads implements StreamSource {
    */
   async fanOut(fanout: Fanout, tokens: ReadonlySet<number> | 'all', upTo: Promise<number>, batch: (run: () => void) => void): Promise<void> {
     await this.readRemovals();
+    const moved = await this.followAddresses(fanout);
     let ids = tokens;
-    if (ids !== 'all' && this.removedBy.size > 0) {
+    if (ids !== 'all' && (this.removedBy.size > 0 || moved.length > 0)) {
       // The log may name tokens the change did not (changes joined, a notice from another instance).
       const more = new Set(ids);
       for (const id of this.removedBy.keys()) if (fanout.tokens.has(id)) more.add(id);
+      for (const id of moved) more.add(id);
       ids = more;
     }
     const states = ids === 'all' ? [...fanout.tokens.values()] : [...ids].flatMap((id) => fanout.tokens.get(id) ?? []);

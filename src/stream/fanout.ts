@@ -38,6 +38,11 @@ type Throttle = { lastMs: number; timer: NodeJS.Timeout | null; lastJson: string
 export type TokenState = {
   id: number;
   address: string;
+  /**
+   * Deleted whole by a retraction (first seen in orphaned blocks): its subscriptions stay, following
+   * the address, until the chain brings a token of that address back under a new id (see rekey).
+   */
+  gone: boolean;
   /** Every trade of the token with id <= this has been handed to its subscriptions. */
   lastTradeId: number;
   bars: Map<string, Set<BarSub>>;
@@ -67,6 +72,7 @@ export class Fanout {
       t = {
         id,
         address,
+        gone: false,
         lastTradeId: this.source.maxTradeId(),
         bars: new Map(),
         trades: new Set(),
@@ -78,6 +84,40 @@ export class Fanout {
       this.tokens.set(id, t);
     }
     return t;
+  }
+
+  /**
+   * Moves a token's state to `id`, the token its address names now (a retraction deleted the one it
+   * followed, and the new branch brought the address back), with every subscription: their links
+   * name the new id, so they unsubscribe from it. Merged into the state of `id` when someone follows
+   * that already.
+   */
+  rekey(t: TokenState, id: number): void {
+    if (this.tokens.get(t.id) === t) this.tokens.delete(t.id);
+    const relink = (link: { id: number; address: string }) => {
+      if (link.address === t.address) link.id = id;
+    };
+    for (const subs of t.bars.values()) for (const s of subs) relink(s.token);
+    for (const s of t.trades) relink(s.token);
+    for (const s of t.overview) relink(s.token);
+    for (const s of t.prices) s.tokens.forEach(relink);
+    const into = this.tokens.get(id);
+    if (into === undefined) {
+      t.id = id;
+      t.gone = false;
+      this.tokens.set(id, t);
+      return;
+    }
+    for (const [key, subs] of t.bars) {
+      const group = into.bars.get(key);
+      if (group === undefined) into.bars.set(key, subs);
+      else for (const s of subs) group.add(s);
+    }
+    for (const s of t.trades) into.trades.add(s);
+    for (const s of t.prices) into.prices.add(s);
+    for (const s of t.overview) into.overview.add(s);
+    if (t.price.timer) clearTimeout(t.price.timer);
+    if (t.view.timer) clearTimeout(t.view.timer);
   }
 
   /** Forgets a token nobody follows any more. */

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, written, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
-import { aTrade } from '../helpers/builders.js';
+import { aToken, aTrade } from '../helpers/builders.js';
 import { hubOf } from '../../src/http/stream.js';
 import type { TradeRecord } from '../../src/domain/records.js';
 
@@ -152,6 +152,54 @@ describe('after a retraction', () => {
     expect(c.of(mine.sub)).toEqual([]);
     expect(c.of(theirs.sub)).toEqual([]);
     expect(c.of(bars.sub).map((m) => m.op)).toEqual(['bar']);
+    c.close();
+  });
+
+  it('follows a token deleted whole when the new branch brings its address back (a new record number)', async () => {
+    const fresh = aToken({ symbol: 'NEWT' });
+    const a = trade(T0 + 10, 1, 1, fresh.address);
+    const b = trade(T0 + 20, 2, 1, fresh.address);
+    await live.ingest([fresh, a, b]);
+    const c = await Client.open(`${live.wsBase}/v1/stream`);
+    const bars = await c.request({ op: 'subscribe', channel: 'bars', token: fresh.address, resolution: '1' });
+    const trades = await c.request({ op: 'subscribe', channel: 'trades', token: fresh.address, sinceId: 0 });
+    const prices = await c.request({ op: 'subscribe', channel: 'prices', tokens: [fresh.address] });
+    await c.waitFor((m) => m.sub === trades.sub && m.op === 'trades');
+    await c.waitFor((m) => m.sub === prices.sub && m.op === 'price');
+    const [aId, bId] = await idsOf(fresh.address);
+
+    // Both trades, and the token first seen with them, go.
+    await written(live);
+    const r = await live.services.ingest.retract({ trades: [], markets: [], tokens: [fresh.address], records: [] });
+    expect(r.removed).toBe(2);
+    await c.waitFor((m) => m.sub === trades.sub && m.op === 'removed');
+    await c.waitFor((m) => m.sub === bars.sub && m.op === 'reset');
+    expect((await live.http.get(`/v1/token/${fresh.address}/overview`)).status).toBe(404);
+
+    // The new branch holds the token again, after another new one (so its record number is new on
+    // either engine): the same subscriptions follow it.
+    const again = trade(T0 + 30, 5, 2, fresh.address);
+    await live.ingest([aToken({ symbol: 'OTHR' }), fresh, again]);
+    await c.waitFor((m) => m.sub === trades.sub && m.op === 'trades' && m.trades[0].priceUsd === 5);
+    await c.waitFor((m) => m.sub === bars.sub && m.op === 'bar' && m.bar.c === 5);
+    await c.waitFor((m) => m.sub === prices.sub && m.op === 'price' && m.priceUsd === 5, 3000);
+    const [againId] = await idsOf(fresh.address);
+    expect(againId).toBeGreaterThan(bId!);
+    expect(c.of(trades.sub).map((m) => [m.op, m.trades.map((t: { id: number }) => t.id)])).toEqual([
+      ['trades', [aId, bId]],
+      ['removed', [aId, bId]],
+      ['trades', [againId]],
+    ]);
+    expect(c.of(bars.sub).map((m) => (m.op === 'bar' ? [m.bar.t, m.bar.c, m.bar.v] : [m.op, m.reason]))).toEqual([
+      [T0 - 20, 2, 2],
+      ['reset', 'reorg'],
+      [T0 - 20, 5, 2],
+    ]);
+    // Unsubscribing finds the subscription where it moved.
+    expect((await c.request({ op: 'unsubscribe', sub: trades.sub })).op).toBe('unsubscribed');
+    await live.ingest([trade(T0 + 40, 6, 1, fresh.address)]);
+    await c.waitFor((m) => m.sub === bars.sub && m.op === 'bar' && m.bar.c === 6);
+    expect(c.of(trades.sub, 'trades')).toHaveLength(2);
     c.close();
   });
 
