@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade } from '../helpers/builders.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
+import { eventJson, storedData, typeAndData } from '../../src/services/events.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import type { TradeRecord } from '../../src/domain/records.js';
 import type { RetractOptions } from '../../src/store/port/retract.js';
@@ -106,6 +107,27 @@ describe('trades_removed events', () => {
     expect((await eventsOf(app, k3.secret)).map((e) => e.type)).toEqual(['trades']);
   });
 
+  it('names the trades of a token deleted whole (first seen in the orphaned blocks), its registration kept', async () => {
+    t = makeTestApp();
+    const app = t;
+    const k = app.makeKey();
+    const token = aToken();
+    app.ingest([token]);
+    await register(app, k.secret, token.address);
+    const trades = [aTrade(token.address, { blockTime: 1_700_000_001 }), aTrade(token.address, { blockTime: 1_700_000_002 })];
+    app.ingest(trades);
+    await app.settled();
+    const ids = await idsBySignature(app, token.address);
+    const r = await app.services.ingest.retract({ trades: [], markets: [], tokens: [token.address], records: [] });
+    expect(r.removed).toBe(2);
+    const events = await eventsOf(app, k.secret);
+    expect(events.map((e) => e.type)).toEqual(['trades', 'trades_removed']);
+    expect(events[1]!.data.trades).toEqual(trades.map((x) => ({ id: ids.get(`${x.signature}:${x.index}`), signature: x.signature, index: x.index })));
+    expect((await app.http.get('/v1/tokens/registered').set('x-api-key', k.secret)).body.subscriptions.map((s: { address: string }) => s.address)).toEqual([
+      token.address,
+    ]);
+  });
+
   it('makes one event per 1000 removed trades', async () => {
     t = makeTestApp();
     const app = t;
@@ -122,7 +144,7 @@ describe('trades_removed events', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(1001);
     // A retraction of 1001 trades takes PostgreSQL tens of seconds today (statements per trade).
-  }, 120_000);
+  }, 300_000);
 
   it('writes no event when the retraction rolls back', async () => {
     t = makeTestApp();
@@ -180,5 +202,21 @@ describe('trades_removed events', () => {
     expect(attempts[0]!.body).toBe(
       `{"id":"${removedEvent!.id}","type":"trades_removed","token":"${token.address}","createdAt":${removedEvent!.createdAt},"data":{"trades":[{"id":${removedEvent!.data.trades[0]!.id},"signature":"${trade.signature}","index":${trade.index}}]}}`,
     );
+  });
+});
+
+describe('how an event is kept in its row', () => {
+  it('reads a trades row as it always was, and a trades_removed row back byte for byte', () => {
+    const trades = '{"trades":[{"id":1}]}';
+    expect(storedData('trades', trades)).toBe(trades);
+    expect(typeAndData(trades)).toEqual({ type: 'trades', data: trades });
+    const removed = '{"trades":[{"id":7,"signature":"sig","index":0}]}';
+    const stored = storedData('trades_removed', removed);
+    expect(stored).toBe(`{"type":"trades_removed","data":${removed}}`);
+    expect(typeAndData(stored)).toEqual({ type: 'trades_removed', data: removed });
+    expect(eventJson({ id: 9, token: 'tok', createdAt: 5, data: stored })).toBe(
+      `{"id":"evt_9","type":"trades_removed","token":"tok","createdAt":5,"data":${removed}}`,
+    );
+    expect(() => typeAndData('{"type":"other","data":{}}')).toThrow('an event of unknown type "other" is stored');
   });
 });
