@@ -122,6 +122,7 @@ export function* retractSteps(
   const asRows = (x: StepResult): TradeRow[] => (typeof x === 'number' ? [] : (x as TradeRow[]));
   const found = new Map<number, TradeRow>();
   const touched = new Set<number>();
+  let deletedMarkets = 0;
   const add = (list: TradeRow[]) => {
     for (const t of list)
       found.set(Number(t.id), { ...t, id: Number(t.id), tokenId: Number(t.tokenId), index: Number(t.index), blockTime: Number(t.blockTime) });
@@ -201,13 +202,13 @@ export function* retractSteps(
     const [hit] = asRows(yield { sql: MARKET_TOKEN, params: { address }, rows: true }) as unknown as { tokenId: number }[];
     if (hit === undefined) continue;
     touched.add(Number(hit.tokenId));
-    yield { sql: DELETE_MARKET, params: { address } };
+    deletedMarkets += (yield { sql: DELETE_MARKET, params: { address } }) as number;
   }
   // Tokens first seen there: every row of theirs, found by the schema, then the token.
   for (const d of deleted) {
     touched.add(d.id);
     const markets = asRows(yield { sql: MARKETS_OF_TOKEN, params: { token: d.id }, rows: true }) as unknown as { address: string }[];
-    for (const m of markets) yield { sql: DELETE_MARKET, params: { address: m.address } };
+    for (const m of markets) deletedMarkets += (yield { sql: DELETE_MARKET, params: { address: m.address } }) as number;
     for (const sql of tokenExtra) yield { sql, params: { token: d.id } };
     for (const table of tokenTables) if (table !== 'markets') yield { sql: `DELETE FROM "${table}" WHERE token_id = @token`, params: { token: d.id } };
     yield { sql: 'DELETE FROM tokens WHERE id = @token', params: { token: d.id } };
@@ -224,7 +225,7 @@ export function* retractSteps(
     blockTime: t.blockTime,
     wallet: t.wallet,
   }));
-  return { trades: removed, touched, deletedTokens: deleted.map((d) => d.address) };
+  return { trades: removed, touched, deletedTokens: deleted.map((d) => d.address), deletedMarkets };
 }
 
 /** Tables whose rows a deleted token takes with it, among `tables` (name and columns). */
