@@ -20,6 +20,7 @@ const DIRECTORIES = [
   'test/store',
   'test/stream',
   'test/subscriptions',
+  'test/reorg',
   'test/udf',
   'test/v1',
 ];

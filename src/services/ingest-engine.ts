@@ -18,6 +18,8 @@ import { createValidator, type NumberedRecord, type Validator } from './ingest-v
 export type { IngestEngine } from '../store/port/ingest.js';
 import { validateChunked, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
+import type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
+import { checkRetraction } from './ingest-retract.js';
 
 /** The engine ingest: `write` is `writeSliced` (a batch is one transaction however long). */
 export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> & {
@@ -39,6 +41,7 @@ function namedTokens(values: readonly { value: unknown }[]): string[] {
 export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; hooks?: IngestHook[]; onCommit?: (change: Change) => void }): EngineIngest {
   const { engine } = deps;
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
+  const retractHooks: RetractHook[] = [];
 
   async function writeSlice(tx: IngestTx, writer: Async<IngestWriter>, records: readonly NumberedRecord[], demo: boolean, first: boolean) {
     const now = nowSeconds(deps.clock);
@@ -85,7 +88,44 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
     return createValidator((address) => stored.has(address));
   }
 
+  async function retract(r: Retraction, opts: RetractOptions = {}): Promise<RetractResult> {
+    // Validation first, outside the transaction: a refusal writes nothing.
+    const stored = await engine.storedTokens([...new Set(r.records.map((x) => (x.type === 'token' ? x.address : x.token)))]);
+    const records = checkRetraction(
+      r,
+      createValidator((address) => !r.tokens.includes(address) && stored.has(address)),
+    );
+    const done = await engine.transaction(async (tx, writer) => {
+      const now = nowSeconds(deps.clock);
+      const retractor = engine.retractor(tx);
+      const removal = await retractor.remove(r, now);
+      const touched = new Set(removal.touched);
+      let all = false;
+      if (records.length > 0) {
+        const settled = settleSlice(records, await writer.rows(sliceRows(records, now, false)), now);
+        await writer.derived(settled.derived);
+        for (const id of settled.touched) touched.add(id);
+        all = settled.result.change === 'all';
+      }
+      await retractor.settle(touched, now);
+      const batch: RetractBatch = { trades: removal.trades, touchedTokens: touched, deletedTokens: removal.deletedTokens, now };
+      for (const hook of retractHooks) {
+        const pending = hook(batch, tx);
+        if (pending !== undefined) await pending;
+      }
+      if (opts.within !== undefined) await opts.within(tx);
+      const tokens = [...new Set([...removal.deletedTokens, ...(await retractor.addresses(touched))])].sort();
+      return { removed: removal.trades.length, touched, all, tokens };
+    });
+    if (done.all || done.touched.size > 0) deps.onCommit?.({ tokens: done.all ? 'all' : done.touched });
+    return { removed: done.removed, tokens: done.tokens };
+  }
+
   return {
+    retract,
+    addRetractHook(hook) {
+      retractHooks.push(hook);
+    },
     validatorFor,
     validate,
     writeSliced,

@@ -17,11 +17,15 @@ import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } fr
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
 import { createValidator, IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
+import type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
+import { createSqliteRetractor } from '../store/retract-repo.js';
+import { checkRetraction } from './ingest-retract.js';
 
 // The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;
 // named here too so callers keep one import for the ingest.
 export type { IngestBatch, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
 export { createValidator, IngestRejected, type LineError, type NumberedRecord, type Validator } from './ingest-validator.js';
+export type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 
 /**
  * The ingest as services, routes and the CLI use it, on either engine (docs/architecture.md, The
@@ -40,6 +44,16 @@ export type AnyIngest = {
   write(records: readonly NumberedRecord[], opts?: WriteOptions): IngestResult | Promise<IngestResult>;
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): IngestResult | Promise<IngestResult>;
   addHook(hook: IngestHook): void;
+  /**
+   * Takes trades back out (docs/indexer.md, Reorgs: what a retraction removes): in one
+   * transaction, in the ingest's write order, removes the trades, markets and tokens of `r` with
+   * everything derived from them, writes `r.records` back, runs the retract hooks and then
+   * `opts.within`; after the commit tells the caches (this instance's and, through the bus, every
+   * other's) which tokens changed. `r.records` are validated first: IngestRejected, nothing written.
+   */
+  retract(r: Retraction, opts?: RetractOptions): Promise<RetractResult>;
+  /** Adds a hook called in every retraction's transaction (after the removal and the records). */
+  addRetractHook(hook: RetractHook): void;
 };
 
 export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
@@ -67,6 +81,8 @@ export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
 export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
   const { db } = deps.store;
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
+  const retractHooks: RetractHook[] = [];
+  const retractor = createSqliteRetractor(db);
   const { tokenId } = createIngestRepo(db);
   const writer = createSqliteIngestWriter(db);
   const tx: IngestTx = { engine: 'sqlite' };
@@ -87,6 +103,48 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     if (within !== undefined && within(tx) instanceof Promise) throw new Error('a write answered a promise inside a SQLite transaction');
     return settled.result;
   });
+
+  const retractTx = writeTransaction(db, (r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) => {
+    const now = nowSeconds(deps.clock);
+    const removal = retractor.remove(r, now);
+    const touched = new Set(removal.touched);
+    let all = false;
+    if (records.length > 0) {
+      const settled = settleSlice(records, writer.rows(sliceRows(records, now, false)), now);
+      writer.derived(settled.derived);
+      for (const id of settled.touched) touched.add(id);
+      all = settled.result.change === 'all';
+    }
+    retractor.settle(touched, now);
+    const batch: RetractBatch = { trades: removal.trades, touchedTokens: touched, deletedTokens: removal.deletedTokens, now };
+    for (const hook of retractHooks) {
+      if (hook(batch, tx) instanceof Promise) throw new Error('a retract hook answered a promise inside a SQLite transaction');
+    }
+    if (within !== undefined && within(tx) instanceof Promise) throw new Error('a retraction answered a promise inside a SQLite transaction');
+    const tokens = tokenAddresses(touched, removal.deletedTokens);
+    return { removed: removal.trades.length, touched, all, tokens };
+  });
+  // Addresses of the touched tokens, read inside the transaction (deleted ones are gone from the table by then).
+  const addressOf = db.prepare<[number], string>('SELECT address FROM tokens WHERE id = ?').pluck();
+  const tokenAddresses = (ids: ReadonlySet<number>, deleted: readonly string[]): string[] => {
+    const out = new Set(deleted);
+    for (const id of ids) {
+      const a = addressOf.get(id);
+      if (a !== undefined) out.add(a);
+    }
+    return [...out].sort();
+  };
+
+  async function retract(r: Retraction, opts: RetractOptions = {}): Promise<RetractResult> {
+    const records = checkRetraction(
+      r,
+      createValidator((address) => !r.tokens.includes(address) && tokenId.get(address) !== undefined),
+    );
+    // In the ingest's write order: after a sliced batch of this process, never inside it.
+    const done = await deps.store.exclusive(async () => retractTx(r, records, opts.within));
+    if (done.all || done.touched.size > 0) deps.store.notifyChange({ tokens: done.all ? 'all' : done.touched });
+    return { removed: done.removed, tokens: done.tokens };
+  }
 
   function write(records: readonly NumberedRecord[], opts: WriteOptions = {}): IngestResult {
     const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true, opts.within);
@@ -128,6 +186,10 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     },
     addHook(hook) {
       hooks.push(hook);
+    },
+    retract,
+    addRetractHook(hook) {
+      retractHooks.push(hook);
     },
   };
 }

@@ -38,10 +38,15 @@ export function createIngestRepo(db: Db) {
         token_id = excluded.token_id, quote_address = excluded.quote_address, quote_symbol = excluded.quote_symbol,
         dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
   const marketBefore = db.prepare<[string], MarketBefore>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
+  // Numbered by the writer, above every number ever handed out (migration 017): SQLite's own
+  // max(id) + 1 would reuse the numbers of removed newest trades.
   const insertTrade = db.prepare(`
-      INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO trades (id, token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (signature, idx) DO NOTHING`);
+  const nextTradeId = db
+    .prepare<[], number>('SELECT max(coalesce((SELECT max(id) FROM trades), 0), (SELECT id FROM trade_id_floor WHERE one = 1)) + 1')
+    .pluck();
   const upsertHolder = db.prepare(`
       INSERT INTO holders (token_id, owner, amount, updated_at) VALUES (@tokenId, @owner, @amount, @updatedAt)
       ON CONFLICT (token_id, owner) DO UPDATE SET amount = excluded.amount, updated_at = excluded.updated_at`);
@@ -51,7 +56,7 @@ export function createIngestRepo(db: Db) {
       UPDATE tokens SET price_usd = @priceUsd, last_trade_at = @blockTime, last_trade_id = @id
       WHERE id = @tokenId AND (last_trade_at IS NULL OR (last_trade_at, last_trade_id) < (@blockTime, @id))`);
 
-  return { tokenId, upsertToken, upsertMarket, marketBefore, insertTrade, upsertHolder, deleteHolder, touchToken, setLastTrade };
+  return { tokenId, upsertToken, upsertMarket, marketBefore, insertTrade, nextTradeId, upsertHolder, deleteHolder, touchToken, setLastTrade };
 }
 
 /** The SQLite writer: call it inside the store's write transaction (one connection, so no handle). */
@@ -85,9 +90,11 @@ export function createSqliteIngestWriter(db: Db): IngestWriter {
         else s.upsertHolder.run({ tokenId: id, owner: r.owner, amount: r.amount, updatedAt: r.updatedAt });
       }
       const tradeIds: (number | null)[] = [];
+      let next = slice.trades.length > 0 ? s.nextTradeId.get()! : 0;
       for (const r of slice.trades) {
         // Positional: binding a record by name costs several microseconds more per trade.
         const info = s.insertTrade.run(
+          next,
           idOf(r.token),
           r.blockTime,
           r.signature,
@@ -100,7 +107,7 @@ export function createSqliteIngestWriter(db: Db): IngestWriter {
           r.wallet,
           r.market,
         );
-        tradeIds.push(info.changes === 0 ? null : Number(info.lastInsertRowid));
+        tradeIds.push(info.changes === 0 ? null : next++);
       }
       return { ids, marketsBefore, tradeIds };
     },

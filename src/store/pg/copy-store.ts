@@ -7,13 +7,14 @@
  * - One snapshot of the SQLite file (one read transaction) and ONE PostgreSQL transaction: the
  *   copy is whole or nothing is written.
  * - Refused (CopyRefused, nothing written) when the database holds any row other than the seeded
- *   plans and trade count (0), and when the SQLite store's schema is not this code's latest (open it once with this
+ *   plans, trade count (0) and trade number floor (0), and when the SQLite store's schema is not this code's latest (open it once with this
  *   version to migrate it).
  * - The udf_listing triggers are off while rows are copied (ALTER TABLE ... DISABLE TRIGGER USER,
  *   which the tables' owner may do), so derived rows arrive as copied, not made again.
  * - Every identity moves past the highest copied number and past SQLite's AUTOINCREMENT counter
- *   (events ids are never handed out twice, even those of pruned events), so new record numbers
- *   continue above the copied ones.
+ *   (events ids are never handed out twice, even those of pruned events) and, for trades, past
+ *   the highest number ever deleted (trade_id_floor), so new record numbers continue above the
+ *   copied ones and never reuse a removed trade's.
  * - The database is ANALYZEd after the commit, so its planner statistics exist from the first read.
  */
 import Database from 'better-sqlite3';
@@ -80,7 +81,7 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
     await client.query('BEGIN');
     try {
       for (const t of tables) {
-        const where = t.name === 'plans' ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')` : t.name === 'trade_count' ? ' WHERE n <> 0' : '';
+        const where = t.name === 'plans' ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')` : t.name === 'trade_count' ? ' WHERE n <> 0' : t.name === 'trade_id_floor' ? ' WHERE id <> 0' : '';
         const busy = await client.query(`SELECT 1 FROM ${quote(t.name)}${where} LIMIT 1`);
         if (busy.rowCount) throw new CopyRefused(`the target database is not empty (table ${t.name} has rows); copy into an empty database`);
       }
@@ -91,6 +92,7 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
       // The rows a migration seeds (the plans, the trade count of an empty store) come from the file.
       await client.query('DELETE FROM plans');
       await client.query('DELETE FROM trade_count');
+      await client.query('DELETE FROM trade_id_floor');
 
       const counts: Record<string, number> = {};
       let total = 0;
@@ -155,7 +157,9 @@ async function moveIdentities(lite: Database.Database, client: pg.ClientBase): P
   for (const { t, c } of ids) {
     const max = (await client.query<{ m: number | null }>(`SELECT max(${quote(c)}) AS m FROM ${quote(t)}`)).rows[0]?.m ?? 0;
     const seq = Number(autoinc?.get(t) ?? 0);
-    const next = Math.max(Number(max), seq);
+    // Trades numbered before a removal of the newest ones (migration 017's floor) stay taken.
+    const floor = t === 'trades' ? Number(lite.prepare('SELECT id FROM trade_id_floor WHERE one = 1').pluck().get() ?? 0) : 0;
+    const next = Math.max(Number(max), seq, floor);
     if (next > 0) await client.query('SELECT setval(pg_get_serial_sequence($1, $2), $3, true)', [quote(t), c, next]);
   }
 }

@@ -20,6 +20,8 @@ import { rows } from './pg-repo.js';
 import { inWriteOrder } from './write-order.js';
 import { pgCandlesWriter } from './candles-repo.js';
 import { pgMarketCandlesWriter } from './market-candles-repo.js';
+import { pgRetractor } from './retract-repo.js';
+import { clientOf } from './ingest-tx.js';
 
 export type PgIngestWriter = Async<IngestWriter>;
 
@@ -222,6 +224,7 @@ export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): In
   return {
     slice,
     transaction: (fn) => inWriteOrder(pool, (client) => fn({ engine: 'postgres', client }, createPgIngestWriter(client))),
+    retractor: (tx) => pgRetractor(clientOf(tx)),
     async storedTokens(addresses) {
       if (addresses.length === 0) return new Set();
       const found = await rows<{ address: string }>(pool, 'SELECT address FROM tokens WHERE address = ANY($1::text[])', [addresses]);

@@ -10,6 +10,7 @@ import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../..
 import type { RollupDelta } from '../../domain/candles.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
 import type { Async } from '../async.js';
+import type { EngineRetractor } from './retract.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
 /**
@@ -105,4 +106,6 @@ export type IngestEngine = {
   storedTokens(addresses: readonly string[]): Promise<ReadonlySet<string>>;
   /** Records per slice. */
   readonly slice: number;
+  /** The engine's half of a retraction, on the transaction `tx` of transaction() (docs/indexer.md, Reorgs). */
+  retractor(tx: IngestTx): EngineRetractor;
 };

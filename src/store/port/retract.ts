@@ -77,3 +77,19 @@ export type RemovalLogReads = {
   /** Entries with seq > `after`, oldest first, at most `limit`. */
   removalsAfter(after: number, limit: number): Promise<RemovalLogEntry[]>;
 };
+
+/** What a removal did, before any record is written back (the engines' part of a retraction). */
+export type Removal = { trades: RemovedTrade[]; touched: Set<number>; deletedTokens: string[] };
+
+/**
+ * An engine's half of a retraction, bound to the ingest transaction it runs in: `remove`, then
+ * the records written back through the ingest's writer, then `settle`.
+ */
+export type EngineRetractor = {
+  /** Removes the trades, markets and tokens of `r` (logged in the removal log) and recomputes what held them. */
+  remove(r: Pick<Retraction, 'trades' | 'markets' | 'tokens'>, now: number): Promise<Removal>;
+  /** Logs the touched tokens in the token change log and refreshes their search rows. */
+  settle(touched: ReadonlySet<number>, now: number): Promise<void>;
+  /** The addresses of the tokens of `ids` that still exist. */
+  addresses(ids: ReadonlySet<number>): Promise<string[]>;
+};
