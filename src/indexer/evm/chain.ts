@@ -17,7 +17,6 @@ import { parseRecord } from '../../domain/records.js';
 import { backoffMs, initialRange, nextRange } from '../../domain/evm-ranges.js';
 import type { NumberedRecord } from '../../services/ingest.js';
 import type { IndexedBlock, IndexerCommit } from '../../store/indexer-repo.js';
-import type { Retraction, RetractOptions, RetractResult } from '../../store/port/retract.js';
 import { createRpc, pause, Stopped } from './rpc.js';
 import { createNode, type BlockHeader, type Node } from './node.js';
 import { dirtyRows, loadRows, loadState, markPool, type ChainState } from './state.js';
@@ -301,9 +300,6 @@ async function diverged(o: ChainRun, node: Node, n: number): Promise<boolean> {
   return (await node.header(n)).hash !== kept.hash;
 }
 
-/** The ingest's retraction (src/services/ingest.ts), as the indexer calls it. */
-type Retracting = { retract(r: Retraction, opts?: RetractOptions): Promise<RetractResult> };
-
 /**
  * Follows a reorg (docs/indexer.md, Reorgs): finds the common ancestor of the kept blocks and the
  * node's chain, retracts what the journaled batches after it added (writing back the records and
@@ -337,8 +333,7 @@ async function followReorg(o: ChainRun, node: Node): Promise<IndexedBlock | null
   const { retraction, restore } = buildRetraction(await loadRows(repo, c.chain), journal);
   const to = { number: from - 1, hash: kept.find((b) => b.number === from)?.parentHash ?? (await node.header(from - 1)).hash };
   const now = Math.floor(o.nowMs() / 1000);
-  const ingest = o.services.ingest as unknown as Retracting;
-  const result = await ingest.retract(retraction, { within: (tx) => repo.rollback(tx, { chain: c.chain, to, restore, now }) });
+  const result = await o.services.ingest.retract(retraction, { within: (tx) => repo.rollback(tx, { chain: c.chain, to, restore, now }) });
   const depth = position.number - ancestor;
   const blocks = position.number - from + 1;
   o.metrics?.reorg(c.chain, result.removed);
