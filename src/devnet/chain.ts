@@ -37,7 +37,17 @@ export type DevChain = {
   blockNumber(): Promise<number>;
   snapshot(): Promise<Hex>;
   revert(id: Hex): Promise<void>;
+  /** The transaction `send` would send, unsent: for anvil_reorg's replacement blocks. */
+  request(from: Address, to: Address, abi: Abi, functionName: string, args?: readonly unknown[], opts?: SendOptions): TxRequest;
+  /**
+   * Replaces the newest `depth` blocks by as many new ones (anvil_reorg), `txs` in them: each with
+   * the offset of its block among the new ones (0 the oldest). The height stays the same.
+   */
+  reorg(depth: number, txs?: readonly { tx: TxRequest; block: number }[]): Promise<void>;
 };
+
+/** A transaction as eth_sendTransaction takes it (hex quantities). */
+export type TxRequest = Record<string, string>;
 
 const DEPLOY_GAS = 15_000_000n;
 const CALL_GAS = 1_500_000n;
@@ -52,6 +62,11 @@ export async function connectDevChain(rpcUrl: string): Promise<DevChain> {
     return r;
   };
   const sendRaw = (tx: Record<string, unknown>): Promise<Hex> => raw('eth_sendTransaction', [tx]) as Promise<Hex>;
+  const request = (from: Address, to: Address, abi: Abi, functionName: string, args: readonly unknown[] = [], opts: SendOptions = {}): TxRequest => {
+    const tx: TxRequest = { from, to, data: encodeFunctionData({ abi, functionName, args }), gas: `0x${(opts.gas ?? CALL_GAS).toString(16)}` };
+    if (opts.value !== undefined) tx.value = `0x${opts.value.toString(16)}`;
+    return tx;
+  };
   return {
     rpcUrl,
     client,
@@ -64,10 +79,7 @@ export async function connectDevChain(rpcUrl: string): Promise<DevChain> {
       return r.contractAddress;
     },
     async send(from, to, abi, functionName, args = [], opts = {}) {
-      const data = encodeFunctionData({ abi, functionName, args });
-      const tx: Record<string, unknown> = { from, to, data, gas: `0x${(opts.gas ?? CALL_GAS).toString(16)}` };
-      if (opts.value !== undefined) tx.value = `0x${opts.value.toString(16)}`;
-      const hash = await sendRaw(tx);
+      const hash = await sendRaw(request(from, to, abi, functionName, args, opts));
       if (opts.wait !== false) await receipt(hash, functionName);
       return hash;
     },
@@ -88,6 +100,10 @@ export async function connectDevChain(rpcUrl: string): Promise<DevChain> {
     async revert(id) {
       const ok = await raw('evm_revert', [id]);
       if (ok !== true) throw new Error(`evm_revert ${id} refused`);
+    },
+    request,
+    async reorg(depth, txs = []) {
+      await raw('anvil_reorg', [depth, txs.map((t) => [t.tx, t.block])]);
     },
   };
 }

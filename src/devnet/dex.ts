@@ -4,7 +4,7 @@
  * Router02 and SwapRouter, single pool or multi-hop (one Swap log per pool crossed).
  */
 import { encodePacked, parseAbi, type Address, type Hex } from 'viem';
-import type { DevChain, SendOptions } from './chain.js';
+import type { DevChain, SendOptions, TxRequest } from './chain.js';
 import type { UniswapDeployment } from './deploy.js';
 import { uniswap } from './uniswap.js';
 
@@ -91,6 +91,11 @@ export async function addV3Pool(
   };
   await chain.send(from, d.positionManager, uniswap.positionManager.abi, 'mint', [mint], { gas: 2_000_000n });
   return chain.read<Address>(d.v3Factory, uniswap.v3Factory.abi, 'getPool', [token0, token1, fee]);
+}
+
+/** The transaction of swapV2, unsent (a replacement block's, for DevChain.reorg). */
+export function swapV2Request(chain: DevChain, d: UniswapDeployment, from: Address, path: readonly Address[], amountIn: bigint): TxRequest {
+  return chain.request(from, d.v2Router, uniswap.v2Router.abi, 'swapExactTokensForTokens', [amountIn, 0n, path, from, DEADLINE]);
 }
 
 /** Router02 swapExactTokensForTokens along `path` (one Swap log per pair crossed). */

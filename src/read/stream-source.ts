@@ -17,7 +17,7 @@ import { nowSeconds } from '../domain/clock.js';
 const END = 253402300800;
 
 export function streamSource(deps: { clock: Clock; store: StoreHandle; services: Pick<Services, 'repos'>; views: Views }): StreamReads {
-  const { symbols, candles, stream: repo, trades, accounts } = deps.services.repos;
+  const { symbols, candles, stream: repo, trades, accounts, removals } = deps.services.repos;
   const views = deps.views;
   const now = () => nowSeconds(deps.clock);
 
@@ -29,6 +29,8 @@ export function streamSource(deps: { clock: Clock; store: StoreHandle; services:
     maxTradeId: () => trades.maxId(),
     tradesAfter: (tokenId, afterId, upTo, limit) => repo.tradesAfter(tokenId, afterId, upTo, limit),
     commitEnds: (from, to) => repo.commitEnds(from, to),
+    lastRemovalSeq: () => removals.lastRemovalSeq(),
+    removalsAfter: (after, limit) => removals.removalsAfter(after, limit),
     barsFrom: (tokenId, res, from) => candles.readBars(tokenId, res, { mode: 'range', from: bucketStart(res, Math.min(from, END - 1)), to: END }),
     barAt: async (tokenId, res, t) => (await candles.readBars(tokenId, res, { mode: 'range', from: t, to: t + 1 })).find((b) => b.t === t) ?? null,
     newestBar: async (tokenId, res) => (await candles.readBars(tokenId, res, { mode: 'countback', to: END, countback: 1 }))[0] ?? null,

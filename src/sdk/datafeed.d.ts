@@ -64,7 +64,10 @@ export type Datafeed = {
     onResult: (bars: Bar[], meta: HistoryMetadata) => void,
     onError: (reason: string) => void,
   ): void;
-  /** One independent stream subscription per listenerGuid; a `reset` calls onResetCacheNeededCallback. */
+  /**
+   * One independent stream subscription per listenerGuid; a `reset` (reason backfill, supply or
+   * reorg: trades taken out by a chain reorganisation) calls onResetCacheNeededCallback.
+   */
   subscribeBars(symbolInfo: SymbolInfo, resolution: string, onTick: (bar: Bar) => void, listenerGuid: string, onResetCacheNeededCallback: () => void): void;
   unsubscribeBars(listenerGuid: string): void;
   /** The wallet's trades in [from, to) (seconds), at most 1000, the newest; none without a wallet. */

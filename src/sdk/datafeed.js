@@ -10,6 +10,12 @@
  * with exponential backoff (1 s doubling to 30 s), resubscribing each bars subscription with
  * `since` = its last bar time, so nothing is missed. Every callback runs asynchronously.
  *
+ * A `reset` of a bars subscription (a backfill, a changed supply, a chain reorganisation that took
+ * trades out) calls its onResetCacheNeededCallback: the library reloads history with getBars. After
+ * a reorg the newest bar may be older than the last one pushed, so the subscription then takes the
+ * next bar whatever its time. The stream's `removed` messages go to trade subscriptions, which a
+ * datafeed never makes: a chart has no trade list, and its bars come again after the reset.
+ *
  * A token symbol's currency menu offers USD and MCAP (market cap): the currency the library asks
  * for goes to /udf/symbols and /udf/history as currencyCode and to the stream as metric.
  * `createDatafeed({ baseUrl, wallet })` marks that wallet's trades on the chart (getMarks, from
@@ -122,6 +128,8 @@ export function createDatafeed(options) {
             sub.lastTime = t;
             later(onTick, { time: t, open: m.bar.o, high: m.bar.h, low: m.bar.l, close: m.bar.c, volume: m.bar.v });
           } else if (m.op === 'reset') {
+            // The history is reloaded; the bar that follows (after a reorg, maybe older) is the newest.
+            sub.lastTime = null;
             if (typeof onResetCacheNeededCallback === 'function') later(onResetCacheNeededCallback);
           }
         },

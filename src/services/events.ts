@@ -1,11 +1,13 @@
 /**
- * Events (docs/api.md, Subscriptions, events, ingest): the ingest hook that writes them, and the keyset-paged reader
- * behind GET /v1/events.
+ * Events (docs/api.md, Subscriptions, events, ingest): the ingest hook that writes them, the
+ * retract hook that writes `trades_removed` events, and the keyset-paged reader behind GET /v1/events.
  *
  * For each ingest transaction and each registered token it added trades to, every tenant
  * registered to that token gets one event per 1000 trades (in trade order), and, when its
  * subscription has a webhook URL, one outbox row per event. All of it is written in the ingest
- * transaction, so an event exists exactly when its trades do.
+ * transaction, so an event exists exactly when its trades do. A retraction (docs/indexer.md,
+ * Reorgs) does the same for the trades it takes out: one `trades_removed` event per 1000 of a
+ * registered token's removed trades and tenant, written in the retraction's transaction.
  *
  * The events cursor (src/domain/cursor.ts) carries the last event id returned, signed and bound
  * to the tenant; any other string is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
@@ -27,6 +29,7 @@ import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
 import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
 import type { Repos } from '../store/port/repos.js';
+import type { RemovedTrade, RetractHook } from '../store/port/retract.js';
 
 /** Events are kept this long (seconds); older ones are not returned and are pruned. */
 export const EVENT_RETENTION_SECONDS = 7 * 86_400;
@@ -42,14 +45,46 @@ export type EventTrade = TradeJson;
 
 export type TradesEvent = { id: string; type: 'trades'; token: string; createdAt: number; data: { trades: EventTrade[] } };
 
+/** A removed trade as a `trades_removed` event names it: its record number and identity. */
+export type RemovedTradeRef = { id: number; signature: string; index: number };
+
+export type TradesRemovedEvent = { id: string; type: 'trades_removed'; token: string; createdAt: number; data: { trades: RemovedTradeRef[] } };
+
+/** An event of the feed (E): trades an ingest added, or trades a retraction took back out. */
+export type Event = TradesEvent | TradesRemovedEvent;
+
 export const eventId = (id: number): string => `evt_${id}`;
 
 /**
+ * How an event's type and data are kept in its row's one `data` column, which older stores hold
+ * as the JSON of a `trades` event's data (`{"trades":[...]}`, as JSON.stringify writes it, so it
+ * always begins so). Any other type is kept as `{"type":T,"data":D}`: no migration, and every row
+ * already stored reads as it did.
+ */
+const TYPED = '{"type":"';
+const DATA = '","data":';
+
+/** The stored form of an event of `type` whose data serialises to `data`. */
+export function storedData(type: Event['type'], data: string): string {
+  return type === 'trades' ? data : `${TYPED}${type}${DATA}${data}}`;
+}
+
+/** The type of a stored event and its data's JSON text (the very bytes stored), from its `data` column. */
+export function typeAndData(stored: string): { type: Event['type']; data: string } {
+  if (!stored.startsWith(TYPED)) return { type: 'trades', data: stored };
+  const end = stored.indexOf(DATA, TYPED.length);
+  const type = stored.slice(TYPED.length, end);
+  if (type !== 'trades_removed') throw new Error(`an event of unknown type ${JSON.stringify(type)} is stored`);
+  return { type, data: stored.slice(end + DATA.length, -1) };
+}
+
+/**
  * The JSON of an event, built the same way every time (webhook signatures cover these bytes).
- * `data` is stored already serialised.
+ * `data` is the column as stored (see storedData).
  */
 export function eventJson(row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'data'>): string {
-  return `{"id":${JSON.stringify(eventId(row.id))},"type":"trades","token":${JSON.stringify(row.token)},"createdAt":${row.createdAt},"data":${row.data}}`;
+  const { type, data } = typeAndData(row.data);
+  return `{"id":${JSON.stringify(eventId(row.id))},"type":${JSON.stringify(type)},"token":${JSON.stringify(row.token)},"createdAt":${row.createdAt},"data":${data}}`;
 }
 
 const byTradeOrder = (a: InsertedTrade, b: InsertedTrade) => a.blockTime - b.blockTime || a.id - b.id;
@@ -135,10 +170,74 @@ async function pgEvents(clock: Clock, client: pg.ClientBase, inserted: readonly 
   }
 }
 
+/** The removed trades of each token (by address), ascending by id, in the order tokens come. */
+function removedByToken(removed: readonly RemovedTrade[]): Map<string, RemovedTradeRef[]> {
+  const out = new Map<string, RemovedTradeRef[]>();
+  for (const t of removed) {
+    const ref = { id: t.id, signature: t.signature, index: t.index };
+    const list = out.get(t.token);
+    if (list) list.push(ref);
+    else out.set(t.token, [ref]);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.id - b.id);
+  return out;
+}
+
+/** The `trades_removed` events of one token's removed trades, one per TRADES_PER_EVENT trades and subscriber. */
+function removalEventsOf(token: string, list: readonly RemovedTradeRef[], subscribers: readonly Subscriber[]): NewEvent[] {
+  const out: NewEvent[] = [];
+  for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
+    const data = storedData('trades_removed', JSON.stringify({ trades: list.slice(i, i + TRADES_PER_EVENT) }));
+    for (const s of subscribers) out.push({ tenantId: s.tenantId, token, data, subscriptionId: s.subscriptionId, webhookUrl: s.webhookUrl });
+  }
+  return out;
+}
+
+/**
+ * The retract hook that writes `trades_removed` events and queues their webhooks (docs/api.md,
+ * Events), on either engine, inside the retraction's transaction as the events ingest hook is
+ * inside the ingest's: an event exists exactly when its trades are gone. A tenant registered to a
+ * token that lost trades gets one event per 1000 of them, delivered, signed and retried like any.
+ */
+export function createRetractEventsHook(deps: { db?: Db; clock: Clock }): RetractHook {
+  let sqlite: ReturnType<typeof sqliteRepos> | undefined;
+  return ({ trades: removed, now }, tx) => {
+    if (tx.engine === 'postgres') return pgRemovalEvents(deps.clock, tx.client, removed, now);
+    if (deps.db === undefined) throw new Error('the retract events hook was built without the SQLite connection it is called with');
+    const { subscriptions, events, outbox } = (sqlite ??= sqliteRepos(deps.db));
+    if (removed.length === 0 || !subscriptions.any()) return undefined;
+    const nowMs = deps.clock.now();
+    for (const [token, list] of removedByToken(removed)) {
+      const subscribers = subscriptions.subscribers(token);
+      for (const e of removalEventsOf(token, list, subscribers)) {
+        const id = events.insert(e.tenantId, token, now, e.data);
+        if (e.webhookUrl !== null) outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+      }
+    }
+    return undefined;
+  };
+}
+
+/** The retract hook's writes on PostgreSQL (the same rows as its SQLite branch). */
+async function pgRemovalEvents(clock: Clock, client: pg.ClientBase, removed: readonly RemovedTrade[], now: number): Promise<void> {
+  const subscriptions = createPgSubscriptionsRepo(client);
+  if (removed.length === 0 || !(await subscriptions.any())) return;
+  const events = createPgEventsRepo(client);
+  const outbox = createPgWebhookOutboxRepo(client);
+  const nowMs = clock.now();
+  for (const [token, list] of removedByToken(removed)) {
+    const subscribers = await subscriptions.subscribers(token);
+    for (const e of removalEventsOf(token, list, subscribers)) {
+      const id = await events.insert(e.tenantId, token, now, e.data);
+      if (e.webhookUrl !== null) await outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+    }
+  }
+}
+
 /** A cursor that this server did not issue for this tenant. */
 export class EventCursorError extends Error {}
 
-export type EventsPage = { events: TradesEvent[]; nextCursor: string };
+export type EventsPage = { events: Event[]; nextCursor: string };
 
 /** The events feed and pruning, on `repos.events` (either engine). */
 export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' | 'meta'> }) {
@@ -168,13 +267,14 @@ export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' |
       if (after === null) throw new EventCursorError('cursor is not valid for this account');
       const since = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;
       const rows = await repo.page(tenantId, after, since, limit);
-      const events: TradesEvent[] = [];
+      const events: Event[] = [];
       let bytes = 0;
       let last = after;
       for (const row of rows) {
         if (events.length > 0 && bytes + row.data.length > MAX_PAGE_BYTES) break;
         bytes += row.data.length;
-        events.push({ id: eventId(row.id), type: 'trades', token: row.token, createdAt: row.createdAt, data: JSON.parse(row.data) });
+        const { type, data } = typeAndData(row.data);
+        events.push({ id: eventId(row.id), type, token: row.token, createdAt: row.createdAt, data: JSON.parse(data) } as Event);
         last = row.id;
       }
       return { events, nextCursor: encodeEventCursor(k, tenantId, last) };

@@ -18,7 +18,7 @@ import { createEngineIngest } from './ingest-engine.js';
 import { createAccounts } from './accounts.js';
 import { ingestHooks, pgIngestHooks } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
-import { createEvents } from './events.js';
+import { createEvents, createRetractEventsHook } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
 import { createMetrics, walBytes } from './metrics.js';
 import { createSqliteRepos, type Repos } from '../store/repos.js';
@@ -61,6 +61,8 @@ function build(deps: Deps<AnyStore>) {
   const metrics = createMetrics(deps.store, repos, { walBytes: parts.walBytes });
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
   const ingest: AnyIngest = parts.ingest([({ trades }) => metrics.tradesInserted(trades.length)]);
+  // trades_removed events and their webhooks, in each retraction's transaction (docs/api.md, Events).
+  ingest.addRetractHook(createRetractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
   const subscriptions = createSubscriptions(withRepos);

@@ -1,9 +1,10 @@
 /**
- * The chain indexer's rows on SQLite (docs/indexer.md, Position and faults): each chain's
- * position, its last indexed blocks and the state it carries between blocks (migration
- * 014-indexer.sql). `commit` runs inside the ingest transaction of the blocks it describes
- * (the `within` of src/services/ingest.ts), so the position never runs ahead of, or behind,
- * the records. src/store/pg/indexer-repo.ts is the PostgreSQL twin.
+ * The chain indexer's rows on SQLite (docs/indexer.md, Position and faults, Reorgs): each chain's
+ * position, its last indexed blocks, the state it carries between blocks (migration
+ * 014-indexer.sql) and the undo journal of its last reorgDepth blocks (016-indexer-journal.sql).
+ * `commit` runs inside the ingest transaction of the blocks it describes (the `within` of
+ * src/services/ingest.ts), so the position never runs ahead of, or behind, the records; `rollback`
+ * runs inside the retraction's transaction. src/store/pg/indexer-repo.ts is the PostgreSQL twin.
  */
 import type { Db } from './db.js';
 import type { IngestTx } from './ingest-repo.js';
@@ -23,7 +24,29 @@ export type IndexerCommit = {
   keepFrom: number;
   state: readonly StateRow[];
   now: number;
+  /**
+   * Journal this batch (blocks first..last): the state rows' bodies before it, taken from the
+   * store before `state` is written, and what it added. Left out far from the head, where no
+   * reorg reaches (such a batch cannot be undone).
+   */
+  journal?: { first: number; last: number; added: readonly Added[] };
 };
+
+/** Something a batch added to the store: a trade (`signature:logIndex`), a market (pool) or a token. */
+export type Added = { what: 'trade' | 'market' | 'token'; key: string };
+
+/** A journaled batch of blocks. */
+export type JournaledBatch = { first: number; last: number };
+
+/** What the batches from block `from` on changed: the state as it was before them, and what they added. */
+export type Journal = {
+  /** Each state row they changed with its body before the first of them that changed it (null: absent). */
+  undo: StateRow[];
+  added: Added[];
+};
+
+/** Rolls a chain back: its position to `to`, its blocks and journal after it dropped, `restore` written. */
+export type IndexerRollback = { chain: string; to: { number: number; hash: string }; restore: readonly StateRow[]; now: number };
 
 export type IndexerRepo = {
   /** The chain's last indexed block, or undefined before its first commit. */
@@ -34,6 +57,12 @@ export type IndexerRepo = {
   state(chain: string, kind: string): Promise<Map<string, string>>;
   /** Writes a commit in the ingest transaction `tx`; on SQLite at once (answers undefined). */
   commit(tx: IngestTx, c: IndexerCommit): Promise<void> | void;
+  /** The chain's journaled batches, oldest first. */
+  batches(chain: string): Promise<JournaledBatch[]>;
+  /** The journal of the batches starting at or after block `from`. */
+  journal(chain: string, from: number): Promise<Journal>;
+  /** Writes a rollback in the retraction's transaction `tx`; on SQLite at once. */
+  rollback(tx: IngestTx, r: IndexerRollback): Promise<void> | void;
 };
 
 type BlockRow = { number: number; hash: string; parent_hash: string };
@@ -60,6 +89,29 @@ export function createIndexerRepo(db: Db): IndexerRepo {
      ON CONFLICT (chain, kind, key) DO UPDATE SET body = excluded.body`,
   );
   const dropState = db.prepare('DELETE FROM indexer_state WHERE chain = ? AND kind = ? AND key = ?');
+  const putBatch = db.prepare('INSERT OR REPLACE INTO indexer_batches (chain, first, last) VALUES (?, ?, ?)');
+  // The body before the batch is the store's row now: the batch's own rows are written after this.
+  const putUndo = db.prepare(
+    `INSERT OR IGNORE INTO indexer_undo (chain, number, kind, key, body)
+     VALUES (@chain, @number, @kind, @key, (SELECT body FROM indexer_state WHERE chain = @chain AND kind = @kind AND key = @key))`,
+  );
+  const putAdded = db.prepare('INSERT OR IGNORE INTO indexer_added (chain, number, what, key) VALUES (?, ?, ?, ?)');
+  // A batch's journal goes once none of its blocks is kept any more.
+  const oldest = db.prepare<[string, number], number | null>('SELECT min(first) FROM indexer_batches WHERE chain = ? AND last >= ?').pluck();
+  const pruneBatches = db.prepare('DELETE FROM indexer_batches WHERE chain = ? AND first < ?');
+  const pruneUndo = db.prepare('DELETE FROM indexer_undo WHERE chain = ? AND number < ?');
+  const pruneAdded = db.prepare('DELETE FROM indexer_added WHERE chain = ? AND number < ?');
+  const batches = db.prepare<[string], { first: number; last: number }>('SELECT first, last FROM indexer_batches WHERE chain = ? ORDER BY first');
+  const undo = db.prepare<[string, number], { kind: string; key: string; body: string | null }>(
+    'SELECT kind, key, body FROM indexer_undo WHERE chain = ? AND number >= ? ORDER BY number DESC',
+  );
+  const added = db.prepare<[string, number], { what: Added['what']; key: string }>(
+    'SELECT what, key FROM indexer_added WHERE chain = ? AND number >= ? ORDER BY number, what, key',
+  );
+  const dropBlocksAfter = db.prepare('DELETE FROM indexer_blocks WHERE chain = ? AND number > ?');
+  const dropBatchesAfter = db.prepare('DELETE FROM indexer_batches WHERE chain = ? AND first > ?');
+  const dropUndoAfter = db.prepare('DELETE FROM indexer_undo WHERE chain = ? AND number > ?');
+  const dropAddedAfter = db.prepare('DELETE FROM indexer_added WHERE chain = ? AND number > ?');
   return {
     position: async (chain) => {
       const r = position.get(chain);
@@ -72,11 +124,41 @@ export function createIndexerRepo(db: Db): IndexerRepo {
       const last = c.blocks.at(-1);
       for (const b of c.blocks) putBlock.run({ chain: c.chain, ...b });
       forget.run(c.chain, c.keepFrom);
+      const j = c.journal;
+      if (j !== undefined) {
+        putBatch.run(c.chain, j.first, j.last);
+        for (const s of c.state) putUndo.run({ chain: c.chain, number: j.first, kind: s.kind, key: s.key });
+        for (const a of j.added) putAdded.run(c.chain, j.first, a.what, a.key);
+      }
+      const keep = oldest.get(c.chain, c.keepFrom) ?? c.keepFrom;
+      pruneBatches.run(c.chain, keep);
+      pruneUndo.run(c.chain, keep);
+      pruneAdded.run(c.chain, keep);
       for (const s of c.state) {
         if (s.body === null) dropState.run(c.chain, s.kind, s.key);
         else putState.run({ chain: c.chain, kind: s.kind, key: s.key, body: s.body });
       }
       if (last !== undefined) setPosition.run({ chain: c.chain, number: last.number, hash: last.hash, now: c.now });
+      return undefined;
+    },
+    batches: async (chain) => batches.all(chain),
+    journal: async (chain, from) => {
+      // Newest first, so the oldest batch's body (the state before all of them) is the one kept.
+      const before = new Map<string, StateRow>();
+      for (const r of undo.all(chain, from)) before.set(`${r.kind}\u0000${r.key}`, r);
+      return { undo: [...before.values()], added: added.all(chain, from) };
+    },
+    rollback(tx, r) {
+      if (tx.engine !== 'sqlite') throw new Error('the SQLite indexer repo was handed a PostgreSQL transaction');
+      dropBlocksAfter.run(r.chain, r.to.number);
+      dropBatchesAfter.run(r.chain, r.to.number);
+      dropUndoAfter.run(r.chain, r.to.number);
+      dropAddedAfter.run(r.chain, r.to.number);
+      for (const s of r.restore) {
+        if (s.body === null) dropState.run(r.chain, s.kind, s.key);
+        else putState.run({ chain: r.chain, kind: s.kind, key: s.key, body: s.body });
+      }
+      setPosition.run({ chain: r.chain, number: r.to.number, hash: r.to.hash, now: r.now });
       return undefined;
     },
   };

@@ -7,6 +7,11 @@
  * newest bar of each followed resolution and the bar each subscription last saw, prices and
  * overviews), and the fan-out reads those answers through this object, a `StreamSource`.
  *
+ * A change's turn also reads the store's removal log (src/store/port/retract.ts) after the last
+ * entry it saw, whatever the change says it touched: a retraction on this instance or another one
+ * shows there, and the tokens that lost trades are fanned out with the change (`removed`, a bars
+ * `reset` with reason `reorg`, their new prices and overviews).
+ *
  * Prices and overviews stay until the token's next change: the fan-out sends them from a timer, at
  * most once a second, with the answer read at the change that scheduled it (a later change reads
  * them again). A question the hub did not read ahead for is a bug, and throws.
@@ -14,6 +19,7 @@
 import type { Bar } from '../domain/candles.js';
 import type { Resolution } from '../domain/resolution.js';
 import type { TradeJson } from '../store/trades-repo.js';
+import type { RemovalLogEntry } from '../store/port/retract.js';
 import type { Fanout, TokenState } from './fanout.js';
 import type { PriceState, StreamReads, StreamSource } from './types.js';
 
@@ -21,6 +27,7 @@ import type { PriceState, StreamReads, StreamSource } from './types.js';
 const READ_PAGE = 10_000;
 /** Rounds of reading a change's trades and bars until the newest trade id stands still across them. */
 const MAX_ROUNDS = 4;
+const NONE: readonly RemovalLogEntry[] = [];
 
 /** What was read of one token for the fan-out. */
 type TokenReads = {
@@ -44,6 +51,10 @@ export class ChangeReads implements StreamSource {
   private readonly byToken = new Map<number, TokenReads>();
   private readonly prices = new Map<number, PriceState | null>();
   private readonly overviews = new Map<number, unknown>();
+  /** The last removal log entry read; null until a subscription starts (nobody to tell before). */
+  private removalSeq: number | null = null;
+  /** The removal log entries of this turn, by token. */
+  private readonly removedBy = new Map<number, RemovalLogEntry[]>();
 
   constructor(private readonly reads: StreamReads) {}
 
@@ -103,6 +114,10 @@ export class ChangeReads implements StreamSource {
   overview(tokenId: number): unknown {
     if (!this.overviews.has(tokenId)) throw new Error(`stream: the overview of token ${tokenId} was not read ahead`);
     return this.overviews.get(tokenId);
+  }
+
+  removed(tokenId: number): readonly RemovalLogEntry[] {
+    return this.removedBy.get(tokenId) ?? NONE;
   }
 
   supply(tokenId: number): number | null {
@@ -181,8 +196,8 @@ export class ChangeReads implements StreamSource {
         after = page[page.length - 1]!.id;
       }
       r.read = upTo;
-      // Bars are asked for only when trades came; then the newest bar, and the bar each group last saw.
-      if (r.trades.length > 0) {
+      // Bars are asked for only when trades came or went; then the newest bar, and the bar each group last saw.
+      if (r.trades.length > 0 || this.removedBy.has(t.id)) {
         r.bars.clear();
         for (const subs of t.bars.values()) jobs.push(this.readBars(t.id, r, subs));
       }
@@ -204,10 +219,59 @@ export class ChangeReads implements StreamSource {
     [...lastSeen].forEach((t, i) => r.bars.set(`${res.key}|${t}`, seen[i] ?? null));
   }
 
-  /** Reads the newest trade id (a new token state starts there). */
-  async forSubscribe(): Promise<void> {
+  /**
+   * Reads the newest trade id (a new token state starts there). `first`: no token is followed yet,
+   * so no subscription is owed the removals logged so far: the log is read from its newest entry on.
+   */
+  async forSubscribe(first = false): Promise<void> {
     await this.quiet();
-    this.maxId = Math.max(this.maxId, await this.reads.maxTradeId());
+    const [maxId, seq] = await Promise.all([this.reads.maxTradeId(), first || this.removalSeq === null ? this.reads.lastRemovalSeq() : null]);
+    this.maxId = Math.max(this.maxId, maxId);
+    if (seq !== null) this.removalSeq = seq;
+  }
+
+  /**
+   * The followed tokens that lost trades, and those a retraction deleted whole: whether their
+   * address still names them. A deleted one is `gone` until its address names a token again (the
+   * new branch brought it back, under a new id): then its state and subscriptions move there, its
+   * removals with them, so they still hear what went. The ids moved to, for the change to read.
+   */
+  private async followAddresses(fanout: Fanout): Promise<number[]> {
+    const check = [...fanout.tokens.values()].filter((t) => t.gone || this.removedBy.has(t.id));
+    if (check.length === 0) return [];
+    const found = await Promise.all(check.map((t) => this.reads.resolve(t.address)));
+    const moved: number[] = [];
+    check.forEach((t, i) => {
+      const now = found[i] ?? null;
+      if (now === null || now.address !== t.address) t.gone = true;
+      else if (now.id !== t.id) {
+        const from = t.id;
+        const removed = this.removedBy.get(from);
+        if (removed !== undefined) {
+          this.removedBy.delete(from);
+          this.removedBy.set(now.id, [...removed, ...(this.removedBy.get(now.id) ?? [])]);
+        }
+        fanout.rekey(t, now.id);
+        moved.push(now.id);
+      }
+    });
+    return moved;
+  }
+
+  /** Reads the removal log after the last entry read, by token (before the trades and bars: see fanOut). */
+  private async readRemovals(): Promise<void> {
+    this.removedBy.clear();
+    if (this.removalSeq === null) return;
+    for (;;) {
+      const page = await this.reads.removalsAfter(this.removalSeq, READ_PAGE);
+      for (const e of page) {
+        const list = this.removedBy.get(e.tokenId);
+        if (list === undefined) this.removedBy.set(e.tokenId, [e]);
+        else list.push(e);
+      }
+      if (page.length > 0) this.removalSeq = page[page.length - 1]!.seq;
+      if (page.length < READ_PAGE) return;
+    }
   }
 
   async readPrice(tokenId: number): Promise<void> {
@@ -218,12 +282,28 @@ export class ChangeReads implements StreamSource {
     this.overviews.set(tokenId, await this.reads.overview(tokenId));
   }
 
-  /** Reads ahead for the change of `tokens`, then fans it out (through `batch`) in one synchronous step. */
+  /**
+   * Reads ahead for the change of `tokens`, then fans it out (through `batch`) in one synchronous
+   * step. The removal log is read first: a trade it names is gone from every read made after it,
+   * so no trade read for this change is also told removed; a retraction that commits after it is
+   * in the bars read, and its own change tells it (reset) next.
+   */
   async fanOut(fanout: Fanout, tokens: ReadonlySet<number> | 'all', upTo: Promise<number>, batch: (run: () => void) => void): Promise<void> {
-    const states = tokens === 'all' ? [...fanout.tokens.values()] : [...tokens].flatMap((id) => fanout.tokens.get(id) ?? []);
+    await this.readRemovals();
+    const moved = await this.followAddresses(fanout);
+    let ids = tokens;
+    if (ids !== 'all' && (this.removedBy.size > 0 || moved.length > 0)) {
+      // The log may name tokens the change did not (changes joined, a notice from another instance).
+      const more = new Set(ids);
+      for (const id of this.removedBy.keys()) if (fanout.tokens.has(id)) more.add(id);
+      for (const id of moved) more.add(id);
+      ids = more;
+    }
+    const states = ids === 'all' ? [...fanout.tokens.values()] : [...ids].flatMap((id) => fanout.tokens.get(id) ?? []);
     await this.forChange(states, upTo);
     try {
-      batch(() => fanout.changed(tokens));
+      const changed = ids;
+      batch(() => fanout.changed(changed));
     } finally {
       // Prices and overviews of tokens nobody follows any more are forgotten.
       for (const id of this.prices.keys()) if (!fanout.tokens.has(id)) this.prices.delete(id);

@@ -106,7 +106,8 @@ export type BarSub = SubBase & {
 
 /** The group of a token's bar subscriptions that get the same bars: one resolution, one metric. */
 export const barGroupKey = (s: Pick<BarSub, 'res' | 'metric'>): string => (s.metric === 'price' ? s.res.key : `${s.res.key}|mcap`);
-export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean };
+/** `from`: it may have been sent the token's trades with id > from (its `sinceId`, else where it began). */
+export type TradeSub = SubBase & { channel: 'trades'; token: TokenLink; stopped: boolean; from: number };
 export type PriceSub = SubBase & { channel: 'prices'; tokens: TokenLink[] };
 export type OverviewSub = SubBase & { channel: 'overview'; token: TokenLink };
 export type Sub = BarSub | TradeSub | PriceSub | OverviewSub;

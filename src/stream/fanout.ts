@@ -7,6 +7,7 @@
 import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
 import type { TradeJson } from '../store/trades-repo.js';
+import type { RemovalLogEntry } from '../store/port/retract.js';
 import type { Framer, StreamSource } from './types.js';
 import { Encoded, barJson, overviewBody, priceBody } from './messages.js';
 import type { BarSub, OverviewSub, PriceSub, TradeSub } from './connection.js';
@@ -37,6 +38,11 @@ type Throttle = { lastMs: number; timer: NodeJS.Timeout | null; lastJson: string
 export type TokenState = {
   id: number;
   address: string;
+  /**
+   * Deleted whole by a retraction (first seen in orphaned blocks): its subscriptions stay, following
+   * the address, until the chain brings a token of that address back under a new id (see rekey).
+   */
+  gone: boolean;
   /** Every trade of the token with id <= this has been handed to its subscriptions. */
   lastTradeId: number;
   bars: Map<string, Set<BarSub>>;
@@ -66,6 +72,7 @@ export class Fanout {
       t = {
         id,
         address,
+        gone: false,
         lastTradeId: this.source.maxTradeId(),
         bars: new Map(),
         trades: new Set(),
@@ -77,6 +84,40 @@ export class Fanout {
       this.tokens.set(id, t);
     }
     return t;
+  }
+
+  /**
+   * Moves a token's state to `id`, the token its address names now (a retraction deleted the one it
+   * followed, and the new branch brought the address back), with every subscription: their links
+   * name the new id, so they unsubscribe from it. Merged into the state of `id` when someone follows
+   * that already.
+   */
+  rekey(t: TokenState, id: number): void {
+    if (this.tokens.get(t.id) === t) this.tokens.delete(t.id);
+    const relink = (link: { id: number; address: string }) => {
+      if (link.address === t.address) link.id = id;
+    };
+    for (const subs of t.bars.values()) for (const s of subs) relink(s.token);
+    for (const s of t.trades) relink(s.token);
+    for (const s of t.overview) relink(s.token);
+    for (const s of t.prices) s.tokens.forEach(relink);
+    const into = this.tokens.get(id);
+    if (into === undefined) {
+      t.id = id;
+      t.gone = false;
+      this.tokens.set(id, t);
+      return;
+    }
+    for (const [key, subs] of t.bars) {
+      const group = into.bars.get(key);
+      if (group === undefined) into.bars.set(key, subs);
+      else for (const s of subs) group.add(s);
+    }
+    for (const s of t.trades) into.trades.add(s);
+    for (const s of t.prices) into.prices.add(s);
+    for (const s of t.overview) into.overview.add(s);
+    if (t.price.timer) clearTimeout(t.price.timer);
+    if (t.view.timer) clearTimeout(t.view.timer);
   }
 
   /** Forgets a token nobody follows any more. */
@@ -91,12 +132,17 @@ export class Fanout {
    * Handles one commit notification: the tokens it touched, or every followed token when unknown
    * (commits of other processes, seen together). Trades go out one message per ingest
    * transaction (split at the ends the ingest recorded); bars once, in their state after all.
+   * A token that lost trades to a retraction (docs/api.md, Live stream: reorgs) tells its trade
+   * subscriptions which (`removed`, before the new trades), and its bar subscriptions `reset`
+   * with reason `reorg` and the newest bar as it is now, which every later bar builds on.
    */
   changed(ids: ReadonlySet<number> | 'all'): void {
     const states = ids === 'all' ? [...this.tokens.values()] : [...ids].flatMap((id) => this.tokens.get(id) ?? []);
     const upTo = states.length > 0 ? this.source.maxTradeId() : 0;
     for (const t of states) {
+      const removed = this.source.removed(t.id);
       if (t.bars.size > 0 || t.trades.size > 0) {
+        if (removed.length > 0 && t.trades.size > 0) this.sendRemoved(t, removed);
         let minTime = Infinity;
         const pages: TradeJson[][] = [];
         // A transaction cut by the end of a page is carried into the next page.
@@ -114,7 +160,12 @@ export class Fanout {
         }
         if (t.trades.size > 0) this.delay();
         if (t.bars.size > 0) this.supplyChanged(t);
-        if (minTime !== Infinity) {
+        if (removed.length > 0) {
+          for (const subs of t.bars.values()) {
+            this.reorgBars(t, subs);
+            this.delay();
+          }
+        } else if (minTime !== Infinity) {
           const fresh: Fresh = { firstId: pages[0]![0]!.id, minTime, pages };
           for (const subs of t.bars.values()) {
             this.deliverBars(t, subs, fresh);
@@ -161,6 +212,57 @@ export class Fanout {
         if (!sub.conn.tradesFit()) break;
         sub.conn.send('trades', body.for(sub.id));
       }
+    }
+  }
+
+  /**
+   * The trades a retraction took out, to the token's trade subscriptions, ascending by id: to each
+   * those it may have been sent, after where it began (`from`) and up to the last id handed out.
+   * A trade removed before it was sent is never named; one removed while on its way may be, and
+   * a client ignores an id it does not hold. Subscriptions that began at the same id share bodies.
+   */
+  private sendRemoved(t: TokenState, removed: readonly RemovalLogEntry[]): void {
+    const sorted = removed.filter((e) => e.tradeId <= t.lastTradeId).sort((a, b) => a.tradeId - b.tradeId);
+    if (sorted.length === 0) return;
+    const byFrom = new Map<number, Encoded[]>();
+    for (const sub of t.trades) {
+      if (sub.stopped) continue;
+      let bodies = byFrom.get(sub.from);
+      if (bodies === undefined) {
+        const gone = sorted.filter((e) => e.tradeId > sub.from).map((e) => ({ id: e.tradeId, signature: e.signature, index: e.index }));
+        bodies = [];
+        for (let i = 0; i < gone.length; i += TRADES_PER_MESSAGE) {
+          bodies.push(new Encoded(this.frame, '{"op":"removed",', `"trades":${JSON.stringify(gone.slice(i, i + TRADES_PER_MESSAGE))}}`));
+        }
+        byFrom.set(sub.from, bodies);
+      }
+      for (const body of bodies) {
+        if (!sub.conn.tradesFit()) break;
+        sub.conn.send('removed', body.for(sub.id));
+      }
+    }
+  }
+
+  /**
+   * Bars of one resolution after a retraction: any bar sent may have changed or be gone, so every
+   * subscription gets `reset` with reason `reorg` (the client refetches history) and then the
+   * newest bar as it is now (none when the token has no trade left), from which it goes on.
+   */
+  private reorgBars(t: TokenState, subs: Set<BarSub>): void {
+    const first = subs.values().next().value;
+    if (first === undefined) return;
+    const newest = this.barOf(t, first, this.source.newestBar(t.id, first.res));
+    const through = this.source.barsThrough();
+    const reset = new Encoded(this.frame, '{"op":"reset",', '"reason":"reorg"}');
+    const newestJson = newest === null ? null : barJson(newest);
+    const newestMsg = newestJson === null ? null : new Encoded(this.frame, '{"op":"bar",', `"bar":${newestJson},"final":false}`);
+    for (const s of subs) {
+      this.metrics.reset('reorg');
+      s.conn.sendState(s, 'reset', 'reset', reset.for(s.id));
+      if (newest !== null && newestMsg !== null) s.conn.sendState(s, 'bar', String(newest.t), newestMsg.for(s.id));
+      s.lastT = newest?.t ?? null;
+      s.lastJson = newestJson;
+      s.seenTo = through;
     }
   }
 

@@ -27,7 +27,7 @@ type Subscribe = Extract<Command, { op: 'subscribe' }>;
 export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads, sub: Sub, cmd: Subscribe): Promise<void> {
   const conn = sub.conn;
   const id = sub.id;
-  await view.forSubscribe();
+  await view.forSubscribe(fanout.tokens.size === 0);
   const state = (t: { id: number; address: string }): TokenState => fanout.state(t.id, t.address);
   // Added before the reads, as the fan-out would: no change is fanned out until this returns.
   if (sub.channel === 'bars') {
@@ -44,6 +44,7 @@ export async function follow(fanout: Fanout, src: StreamReads, view: ChangeReads
   } else if (sub.channel === 'trades') {
     const s = state(sub.token);
     s.trades.add(sub);
+    sub.from = cmd.channel === 'trades' && cmd.sinceId !== null ? Math.min(cmd.sinceId, s.lastTradeId) : s.lastTradeId;
     if (cmd.channel === 'trades' && cmd.sinceId !== null) replayTrades(await src.tradesAfter(s.id, cmd.sinceId, s.lastTradeId, MAX_REPLAY_TRADES + 1), sub);
   } else if (sub.channel === 'prices') {
     const states = sub.tokens.map((t) => state(t));

@@ -334,7 +334,7 @@ export class Hub {
         if (cmd.metric === 'mcap') answer.metric = 'mcap';
         break;
       case 'trades':
-        sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false };
+        sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false, from: 0 };
         answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
         break;
       case 'prices':

@@ -6,6 +6,7 @@
 import type { Bar } from '../domain/candles.js';
 import type { Resolution } from '../domain/resolution.js';
 import type { TradeJson } from '../store/trades-repo.js';
+import type { RemovalLogEntry, RemovalLogReads } from '../store/port/retract.js';
 
 export type TokenRef = { id: number; address: string };
 
@@ -17,7 +18,7 @@ export type PriceState = { priceUsd: number | null; priceChangePct24h: number | 
  * hands the fan-out those answers as a `StreamSource` (src/stream/change-reads.ts), so a change
  * is fanned out in one synchronous step, in the order changes came.
  */
-export type StreamReads = {
+export type StreamReads = RemovalLogReads & {
   /** The token a name designates, as /udf/symbols reads it; null when none. */
   resolve(name: string): Promise<TokenRef | null>;
   maxTradeId(): Promise<number>;
@@ -61,6 +62,11 @@ export type StreamSource = {
   price(tokenId: number): PriceState | null;
   /** The body of GET /v1/token/:address/overview, or null when the token is gone. */
   overview(tokenId: number): unknown;
+  /**
+   * The trades of the token that retractions took out of the store since the last change (the
+   * removal log, src/store/port/retract.ts), in removal order; empty when none.
+   */
+  removed(tokenId: number): readonly RemovalLogEntry[];
   /** While a write transaction of this process is open across turns, a promise of its end; else null. */
   settled(): Promise<void> | null;
 };

@@ -1,6 +1,6 @@
 /**
  * A chart as a stream client keeps it: bars by time per resolution (a `bar` replaces the bar of
- * its time; a `reset` refetches /udf/history), trades by id, and the resume points (last bar
+ * its time; a `reset` refetches /udf/history), trades by id (a `removed` drops them), and the resume points (last bar
  * time, last trade id) it reconnects with. It also notes each jump of its newest bar: bars a
  * batch filled in between are not on the stream (docs/api.md, Live stream), so those are the only
  * bars of history a live chart may lack. Used by the property tests to compare what a client
@@ -23,6 +23,8 @@ export class ChartClient {
   /** Per resolution, the (older, newer) newest-bar times of each jump: bars strictly inside may be missing. */
   readonly jumps = new Map<string, [number, number][]>();
   readonly trades = new Map<number, number>(); // id -> times received
+  /** Ids `removed` named that the client did not hold (a trade removed while on its way). */
+  readonly unknownRemoved: number[] = [];
   /** Subscriptions that got more than one final or one newest bar for one batch. */
   readonly breaches: string[] = [];
   lastTradeId = 0;
@@ -116,6 +118,9 @@ export class ChartClient {
         this.trades.set(t.id, (this.trades.get(t.id) ?? 0) + 1);
         this.lastTradeId = Math.max(this.lastTradeId, t.id);
       }
+    }
+    if (m.op === 'removed') {
+      for (const t of m.trades) if (!this.trades.delete(t.id)) this.unknownRemoved.push(t.id);
     }
     if (m.op === 'reset' && kind === 'trades') throw new Error(`trades reset: ${m.reason}`);
   }

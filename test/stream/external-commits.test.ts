@@ -2,7 +2,8 @@
  * Commits of another process reach the stream's subscribers on SQLite, seen by the hub's periodic
  * check of the store (PRAGMA data_version, src/store/db.ts): a CLI file written by a real CLI
  * child process in transactions of 250 records is one trades message per transaction, whatever
- * number of them the server sees at once. SQLite only: on PostgreSQL they
+ * number of them the server sees at once; a retraction by another process reaches them too (the
+ * removal log, read at the check). SQLite only: on PostgreSQL they
  * arrive as notices on the bus (test/engines/pg-server.test.ts, pg-two-instances.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +47,47 @@ describe('commits of another process', () => {
       expect(got.trades.map((t: { signature: string }) => t.signature)).toEqual([rows[1]!.signature, rows[0]!.signature]);
       const bar = await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub);
       expect(bar).toEqual({ op: 'bar', sub: bars.sub, bar: { t: T0 - 20, o: 5, h: 5, l: 4, c: 4, v: 20 }, final: false });
+      c.close();
+    } finally {
+      await live?.stop();
+      live = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a retraction by another process', () => {
+  it('reaches the subscribers: removed, reset reorg and the newest bar (the removal log, read at the check)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-ext-reorg-'));
+    try {
+      const path = join(dir, 's.db');
+      live = await startLive({ store: openStore(path) });
+      const token = addToken(live, { symbol: 'EXR' }).address;
+      const kept = aTrade(token, { blockTime: T0 + 10, priceUsd: 2 });
+      const orphaned = aTrade(token, { blockTime: T0 + 70, priceUsd: 3 });
+      live.ingest([kept, orphaned]);
+      const c = await Client.open(`${live.wsBase}/v1/stream`);
+      const trades = await c.request({ op: 'subscribe', channel: 'trades', token, sinceId: 0 });
+      const bars = await c.request({ op: 'subscribe', channel: 'bars', token, resolution: '1' });
+      const sent = await c.waitFor((m) => m.op === 'trades' && m.sub === trades.sub);
+      await c.waitFor((m) => m.op === 'bar' && m.sub === bars.sub);
+      const orphanedId = sent.trades.find((t: { signature: string }) => t.signature === orphaned.signature).id as number;
+
+      const other = openStore(path);
+      const services = createServices({ store: other, clock: fakeClock() });
+      expect(
+        (await services.ingest.retract({ trades: [{ signature: orphaned.signature, index: orphaned.index }], markets: [], tokens: [], records: [] })).removed,
+      ).toBe(1);
+      other.close();
+
+      const removed = await c.waitFor((m) => m.op === 'removed');
+      expect(removed).toEqual({ op: 'removed', sub: trades.sub, trades: [{ id: orphanedId, signature: orphaned.signature, index: orphaned.index }] });
+      await c.waitFor((m) => m.sub === bars.sub && m.op === 'bar' && m.bar.t === T0 - 20);
+      expect(c.of(bars.sub).map((m) => (m.op === 'bar' ? [m.bar.t, m.bar.c] : [m.op, m.reason]))).toEqual([
+        [T0 + 40, 3],
+        ['reset', 'reorg'],
+        [T0 - 20, 2],
+      ]);
       c.close();
     } finally {
       await live?.stop();

@@ -12,13 +12,26 @@ import { liquidityUsd, referenceUsd } from '../../domain/evm-pool-price.js';
 import { DEAD_ADDRESS, foldBalances, ZERO_ADDRESS } from '../../domain/erc20-holders.js';
 import { decodeCreated, decodeMove, decodePoolEvent, placeOf, TOPIC, type TokenMove } from './abi.js';
 import type { RawLog } from './rpc.js';
+import type { Added } from '../../store/indexer-repo.js';
+import { marketRecord, tokenRecord } from './state-records.js';
 import type { BlockHeader, Node } from './node.js';
 import { markBalance, markPool, markToken, type ChainState, type Pool, type Token } from './state.js';
 
 /** What a batch counts, beside its records. */
 export type BatchCounts = { trades: number; noTrade: number; unpriced: number; poolsSkipped: number; tokensSkipped: number; markets: number; tokens: number };
 
-export type Batch = { records: IngestRecord[]; headers: BlockHeader[]; counts: BatchCounts };
+/**
+ * `added`: what the batch adds to the store for the first time (its trades, the markets and the
+ * tokens first seen in it): the undo journal's, so a reorg knows what to take back out.
+ */
+export type Batch = {
+  records: IngestRecord[];
+  headers: BlockHeader[];
+  counts: BatchCounts;
+  added: Added[];
+  /** The block hash of every log of the range read, by block number: checked against the headers kept. */
+  logHashes: Map<number, string>;
+};
 
 /** Supplies are read again at least this often (docs/indexer.md, Tokens). */
 const SUPPLY_EVERY_MS = 10 * 60_000;
@@ -172,32 +185,11 @@ export class BatchBuilder {
   }
 
   tokenRecord(t: Token): IngestRecord {
-    return {
-      type: 'token',
-      address: t.address,
-      symbol: t.symbol,
-      name: t.name,
-      decimals: t.decimals!,
-      totalSupply: t.totalSupply,
-      circulatingSupply: t.circulatingSupply,
-      createdAt: t.createdAt,
-      logoUri: null,
-    };
+    return tokenRecord(t);
   }
 
   marketRecord(p: Pool): IngestRecord {
-    const base = p.baseIs0 ? p.token0 : p.token1;
-    const quote = p.baseIs0 ? p.token1 : p.token0;
-    return {
-      type: 'market',
-      address: p.address,
-      token: base,
-      quoteAddress: quote,
-      quoteSymbol: this.ctx.state.tokens.get(quote)!.symbol,
-      dex: p.dex,
-      liquidityUsd: p.liquidityUsd,
-      createdAt: p.createdAt,
-    };
+    return marketRecord(p, this.ctx.state);
   }
 
   /**
@@ -377,7 +369,21 @@ export class BatchBuilder {
       ...trades,
       ...holderRecords,
     ];
-    return { records: ordered, headers: [...headers.values()].sort((a, b) => a.number - b.number), counts };
+    const logHashes = new Map<number, string>();
+    for (const l of [...created, ...poolLogs, ...transferLogs]) {
+      const n = Number.parseInt(l.blockNumber, 16);
+      const hash = l.blockHash.toLowerCase();
+      const seen = logHashes.get(n);
+      // Two answers from two branches of one block: matches no header, so the batch is read again.
+      logHashes.set(n, seen === undefined || seen === hash ? hash : 'torn');
+    }
+    const added: Added[] = [
+      ...records.flatMap((r): Added[] =>
+        r.type === 'token' ? [{ what: 'token', key: r.address }] : r.type === 'market' ? [{ what: 'market', key: r.address }] : [],
+      ),
+      ...trades.map((t): Added => ({ what: 'trade', key: `${t.signature}:${t.index}` })),
+    ];
+    return { records: ordered, headers: [...headers.values()].sort((a, b) => a.number - b.number), counts, added, logHashes };
   }
 
   /** A market's liquidityUsd now: its pool's two sides at the quote's USD and the base's last price. */
@@ -422,9 +428,12 @@ export class BatchBuilder {
       const at = (await header(Number.parseInt(l.blockNumber, 16))).timestamp;
       let owners = touched.get(token);
       if (owners === undefined) touched.set(token, (owners = new Map()));
+      let times = s.holderAt.get(token);
+      if (times === undefined) s.holderAt.set(token, (times = new Map()));
       for (const owner of changed) {
         if (owner === ZERO_ADDRESS) continue;
         owners.set(owner, at);
+        times.set(owner, at);
         markBalance(s, token, owner);
       }
     }

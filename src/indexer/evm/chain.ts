@@ -2,9 +2,12 @@
  * One chain's indexer loop (docs/indexer.md): from the stored position (a fresh store first finds
  * the pools its factories created before startBlock), batches of blocks over adaptive ranges
  * up to head - confirmations, each committed through the one ingest path with the position,
- * the last reorgDepth block hashes and the carried state in the same transaction; then waiting
- * for new heads. A failed batch (the store down, say) is dropped whole: the state is read back
- * from the store and the batch built again after a backoff.
+ * the last reorgDepth block hashes, the carried state and (near the head, one block a batch) its
+ * undo journal in the same transaction; then waiting for new heads. A batch whose first block's
+ * parent is not the stored position is a reorg (reorg.ts): the orphaned blocks are retracted, the
+ * position rolled back to the common ancestor, and the new branch indexed from there; one deeper
+ * than the kept blocks stops the chain. A failed batch (the store down, say) is dropped whole:
+ * the state is read back from the store and the batch built again after a backoff.
  */
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
@@ -13,12 +16,13 @@ import type { IndexerMetrics } from './metrics.js';
 import { parseRecord } from '../../domain/records.js';
 import { backoffMs, initialRange, nextRange } from '../../domain/evm-ranges.js';
 import type { NumberedRecord } from '../../services/ingest.js';
-import type { IndexedBlock } from '../../store/indexer-repo.js';
+import type { IndexedBlock, IndexerCommit } from '../../store/indexer-repo.js';
 import { createRpc, pause, Stopped } from './rpc.js';
-import { createNode, type BlockHeader } from './node.js';
-import { dirtyRows, loadState, markPool, type ChainState } from './state.js';
+import { createNode, type BlockHeader, type Node } from './node.js';
+import { dirtyRows, loadRows, loadState, markPool, type ChainState } from './state.js';
 import { BatchBuilder, mapLimit, type Batch } from './blocks.js';
 import { createHeads } from './heads.js';
+import { buildRetraction, DeepReorg, findAncestor, rollbackStart } from './reorg.js';
 
 /** What one chain's run indexed (the `cli index --json` summary's entry). */
 export type ChainSummary = {
@@ -89,12 +93,44 @@ async function run(o: ChainRun): Promise<void> {
   let builder = new BatchBuilder({ config: c, node, state, supplyReadAt, nowMs: o.nowMs });
   const heads = createHeads({ wsUrl: c.wsUrl, pollMs: c.pollMs, signal });
   signal.addEventListener('abort', () => heads.close(), { once: true });
+  /** The state as the store holds it, and a builder over it: memory may hold what a dropped batch changed. */
+  const reloaded = async (): Promise<ChainState> => {
+    state = await loadState(repo, c.chain);
+    builder = new BatchBuilder({ config: c, node, state, supplyReadAt, nowMs: o.nowMs });
+    supplyReadAt.clear();
+    return state;
+  };
+
+  /** Rolls back to the common ancestor after a reorg; answers the new position, or null when the node agrees with the store. */
+  const reorg = async (): Promise<IndexedBlock | null> => {
+    let to: IndexedBlock | null;
+    try {
+      to = await followReorg(o, node);
+    } catch (err) {
+      if (err instanceof DeepReorg || err instanceof Stopped || signal.aborted) throw err;
+      // The store or the node failed midway: the retraction rolled back whole; try again later.
+      log.error({ err }, `following a reorg of ${c.chain} failed; trying again`);
+      await pause(backoffMs(0) * 4, signal);
+      return null;
+    }
+    if (to !== null) await reloaded();
+    return to;
+  };
 
   try {
     const position = await repo.position(c.chain);
     let indexed: number;
-    if (position !== undefined) indexed = position.number;
-    else {
+    /** The hash of the block at `indexed` (null before the first commit): a new batch's first block names it as its parent. */
+    let indexedHash: string | null = null;
+    if (position !== undefined) {
+      indexed = position.number;
+      indexedHash = position.hash;
+      // After a restart: the node may have reorganised the blocks indexed before it.
+      if (await diverged(o, node, indexed)) {
+        const to = await reorg();
+        if (to !== null) [indexed, indexedHash] = [to.number, to.hash];
+      }
+    } else {
       // A fresh store: pools are read from the factories' first block whatever startBlock is.
       const head = await node.head();
       let first = c.startBlock;
@@ -126,6 +162,14 @@ async function run(o: ChainRun): Promise<void> {
           progress.state = 'following';
           log.info({ indexed, head }, `indexer of ${c.chain} caught up at block ${indexed}; following the head`);
         }
+        // A head below the position: the node went back to a shorter branch (or lags behind).
+        if (head < indexed && (await diverged(o, node, head))) {
+          const to = await reorg();
+          if (to !== null) {
+            [indexed, indexedHash] = [to.number, to.hash];
+            continue;
+          }
+        }
         head = await heads.next(head, () => node.head());
         continue;
       }
@@ -134,23 +178,38 @@ async function run(o: ChainRun): Promise<void> {
       const trades = from >= c.startBlock;
       // Discovery before startBlock stops at its edge, so every trade batch starts at or after it.
       if (!trades) to = Math.min(to, c.startBlock - 1);
+      // Within reorgDepth of the head a batch is one block, journaled, so a reorg undoes exactly its orphaned blocks.
+      const edge = head - c.reorgDepth;
+      const journaled = from > edge;
+      to = journaled ? from : Math.min(to, edge);
       const finalSupplies = o.until !== undefined && to >= o.until;
       try {
         if (trades && from === c.startBlock) await seedPools(builder, state, node, c.startBlock);
         const batch = await builder.build(from, to, { trades, holders: c.holders, finalSupplies });
         const kept = await keptBlocks(batch, node, from, to, head, c.reorgDepth);
-        await commit(o, batch, kept, state, to - c.reorgDepth + 1);
+        const check = await consistent(batch, kept, node, from, indexedHash);
+        if (check !== 'ok') {
+          // The batch read blocks of a branch other than the stored one, or of two branches: none of it is written.
+          node.forget();
+          if (check === 'reorg') {
+            const back = await reorg();
+            if (back !== null) [indexed, indexedHash] = [back.number, back.hash];
+            else state = await reloaded();
+          } else state = await reloaded();
+          continue;
+        }
+        await commit(o, batch, kept, state, to - c.reorgDepth + 1, journaled ? { first: from, last: to, added: batch.added } : undefined);
         indexed = to;
+        indexedHash = kept.at(-1)!.hash;
         count(o, batch);
         if (batch.counts.trades > TRADES_PER_BATCH) range.state = { ...range.state, span: Math.max(1, Math.floor(range.state.span / 2)), successes: 0 };
       } catch (err) {
-        if (err instanceof Stopped || signal.aborted) throw err;
+        if (err instanceof Stopped || err instanceof DeepReorg || signal.aborted) throw err;
         log.error({ err, from, to }, `indexing blocks ${from}-${to} of ${c.chain} failed; trying again`);
         await pause(backoffMs(0) * 4, signal);
         // Memory may hold what the failed batch changed: read the state back from the store.
-        state = await loadState(repo, c.chain);
-        builder = new BatchBuilder({ config: c, node, state, supplyReadAt, nowMs: o.nowMs });
-        supplyReadAt.clear();
+        node.forget();
+        state = await reloaded();
         continue;
       }
       progress.indexed = indexed;
@@ -212,7 +271,90 @@ async function keptBlocks(batch: Batch, node: ReturnType<typeof createNode>, fro
     .map((h) => ({ number: h.number, hash: h.hash, parentHash: h.parentHash }));
 }
 
-async function commit(o: ChainRun, batch: Batch, blocks: IndexedBlock[], state: ChainState, keepFrom: number): Promise<void> {
+/**
+ * Whether a built batch is of the stored branch: its first block's parent is the stored position
+ * ('reorg' otherwise), and its logs and headers are of one branch, each header its predecessor's
+ * child ('torn' otherwise: the node reorganised while the batch was read).
+ */
+async function consistent(batch: Batch, kept: readonly IndexedBlock[], node: Node, from: number, parent: string | null): Promise<'ok' | 'reorg' | 'torn'> {
+  const headers = new Map<number, { hash: string; parentHash: string }>(batch.headers.map((h) => [h.number, h]));
+  for (const k of kept) headers.set(k.number, k);
+  const first = headers.get(from) ?? (parent === null ? undefined : await node.header(from));
+  if (parent !== null && first !== undefined && first.parentHash !== parent) return 'reorg';
+  for (const [n, hash] of batch.logHashes) if (headers.has(n) && headers.get(n)!.hash !== hash) return 'torn';
+  for (const [n, h] of headers) {
+    const prev = headers.get(n - 1);
+    if (prev !== undefined && h.parentHash !== prev.hash) return 'torn';
+  }
+  return 'ok';
+}
+
+/**
+ * Whether the node's block `n` (at or below the position) differs from the kept one: a reorg of
+ * blocks already indexed. False when the block is not kept (nothing to compare with).
+ */
+async function diverged(o: ChainRun, node: Node, n: number): Promise<boolean> {
+  const kept = (await o.services.repos.indexer.blocks(o.config.chain)).find((b) => b.number === n);
+  if (kept === undefined) return false;
+  node.forget();
+  return (await node.header(n)).hash !== kept.hash;
+}
+
+/**
+ * Follows a reorg (docs/indexer.md, Reorgs): finds the common ancestor of the kept blocks and the
+ * node's chain, retracts what the journaled batches after it added (writing back the records and
+ * the state rows as they were before them) and rolls the position back, all in the retraction's
+ * one transaction. Answers the new position, or null when the node's chain holds the position
+ * after all. Throws DeepReorg, having removed nothing, when no kept block is on the node's chain.
+ */
+async function followReorg(o: ChainRun, node: Node): Promise<IndexedBlock | null> {
+  const { config: c, log } = o;
+  const repo = o.services.repos.indexer;
+  node.forget();
+  const position = await repo.position(c.chain);
+  if (position === undefined) return null;
+  const kept = await repo.blocks(c.chain);
+  const head = await node.head();
+  const ancestor = await findAncestor(kept, head, (n) => node.header(n));
+  const span = kept.length === 0 ? 'none' : `${kept[0]!.number}-${kept.at(-1)!.number}`;
+  if (ancestor === null) {
+    throw new DeepReorg(
+      `reorg deeper than reorgDepth (${c.reorgDepth}) on ${c.chain}: none of the kept blocks ${span} is on the node's chain; the indexer stops with nothing removed`,
+    );
+  }
+  if (ancestor >= position.number) return null;
+  const from = rollbackStart(await repo.batches(c.chain), ancestor, position.number);
+  if (from === null) {
+    throw new DeepReorg(
+      `reorg deeper than the undo journal on ${c.chain}: the common ancestor ${ancestor} is before the journaled blocks; the indexer stops with nothing removed`,
+    );
+  }
+  const journal = await repo.journal(c.chain, from);
+  const { retraction, restore } = buildRetraction(await loadRows(repo, c.chain), journal);
+  const to = { number: from - 1, hash: kept.find((b) => b.number === from)?.parentHash ?? (await node.header(from - 1)).hash };
+  const now = Math.floor(o.nowMs() / 1000);
+  const result = await o.services.ingest.retract(retraction, { within: (tx) => repo.rollback(tx, { chain: c.chain, to, restore, now }) });
+  const depth = position.number - ancestor;
+  const blocks = position.number - from + 1;
+  o.metrics?.reorg(c.chain, result.removed);
+  o.metrics?.indexed(c.chain, to.number);
+  o.progress.summary.reorgs += 1;
+  o.progress.indexed = to.number;
+  log.warn(
+    { chain: c.chain, depth, ancestor, blocks, trades: result.removed, markets: retraction.markets.length, tokens: retraction.tokens.length },
+    `reorg on ${c.chain}: ${depth} block${depth === 1 ? '' : 's'} after ${ancestor} orphaned; ${blocks} rolled back, ${result.removed} trade${result.removed === 1 ? '' : 's'} removed`,
+  );
+  return { number: to.number, hash: to.hash, parentHash: '' };
+}
+
+async function commit(
+  o: ChainRun,
+  batch: Batch,
+  blocks: IndexedBlock[],
+  state: ChainState,
+  keepFrom: number,
+  journal: IndexerCommit['journal'],
+): Promise<void> {
   const records: NumberedRecord[] = [];
   batch.records.forEach((value, i) => {
     const parsed = parseRecord(value);
@@ -222,7 +364,7 @@ async function commit(o: ChainRun, batch: Batch, blocks: IndexedBlock[], state: 
   const rows = dirtyRows(state);
   const repo = o.services.repos.indexer;
   const now = Math.floor(o.nowMs() / 1000);
-  await o.services.ingest.writeSliced(records, { within: (tx) => repo.commit(tx, { chain: o.config.chain, blocks, keepFrom, state: rows, now }) });
+  await o.services.ingest.writeSliced(records, { within: (tx) => repo.commit(tx, { chain: o.config.chain, blocks, keepFrom, state: rows, now, journal }) });
 }
 
 function count(o: ChainRun, batch: Batch): void {

@@ -9,7 +9,10 @@ import { backoffMs } from '../../domain/evm-ranges.js';
 import { pause, Stopped } from './rpc.js';
 
 export type Heads = {
-  /** Resolves with a head above `after` (polled through `poll` when nothing is pushed). */
+  /**
+   * Resolves with a head above `after` (polled through `poll` when nothing is pushed), or a polled
+   * head below it: the node went back to a shorter branch, which the indexer must see (Reorgs).
+   */
   next(after: number, poll: () => Promise<number>): Promise<number>;
   close(): void;
 };
@@ -94,7 +97,7 @@ export function createHeads(opts: { wsUrl: string | null; pollMs: number; signal
         if (pushed > after) return pushed;
         if (opts.signal.aborted) throw new Stopped('stopped');
         const head = await poll();
-        if (head > after) return head;
+        if (head !== after) return head;
         if (!connected) await pause(0, opts.signal);
       }
     },

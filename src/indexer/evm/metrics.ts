@@ -8,6 +8,8 @@ export type IndexerMetrics = {
   head(chain: string, block: number): void;
   indexed(chain: string, block: number): void;
   trades(chain: string, n: number): void;
+  /** One reorg followed, and the trades it removed. */
+  reorg(chain: string, removedTrades: number): void;
   rpc(chain: string, method: string, outcome: RpcOutcome): void;
   /** Pools skipped (no quote, unreadable token) and swaps that made no trade. */
   skipped(chain: string, what: 'pool' | 'token' | 'swap', n: number): void;

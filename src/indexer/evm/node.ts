@@ -30,6 +30,8 @@ export type Node = {
   poolState(pool: string, protocol: 'uniswap-v2' | 'uniswap-v3', block: number): Promise<PoolState | null>;
   /** The first block at which `address` has code, or null when it has none at `head`. */
   deployBlock(address: string, head: number): Promise<number | null>;
+  /** Drops the cached headers: after a reorg (or a torn batch) they may be of orphaned blocks. */
+  forget(): void;
 };
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -138,5 +140,6 @@ export function createNode(rpc: Rpc, range: { state: RangeState }, signal: Abort
       }
       return hi;
     },
+    forget: () => headers.clear(),
   };
 }

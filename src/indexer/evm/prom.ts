@@ -40,6 +40,10 @@ export function indexerMetrics(registry: Registry): IndexerMetrics {
       removed.inc({ chain }, 0);
     },
     trades: (chain, n) => trades.inc({ chain }, n),
+    reorg: (chain, n) => {
+      reorgs.inc({ chain });
+      removed.inc({ chain }, n);
+    },
     rpc: (chain, method, outcome) => rpc.inc({ chain, method, outcome }),
     skipped: (chain, what, n) => skipped.inc({ chain, what }, n),
   };

@@ -1,9 +1,11 @@
 /**
  * What a chain's indexer carries from block to block (docs/indexer.md, Position and faults): the
  * pools its factories created, the tokens it read, each reference pool's state and each token's
- * raw holder balances. It lives in memory while the indexer runs and in the store's
- * indexer_state rows, written in the transaction of the blocks that changed it; after a failed
- * commit or a restart it is read back from there, so memory never runs ahead of the store.
+ * raw holder balances (with the block time of each holder's last move). It lives in memory while
+ * the indexer runs and in the store's indexer_state rows, written in the transaction of the blocks
+ * that changed it; after a failed commit, a restart or a reorg it is read back from there, so
+ * memory never runs ahead of the store. A reorg restores rows from the undo journal first
+ * (reorg.ts), with the same readers as here.
  */
 import type { PoolState } from '../../domain/evm-pool-price.js';
 import type { IndexerRepo, StateRow } from '../../store/indexer-repo.js';
@@ -50,15 +52,19 @@ export type ChainState = {
   tokens: Map<string, Token>;
   /** Raw balances: token -> owner -> balance. */
   balances: Map<string, Map<string, bigint>>;
+  /** The block time of each holder's last move: token -> owner -> time (a holder record's updatedAt). */
+  holderAt: Map<string, Map<string, number>>;
   /** State rows changed since the last commit (kind \0 key). */
   dirty: Set<string>;
 };
 
-export const emptyState = (): ChainState => ({ pools: new Map(), tokens: new Map(), balances: new Map(), dirty: new Set() });
+export const emptyState = (): ChainState => ({ pools: new Map(), tokens: new Map(), balances: new Map(), holderAt: new Map(), dirty: new Set() });
 
-const POOL = 'pool';
-const TOKEN = 'token';
-const BALANCE = 'balance';
+export const POOL = 'pool';
+export const TOKEN = 'token';
+export const BALANCE = 'balance';
+/** The state's row kinds, as the store keeps them. */
+export const STATE_KINDS = [POOL, TOKEN, BALANCE] as const;
 
 function poolBody(p: Pool): string {
   const state =
@@ -98,23 +104,46 @@ export function dirtyRows(s: ChainState): StateRow[] {
     else {
       const [token, owner] = key.split('/') as [string, string];
       const v = s.balances.get(token)?.get(owner) ?? 0n;
-      out.push({ kind, key, body: v === 0n ? null : String(v) });
+      const at = s.holderAt.get(token)?.get(owner);
+      // `raw@time`: a reorg restores the holder's amount and updatedAt from this row alone.
+      out.push({ kind, key, body: v === 0n ? null : at === undefined ? String(v) : `${v}@${at}` });
     }
   }
   s.dirty.clear();
   return out;
 }
 
-/** The state as the store holds it for `chain`. */
-export async function loadState(repo: IndexerRepo, chain: string): Promise<ChainState> {
+/** The state rows of every kind: kind -> key -> body. */
+export type StateRows = Map<string, Map<string, string>>;
+
+/** Every state row the store holds for `chain`. */
+export async function loadRows(repo: IndexerRepo, chain: string): Promise<StateRows> {
+  const rows: StateRows = new Map();
+  for (const kind of STATE_KINDS) rows.set(kind, await repo.state(chain, kind));
+  return rows;
+}
+
+/** The state those rows describe. */
+export function stateOf(rows: StateRows): ChainState {
   const s = emptyState();
-  for (const [key, body] of await repo.state(chain, POOL)) s.pools.set(key, readPool(body));
-  for (const [key, body] of await repo.state(chain, TOKEN)) s.tokens.set(key, JSON.parse(body) as Token);
-  for (const [key, body] of await repo.state(chain, BALANCE)) {
+  for (const [key, body] of rows.get(POOL) ?? []) s.pools.set(key, readPool(body));
+  for (const [key, body] of rows.get(TOKEN) ?? []) s.tokens.set(key, JSON.parse(body) as Token);
+  for (const [key, body] of rows.get(BALANCE) ?? []) {
     const [token, owner] = key.split('/') as [string, string];
+    const [raw, at] = body.split('@') as [string, string | undefined];
     let m = s.balances.get(token);
     if (m === undefined) s.balances.set(token, (m = new Map()));
-    m.set(owner, BigInt(body));
+    m.set(owner, BigInt(raw));
+    if (at !== undefined) {
+      let t = s.holderAt.get(token);
+      if (t === undefined) s.holderAt.set(token, (t = new Map()));
+      t.set(owner, Number(at));
+    }
   }
   return s;
+}
+
+/** The state as the store holds it for `chain`. */
+export async function loadState(repo: IndexerRepo, chain: string): Promise<ChainState> {
+  return stateOf(await loadRows(repo, chain));
 }

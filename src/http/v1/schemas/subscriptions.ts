@@ -35,7 +35,7 @@ export const subscriptionListExample: z.output<typeof subscriptionList> = { subs
 export const subscriptionRemoved = z.strictObject({ subscription }).describe('The removed registration');
 export const subscriptionRemovedExample: z.output<typeof subscriptionRemoved> = { subscription: subscriptionExample };
 
-const event = z
+const tradesEvent = z
   .strictObject({
     id: z.string().describe('Event id (the Svc-Event-Id header of its webhook)'),
     type: z.literal('trades'),
@@ -43,7 +43,32 @@ const event = z
     createdAt: unixTime('When the event was made'),
     data: z.strictObject({ trades: z.array(trade).max(1000).describe('Trades of one ingest batch (at most 1000; more make more events)') }),
   })
-  .describe('An event (E): also the body of its webhook');
+  .describe('Trades an ingest added');
+
+const removedTrade = z
+  .strictObject({
+    id: z.number().int().describe('Record number of the removed trade'),
+    signature: z.string().describe('Transaction signature (hash)'),
+    index: z.number().int().describe('Index of the trade in its transaction'),
+  })
+  .describe('A trade taken out of the store');
+
+const tradesRemovedEvent = z
+  .strictObject({
+    id: z.string().describe('Event id (the Svc-Event-Id header of its webhook)'),
+    type: z.literal('trades_removed'),
+    token: address('The token the trades were of'),
+    createdAt: unixTime('When the event was made'),
+    data: z.strictObject({
+      trades: z
+        .array(removedTrade)
+        .max(1000)
+        .describe('Trades of the token a chain reorganisation took out, ascending by id (at most 1000; more make more events)'),
+    }),
+  })
+  .describe('Trades removed because the blocks holding them were orphaned (a reorg)');
+
+const event = z.discriminatedUnion('type', [tradesEvent, tradesRemovedEvent]).describe('An event (E): also the body of its webhook');
 
 export const eventsPage = z
   .strictObject({

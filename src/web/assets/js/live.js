@@ -6,7 +6,11 @@
 // startLive(chart, { poll, changed }) follows whatever the chart shows (it watches chart.state,
 // so a new token or resolution is followed without further calls):
 //   poll()    what the page refreshes on its 5 s timer, run only while the stream is down
-//   changed() called when the shown token's overview or trades changed (the home page refetches them)
+//   changed() called when the shown token's overview or trades changed, trades removed included
+//             (the home page refetches them, so a trade a chain reorganisation took out leaves its list)
+//
+// A `reset` (a backfill, a changed supply, or a reorg that took trades out) reloads the chart's
+// history: bars already drawn may have changed or be gone.
 
 import { every } from './chart.js';
 
@@ -74,9 +78,9 @@ export function startLive(chart, { poll, changed } = {}) {
       const b = m.bar;
       chart.applyBar({ time: b.t, open: b.o, high: b.h, low: b.l, close: b.c, volume: b.v });
     } else if (m.op === 'reset') {
-      // Older bars changed (a backfill): reload history; follow() resubscribes after the load.
+      // Older bars changed (a backfill, a reorg): reload history; follow() resubscribes after the load.
       chart.load(state.symbol, state.resolution);
-    } else if ((m.op === 'overview' || m.op === 'trades') && changeTimer === null) {
+    } else if ((m.op === 'overview' || m.op === 'trades' || m.op === 'removed') && changeTimer === null) {
       // Both usually come together: one refetch for the pair.
       changeTimer = setTimeout(() => {
         changeTimer = null;
