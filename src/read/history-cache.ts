@@ -2,8 +2,8 @@
  * Bars of a chart series kept in memory between requests (docs/architecture.md, History series),
  * so answers stay cached under live ingest: a series (token or pair, currency, resolution) keeps
  * its newest bars; a trade marks it stale from the trade's bucket on (ingest hook, in the write
- * transaction), so a new trade re-reads only the forming bar, and a backfilled one re-reads from
- * its own bucket: never a bar that could have changed, never more than that. A change made by
+ * transaction), so a new trade re-reads only the forming bar, and a backfilled one (or a removed
+ * one: a retract hook) re-reads from its own bucket: never a bar that could have changed, never more than that. A change made by
  * another process drops every series (not told which tokens) or the series of the tokens it names. The answers themselves stay in the
  * response cache, keyed by what they select (src/domain/history-range.ts barQueryKey), so every
  * viewer of a token asking "up to now" shares one entry until the token's next trade.
@@ -126,10 +126,23 @@ export function createHistoryCache(deps: {
   const pending = new Map<number, number>();
 
   if (enabled) {
-    deps.services.ingest.addHook(({ trades }) => {
+    const stale = ({ trades }: { trades: readonly { tokenId: number; blockTime: number }[] }) => {
       for (const tr of trades) {
         markStale(tr.tokenId, tr.blockTime);
         if (afterCommit && !(tr.blockTime >= (pending.get(tr.tokenId) ?? Infinity))) pending.set(tr.tokenId, tr.blockTime);
+      }
+    };
+    deps.services.ingest.addHook(stale);
+    // A removed trade (docs/indexer.md, Reorgs) changes the bars from its bucket on, as an added
+    // one does. A deleted token's series are read again whole: on SQLite its record number may
+    // name the next new token.
+    deps.services.ingest.addRetractHook((batch) => {
+      stale(batch);
+      const deleted = new Set(batch.deletedTokens);
+      for (const tr of batch.trades) {
+        if (!deleted.has(tr.token)) continue;
+        markStale(tr.tokenId, -Infinity);
+        if (afterCommit) pending.set(tr.tokenId, -Infinity);
       }
     });
     deps.store.onChange((change) => {

@@ -46,7 +46,11 @@ const SORT_RUN = 2048;
 const SORTS: readonly TraderSort[] = ['volume', 'trades', 'net'];
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-type State = { table: TallyTable; sets: Record<TraderSort, RankedSet<number>>; asOf: number; seenId: number };
+/**
+ * `removalSeq`: the removal log entry (docs/indexer.md, Reorgs) the figures are exact after, or -1
+ * when a removal committed while the board read (it may or may not hold that trade: rebuilt).
+ */
+type State = { table: TallyTable; sets: Record<TraderSort, RankedSet<number>>; asOf: number; seenId: number; removalSeq: number };
 /** A trade to apply: the row and +1 (entered) or -1 (left). */
 type Move = { trade: BoardTrade; sign: 1 | -1 };
 
@@ -86,7 +90,7 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
     }
   }
 
-  async function build(now: number, maxId: number): Promise<void> {
+  async function build(now: number, maxId: number, removalSeq: number): Promise<void> {
     stats.builds++;
     const table = new TallyTable(names);
     await readByTime(now - seconds, now, maxId, (page) => {
@@ -101,7 +105,7 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
     const ranked = table.rankedOrders(await names.ranks(yieldToLoop));
     const sets = {} as State['sets'];
     for (const s of SORTS) sets[s] = RankedSet.fromSorted(table.orders[s], await sortInSlices(rows, ranked[s], yieldToLoop, SORT_RUN));
-    state = { table, sets, asOf: now, seenId: maxId };
+    state = { table, sets, asOf: now, seenId: maxId, removalSeq };
   }
 
   /** Collects the trades that moved from `s` to (now, maxId); null when there are too many. */
@@ -150,17 +154,46 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
     s.seenId = maxId;
   }
 
+  /**
+   * The trades of the board's figures that a retraction removed after its last step (the removal
+   * log holds them, with what the board counted): each leaves as a trade leaving the window
+   * would. Null when there are too many to apply in one step.
+   */
+  async function removedMoves(s: State, upToSeq: number): Promise<Move[] | null> {
+    if (upToSeq <= s.removalSeq) return [];
+    const rows = await repo.removedAfter(tokenId, s.removalSeq, MAX_MOVED + 1);
+    stats.rowsRead += rows.length;
+    if (rows.length > MAX_MOVED) return null;
+    const moves: Move[] = [];
+    for (const [seq, id, blockTime, wallet, isBuy, vol] of rows) {
+      // Entries after upToSeq committed after this step began: the next step takes them.
+      if (seq <= upToSeq && id <= s.seenId && blockTime > s.asOf - seconds && blockTime <= s.asOf)
+        moves.push({ trade: [id, blockTime, wallet, isBuy, vol], sign: -1 });
+    }
+    return moves;
+  }
+
   async function step(now: number): Promise<void> {
     // A sliced ingest of this process shares the connection: wait for its commit, then take the
     // newest id; rows above it (a later write, committed or not) are left for the next step.
     for (let p = store.settled(); p !== null; p = store.settled()) await p;
+    // The removal log's place first: a removal after it is taken out by the next step.
+    const removalSeq = await repo.lastRemovalSeq();
     const maxId = await repo.maxId();
+    await stepTo(now, maxId, removalSeq);
+    // A removal that committed while this step read may or may not be in what it read.
+    if (state !== null && (await repo.lastRemovalSeq()) !== removalSeq) state.removalSeq = -1;
+  }
+
+  async function stepTo(now: number, maxId: number, removalSeq: number): Promise<void> {
     const s = state;
-    if (s === null || now < s.asOf || now - s.asOf > REBUILD_AFTER || maxId < s.seenId) return build(now, maxId);
-    const moves = await moved(s, now, maxId);
-    if (moves === null) return build(now, maxId);
+    if (s === null || now < s.asOf || now - s.asOf > REBUILD_AFTER || maxId < s.seenId || s.removalSeq < 0) return build(now, maxId, removalSeq);
+    const gone = await removedMoves(s, removalSeq);
+    const moves = gone === null ? null : await moved(s, now, maxId);
+    if (gone === null || moves === null) return build(now, maxId, removalSeq);
     stats.updates++;
-    apply(s, moves, now, maxId);
+    apply(s, [...gone, ...moves], now, maxId);
+    s.removalSeq = removalSeq;
   }
 
   async function stepAndReport(now: number): Promise<void> {
@@ -183,9 +216,10 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
         const now = clockNow();
         if (state !== null && state.asOf === now && store.settled() === null) {
           const maxId = await repo.maxId();
+          const removalSeq = await repo.lastRemovalSeq();
           // A step another caller began while this one read is waited for by the next round.
           if (running !== null) continue;
-          if (state !== null && state.asOf === now && maxId === state.seenId) return now;
+          if (state !== null && state.asOf === now && maxId === state.seenId && removalSeq === state.removalSeq) return now;
         }
         if (round >= MAX_ROUNDS && state !== null && now >= state.asOf) return state.asOf;
         running = stepAndReport(now).finally(() => (running = null));

@@ -100,12 +100,13 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
       const retractor = engine.retractor(tx);
       const removal = await retractor.remove(r, now);
       const touched = new Set(removal.touched);
-      let all = false;
+      // A deleted market changes every token that names it, as a new one does at ingest.
+      let all = removal.deletedMarkets > 0;
       if (records.length > 0) {
         const settled = settleSlice(records, await writer.rows(sliceRows(records, now, false)), now);
         await writer.derived(settled.derived);
         for (const id of settled.touched) touched.add(id);
-        all = settled.result.change === 'all';
+        all ||= settled.result.change === 'all';
       }
       await retractor.settle(touched, now);
       const batch: RetractBatch = { trades: removal.trades, touchedTokens: touched, deletedTokens: removal.deletedTokens, now };

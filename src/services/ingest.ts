@@ -108,12 +108,13 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     const now = nowSeconds(deps.clock);
     const removal = retractor.remove(r, now);
     const touched = new Set(removal.touched);
-    let all = false;
+    // A deleted market changes every token that names it, as a new one does at ingest.
+    let all = removal.deletedMarkets > 0;
     if (records.length > 0) {
       const settled = settleSlice(records, writer.rows(sliceRows(records, now, false)), now);
       writer.derived(settled.derived);
       for (const id of settled.touched) touched.add(id);
-      all = settled.result.change === 'all';
+      all ||= settled.result.change === 'all';
     }
     retractor.settle(touched, now);
     const batch: RetractBatch = { trades: removal.trades, touchedTokens: touched, deletedTokens: removal.deletedTokens, now };

@@ -24,6 +24,7 @@ import { createSearchIndexRepo } from './search-index-repo.js';
 import { createSessionsRepo, createSignInCountsRepo } from './sessions-repo.js';
 import { createStatsRepo } from './stats-repo.js';
 import { createStreamRepo } from './stream-repo.js';
+import { createRemovalLogRepo } from './retract-repo.js';
 import { createSubscriptionsRepo } from './subscriptions-repo.js';
 import { createSymbolsRepo } from './symbols-repo.js';
 import { createTokenChangesRepo } from './token-changes-repo.js';
@@ -54,6 +55,7 @@ export function createSqliteRepos(store: Store, chain: string): Repos {
     signInCounts: asyncRepo(createSignInCountsRepo(db), sqliteTransaction(store)),
     stats: asyncRepo(createStatsRepo(db)),
     stream: asyncRepo(createStreamRepo(db)),
+    removals: asyncRepo(createRemovalLogRepo(db)),
     subscriptions: asyncRepo(createSubscriptionsRepo(db), sqliteTransaction(store)),
     symbols: asyncRepo(createSymbolsRepo(db, chain)),
     tokenChanges: asyncRepo(createTokenChangesRepo(db)),

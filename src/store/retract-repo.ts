@@ -7,7 +7,7 @@ import type { Db } from './db.js';
 import type { Removal, RemovalLogEntry, Retraction } from './port/retract.js';
 import type { SqliteIngestHook } from './port/ingest.js';
 import { discoveryHook } from './token-changes-repo.js';
-import { retractSteps, tokenTablesOf, type Step, type StepResult } from './retract-steps.js';
+import { retractStatements, retractSteps, tokenTablesOf, type Step, type StepResult } from './retract-steps.js';
 
 /** The SQLite half of a retraction: call `remove` and then `settle` inside one write transaction. */
 export type SqliteRetractor = {
@@ -27,21 +27,22 @@ export function createSqliteRetractor(db: Db): SqliteRetractor {
   const run = (step: Step): StepResult =>
     step.rows === true ? (prepared(step.sql).all(step.params) as Record<string, unknown>[]) : prepared(step.sql).run(step.params).changes;
 
-  let tables: string[] | null = null;
-  const tokenTables = (): string[] =>
-    (tables ??= tokenTablesOf(
-      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]).map((name) => ({
-        name,
-        columns: db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(name) as string[],
-      })),
-    ));
+  // The schema is migrated before any ingest is made: its tables, and every statement, are read
+  // and prepared here, so the first retraction holds the connection no longer than the next.
+  const tokenTables = tokenTablesOf(
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]).map((name) => ({
+      name,
+      columns: db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(name) as string[],
+    })),
+  );
   // The trigram table of search names is keyed by rowid (the token's id), not by a token_id column.
   const extra = ['DELETE FROM token_search_names WHERE rowid = @token'];
+  for (const sql of retractStatements(tokenTables, extra)) prepared(sql);
   const discovery: SqliteIngestHook = discoveryHook(db);
 
   return {
     remove(r, now) {
-      const steps = retractSteps(r, now, tokenTables(), extra);
+      const steps = retractSteps(r, now, tokenTables, extra);
       let next = steps.next();
       while (next.done !== true) next = steps.next(run(next.value));
       return next.value;

@@ -105,6 +105,19 @@ const MARKET_TOKEN = 'SELECT token_id AS "tokenId" FROM markets WHERE address = 
 const DELETE_MARKET = 'DELETE FROM markets WHERE address = @address';
 const MARKETS_OF_TOKEN = 'SELECT address FROM markets WHERE token_id = @token';
 
+/** Every statement a removal may run, for an engine that prepares them ahead (the first retraction then costs no more than the next). */
+export function retractStatements(tokenTables: readonly string[], tokenExtra: readonly string[] = []): string[] {
+  return [
+    ...[TRADE_BY_KEY, TRADES_OF_TOKEN, LOG, PRUNE_LOG, DELETE_TRADE, DELETE_CANDLE, CANDLE_FROM_TRADES, CANDLE_FROM_ROLLUPS, MARKET_KEY],
+    ...[DELETE_MARKET_CANDLE, MARKET_CANDLE_FROM_TRADES, MARKET_CANDLE_FROM_ROLLUPS, DELETE_MARKET_ROLLUP, MARKET_ROLLUP_FROM_TRADES],
+    ...[MARKET_ROLLUP_FROM_ROLLUPS, DELETE_WALLET_LAST, WALLET_LAST, DELETE_MARKET_LAST, MARKET_LAST, TOKEN_LAST, TOUCH_TOKEN, TOKEN_ID],
+    ...[MARKET_TOKEN, DELETE_MARKET, MARKETS_OF_TOKEN, DELETE_TOKEN, ...tokenExtra, ...tokenTables.map(deleteTokenRows)],
+  ];
+}
+
+const DELETE_TOKEN = 'DELETE FROM tokens WHERE id = @token';
+const deleteTokenRows = (table: string): string => `DELETE FROM "${table}" WHERE token_id = @token`;
+
 type TradeRow = RemovedTrade & { isBuy: number; volumeUsd: number };
 
 /**
@@ -122,6 +135,7 @@ export function* retractSteps(
   const asRows = (x: StepResult): TradeRow[] => (typeof x === 'number' ? [] : (x as TradeRow[]));
   const found = new Map<number, TradeRow>();
   const touched = new Set<number>();
+  let deletedMarkets = 0;
   const add = (list: TradeRow[]) => {
     for (const t of list)
       found.set(Number(t.id), { ...t, id: Number(t.id), tokenId: Number(t.tokenId), index: Number(t.index), blockTime: Number(t.blockTime) });
@@ -201,16 +215,16 @@ export function* retractSteps(
     const [hit] = asRows(yield { sql: MARKET_TOKEN, params: { address }, rows: true }) as unknown as { tokenId: number }[];
     if (hit === undefined) continue;
     touched.add(Number(hit.tokenId));
-    yield { sql: DELETE_MARKET, params: { address } };
+    deletedMarkets += (yield { sql: DELETE_MARKET, params: { address } }) as number;
   }
   // Tokens first seen there: every row of theirs, found by the schema, then the token.
   for (const d of deleted) {
     touched.add(d.id);
     const markets = asRows(yield { sql: MARKETS_OF_TOKEN, params: { token: d.id }, rows: true }) as unknown as { address: string }[];
-    for (const m of markets) yield { sql: DELETE_MARKET, params: { address: m.address } };
+    for (const m of markets) deletedMarkets += (yield { sql: DELETE_MARKET, params: { address: m.address } }) as number;
     for (const sql of tokenExtra) yield { sql, params: { token: d.id } };
-    for (const table of tokenTables) if (table !== 'markets') yield { sql: `DELETE FROM "${table}" WHERE token_id = @token`, params: { token: d.id } };
-    yield { sql: 'DELETE FROM tokens WHERE id = @token', params: { token: d.id } };
+    for (const table of tokenTables) if (table !== 'markets') yield { sql: deleteTokenRows(table), params: { token: d.id } };
+    yield { sql: DELETE_TOKEN, params: { token: d.id } };
   }
   for (const token of touched) if (!deletedIds.has(token)) yield { sql: TOUCH_TOKEN, params: { token, now } };
 
@@ -224,7 +238,7 @@ export function* retractSteps(
     blockTime: t.blockTime,
     wallet: t.wallet,
   }));
-  return { trades: removed, touched, deletedTokens: deleted.map((d) => d.address) };
+  return { trades: removed, touched, deletedTokens: deleted.map((d) => d.address), deletedMarkets };
 }
 
 /** Tables whose rows a deleted token takes with it, among `tables` (name and columns). */

@@ -9,6 +9,8 @@ import type { Db } from './db.js';
 
 /** One trade as the board reads it: [id, blockTime, wallet, isBuy (1 or 0), volumeUsd]. */
 export type BoardTrade = [number, number, string, number, number];
+/** A removed trade of the removal log (migration 017): [seq, ...the trade as the board read it]. */
+export type RemovedBoardTrade = [number, number, number, string, number, number];
 
 export function createTraderBoardRepo(db: Db) {
   // Keyset pages in trade order over trades_token_time; ids above `maxId` are left out.
@@ -27,11 +29,24 @@ export function createTraderBoardRepo(db: Db) {
        WHERE id > @afterId AND id <= @maxId AND +token_id = @tokenId ORDER BY id LIMIT @limit`,
     )
     .raw();
-  const maxId = db.prepare<[], number | null>('SELECT max(id) FROM trades').pluck();
+  // Above every number ever handed out, removed trades' included (migration 017): a removal of the
+  // newest trades does not move it back, so a board takes it back out instead of rebuilding.
+  const maxId = db.prepare<[], number | null>('SELECT max(coalesce((SELECT max(id) FROM trades), 0), (SELECT id FROM trade_id_floor WHERE one = 1))').pluck();
+  const lastRemoval = db.prepare<[], number | null>('SELECT max(seq) FROM removal_log').pluck();
+  const removed = db
+    .prepare<[{ tokenId: number; afterSeq: number; limit: number }], RemovedBoardTrade>(
+      `SELECT seq, trade_id, block_time, wallet, is_buy, volume_usd FROM removal_log
+       WHERE seq > @afterSeq AND token_id = @tokenId ORDER BY seq LIMIT @limit`,
+    )
+    .raw();
 
   return {
-    /** The newest trade id of the store (0 when it has none). */
+    /** The newest trade id the store ever handed out (0 when none). */
     maxId: (): number => maxId.get() ?? 0,
+    /** The newest entry of the removal log (0 when it is empty). */
+    lastRemovalSeq: (): number => lastRemoval.get() ?? 0,
+    /** Up to `limit` trades of the token removed after the removal log entry `afterSeq`, in log order. */
+    removedAfter: (tokenId: number, afterSeq: number, limit: number): RemovedBoardTrade[] => removed.all({ tokenId, afterSeq, limit }),
     /**
      * Up to `limit` trades of the token with blockTime in (from, to] and id <= maxId, in trade
      * order, after the position (afterTime, afterId); start with (from, +Infinity).

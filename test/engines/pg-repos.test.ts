@@ -36,6 +36,7 @@ describe('createPgRepos', () => {
       marketCandles: (r) => r.marketCandles.marketToken(f.markets[0]!),
       meta: (r) => r.meta.get('demo'),
       ranking: (r) => r.ranking.markets(token.id, 5),
+      removals: (r) => r.removals.removalsAfter(0, 5),
       searchIndex: (r) => r.searchIndex.inAddressOrder('', 5),
       sessions: (r) => r.sessions.find(Buffer.from('aa', 'hex')),
       signInCounts: (r) => r.signInCounts.count('attempt:x', 0, 5),

@@ -81,7 +81,14 @@ export async function copySqliteToPg(opts: CopyOptions): Promise<CopyResult> {
     await client.query('BEGIN');
     try {
       for (const t of tables) {
-        const where = t.name === 'plans' ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')` : t.name === 'trade_count' ? ' WHERE n <> 0' : t.name === 'trade_id_floor' ? ' WHERE id <> 0' : '';
+        const where =
+          t.name === 'plans'
+            ? ` WHERE name NOT IN ('free', 'pro', 'enterprise')`
+            : t.name === 'trade_count'
+              ? ' WHERE n <> 0'
+              : t.name === 'trade_id_floor'
+                ? ' WHERE id <> 0'
+                : '';
         const busy = await client.query(`SELECT 1 FROM ${quote(t.name)}${where} LIMIT 1`);
         if (busy.rowCount) throw new CopyRefused(`the target database is not empty (table ${t.name} has rows); copy into an empty database`);
       }

@@ -15,6 +15,7 @@ import { createPgDemoRepo } from './demo-repo.js';
 import { createPgDiscoveryRepo } from './discovery-repo.js';
 import { createPgEventsRepo } from './events-repo.js';
 import { createPgIndexerRepo } from './indexer-repo.js';
+import { createPgRemovalLogRepo } from './retract-repo.js';
 import { createPgMetaRepo } from './meta-repo.js';
 import { createPgRankingRepo } from './ranking-repo.js';
 import { createPgSearchIndexRepo } from './search-index-repo.js';
@@ -48,6 +49,7 @@ export function createPgRepos(pool: pg.Pool, chain: string): Repos {
     signInCounts: createPgSignInCountsRepo(pool),
     stats: createPgStatsRepo(pool),
     stream: createPgStreamRepo(pool),
+    removals: createPgRemovalLogRepo(pool),
     subscriptions: createPgSubscriptionsRepo(pool),
     symbols: createPgSymbolsRepo(pool, chain),
     tokenChanges: createPgTokenChangesRepo(pool),

@@ -5,7 +5,7 @@
  * trades are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts).
  */
 import type { Async } from '../async.js';
-import type { BoardTrade } from '../trader-board-repo.js';
+import type { BoardTrade, RemovedBoardTrade } from '../trader-board-repo.js';
 import type { TraderBoardRepo } from '../port/repos.js';
 import { limitParam, row, type Queryable } from './pg-repo.js';
 
@@ -20,7 +20,18 @@ export type PgTraderBoardRepo = Async<TraderBoardRepo>;
 export function createPgTraderBoardRepo(db: Queryable): PgTraderBoardRepo {
   const trades = async (text: string, values: unknown[]): Promise<BoardTrade[]> => (await db.query<BoardTrade>({ text, values, rowMode: 'array' })).rows;
   return {
-    maxId: async () => (await row<{ n: number | null }>(db, 'SELECT max(id) AS n FROM trades'))!.n ?? 0,
+    maxId: async () =>
+      (await row<{ n: number | null }>(db, 'SELECT greatest((SELECT max(id) FROM trades), (SELECT id FROM trade_id_floor WHERE one = 1)) AS n'))!.n ?? 0,
+    lastRemovalSeq: async () => (await row<{ n: number | null }>(db, 'SELECT max(seq) AS n FROM removal_log'))!.n ?? 0,
+    removedAfter: async (tokenId, afterSeq, limit) =>
+      (
+        await db.query<RemovedBoardTrade>({
+          text: `SELECT seq, trade_id, block_time, wallet, is_buy, volume_usd FROM removal_log
+                 WHERE seq > $2 AND token_id = $1 ORDER BY seq LIMIT $3`,
+          values: [tokenId, afterSeq, limitParam(limit)],
+          rowMode: 'array',
+        })
+      ).rows,
     pageByTime: (tokenId, afterTime, afterId, to, maxId, limit) =>
       trades(BY_TIME, [tokenId, afterTime, afterId === Infinity ? Number.MAX_SAFE_INTEGER : afterId, to, maxId, limitParam(limit)]),
     pageById: (tokenId, afterId, maxId, limit) => trades(BY_ID, [tokenId, afterId, maxId, limitParam(limit)]),

@@ -29,6 +29,7 @@ import type { TraderBoardRepo } from '../trader-board-repo.js';
 import type { TradesRepo } from '../trades-repo.js';
 import type { WebhookOutboxRepo } from '../webhook-outbox-repo.js';
 import type { WindowRepo } from '../window-repo.js';
+import type { RemovalLogReads } from './retract.js';
 
 export type {
   AccountsRepo,
@@ -72,6 +73,8 @@ export type Repos = {
   readonly signInCounts: Async<SignInCountsRepo>;
   readonly stats: Async<StatsRepo>;
   readonly stream: Async<StreamRepo>;
+  /** The removal log (docs/indexer.md, Reorgs): what retractions removed, for the stream of every instance. */
+  readonly removals: RemovalLogReads;
   readonly subscriptions: Async<SubscriptionsRepo>;
   readonly symbols: Async<SymbolsRepo>;
   readonly tokenChanges: Async<TokenChangesRepo>;

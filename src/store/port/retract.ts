@@ -79,7 +79,16 @@ export type RemovalLogReads = {
 };
 
 /** What a removal did, before any record is written back (the engines' part of a retraction). */
-export type Removal = { trades: RemovedTrade[]; touched: Set<number>; deletedTokens: string[] };
+export type Removal = {
+  trades: RemovedTrade[];
+  touched: Set<number>;
+  deletedTokens: string[];
+  /**
+   * Markets deleted (named, or a deleted token's). Any token's trades may name a market and show
+   * its dex, so a deleted one changes every token's answers, as a new market does at ingest.
+   */
+  deletedMarkets: number;
+};
 
 /**
  * An engine's half of a retraction, bound to the ingest transaction it runs in: `remove`, then
