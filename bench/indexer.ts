@@ -8,7 +8,9 @@
  * - NDJSON: the same tokens, markets and trades ingested through the ingest service into a fresh
  *   store, in transactions of 2000 records as `cli ingest` writes them;
  * - following: the node mines a block a second with a few swaps each; the delay from the node
- *   announcing a block (newHeads) to its first trade reaching a /v1/stream subscriber, p50/p99.
+ *   announcing a block (newHeads) to its first trade reaching a /v1/stream subscriber, p50/p99;
+ * - a reorg (bench/reorg.ts), when the benchmark's store is handed in: the retraction of a 3-block
+ *   reorg on its hot token, and the reads answered during it.
  * Run alone: `npx tsx bench/indexer.ts [--blocks N] [--swaps-per-block N] [--follow-seconds N]`.
  */
 import { once } from 'node:events';
@@ -36,6 +38,7 @@ import { startIndexer } from '../src/indexer/evm/run.js';
 import { createLogger } from '../src/logger.js';
 import { createServices } from '../src/services/index.js';
 import { openStore } from '../src/store/db.js';
+import { formatReorg, measureReorg, reorgMisses, type ReorgFigure } from './reorg.js';
 
 export type IndexerFigure = {
   blocks: number;
@@ -52,9 +55,18 @@ export type IndexerFigure = {
   ndjsonTradesPerSecond: number;
   ratioToNdjson: number;
   follow: { blocks: number; p50Ms: number; p99Ms: number; maxMs: number } | null;
+  /** A 3-block reorg on the benchmark store's hot token (null when no store was handed in). */
+  reorg: ReorgFigure | null;
 };
 
-export type IndexerPassOptions = { blocks: number; swapsPerBlock: number; followSeconds: number; say(line: string): void };
+export type IndexerPassOptions = {
+  blocks: number;
+  swapsPerBlock: number;
+  followSeconds: number;
+  /** The benchmark's store for the reorg measurement: its file, a working copy's path, its hot token and anchor. */
+  reorgStore?: { path: string; workPath: string; hot: string; anchor: number };
+  say(line: string): void;
+};
 
 const seconds = (fromMs: number): number => (Date.now() - fromMs) / 1000;
 
@@ -64,6 +76,7 @@ export function indexerMisses(f: IndexerFigure | null): string[] {
   const misses: string[] = [];
   if (!(f.ratioToReads >= 0.5)) misses.push(`indexer backfill ${f.ratioToReads.toFixed(2)} of the reads-only ceiling (target >= 0.5)`);
   if (f.follow !== null && !(f.follow.p99Ms < 1500)) misses.push(`indexer head-to-stream p99 ${f.follow.p99Ms} ms (target < 1500 ms)`);
+  misses.push(...reorgMisses(f.reorg));
   return misses;
 }
 
@@ -77,6 +90,7 @@ export function formatIndexer(f: IndexerFigure): string {
     `  the same RPC reads with no processing ${f.readsOnlySwapsPerSecond.toFixed(0)} swaps/s: ratio ${f.ratioToReads.toFixed(2)} (target >= 0.5)`,
     `  the same records as NDJSON ${f.ndjsonTradesPerSecond.toFixed(0)} trades/s: ratio ${f.ratioToNdjson.toFixed(3)}`,
     `  head-to-stream with wsUrl on 1 s blocks: ${follow}`,
+    ...(f.reorg === null ? [] : [formatReorg(f.reorg)]),
   ].join('\n');
 }
 
@@ -198,6 +212,11 @@ export async function runIndexerPass(opts: IndexerPassOptions): Promise<IndexerF
 
     const follow = opts.followSeconds > 0 ? await measureFollow(world, store, env, file, opts) : null;
     store.close();
+    let reorg: ReorgFigure | null = null;
+    if (opts.reorgStore !== undefined) {
+      opts.say('indexer: a 3-block reorg on the hot token of the benchmark store');
+      reorg = await measureReorg({ storePath: opts.reorgStore.path, ...opts.reorgStore, blocks: 3, perBlock: 10, say: opts.say });
+    }
     const backfillSwapsPerSecond = swaps / backfillSeconds;
     const readsOnlySwapsPerSecond = swaps / readsOnlySeconds;
     return {
@@ -214,6 +233,7 @@ export async function runIndexerPass(opts: IndexerPassOptions): Promise<IndexerF
       ndjsonTradesPerSecond: swaps / ndjsonSeconds,
       ratioToNdjson: backfillSwapsPerSecond / (swaps / ndjsonSeconds),
       follow,
+      reorg,
     };
   } finally {
     await anvil.stop();

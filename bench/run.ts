@@ -311,9 +311,16 @@ async function main(): Promise<void> {
   let indexer: IndexerFigure | null = null;
   for (const pass of opts.passes) {
     if (pass === 'indexer') {
-      // Its own local node and stores (SQLite): nothing of the data set.
+      // Its own local node and stores (SQLite); the reorg measurement alone uses the data set.
       try {
-        indexer = await runIndexerPass({ blocks: opts.indexerBlocks, swapsPerBlock: opts.indexerSwapsPerBlock, followSeconds: opts.indexerFollowSeconds, say });
+        indexer = await runIndexerPass({
+          blocks: opts.indexerBlocks,
+          swapsPerBlock: opts.indexerSwapsPerBlock,
+          followSeconds: opts.indexerFollowSeconds,
+          // The reorg measurement is on the data set's store (its hot token), on a working copy.
+          reorgStore: { path: data.path, workPath: join(DATA_DIR, 'reorg.db'), hot: hotToken(plan).address, anchor: plan.anchor },
+          say,
+        });
       } catch (err) {
         report.errors.indexer = err instanceof Error ? err.message : String(err);
         say(`ERROR in the indexer pass: ${report.errors.indexer}`);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../bench/args.js';
 import { formatIndexer, indexerMisses, type IndexerFigure } from '../../bench/indexer.js';
+import type { ReorgFigure } from '../../bench/reorg.js';
 
 const figure: IndexerFigure = {
   blocks: 2400,
@@ -20,6 +21,19 @@ const figure: IndexerFigure = {
   ndjsonTradesPerSecond: 5000,
   ratioToNdjson: 0.08,
   follow: { blocks: 58, p50Ms: 40, p99Ms: 300, maxMs: 300 },
+  reorg: null,
+};
+
+const reorg: ReorgFigure = {
+  storeTrades: 1_000_045,
+  hotTrades: 500_023,
+  blocks: 3,
+  removed: 30,
+  retractMs: 42.5,
+  readsDuring: 6,
+  readMaxDuringMs: 61,
+  readMaxBeforeMs: 12,
+  answers: { before: 2, after: 9, neither: 0, stale: 0 },
 };
 
 describe('the indexer pass', () => {
@@ -60,6 +74,23 @@ describe('the indexer pass', () => {
       '  the same RPC reads with no processing 667 swaps/s: ratio 0.60 (target >= 0.5)',
       '  the same records as NDJSON 5000 trades/s: ratio 0.080',
       '  head-to-stream with wsUrl on 1 s blocks: p50 40 ms, p99 300 ms over 58 blocks (target p99 < 1500 ms)',
+    ]);
+  });
+
+  it('holds the reorg measurement to no read waiting more than 100 ms and no answer between the two stores, and prints it', () => {
+    expect(indexerMisses({ ...figure, reorg })).toEqual([]);
+    expect(indexerMisses({ ...figure, reorg: { ...reorg, readMaxDuringMs: 101, answers: { before: 1, after: 2, neither: 1, stale: 1 } } })).toEqual([
+      'reorg: a read waited 101 ms behind the retraction (target <= 100 ms)',
+      'reorg: 1 overview answers were neither the store before nor after the retraction',
+      'reorg: 1 overview answers begun after the retraction still showed the store before it',
+    ]);
+    expect(
+      formatIndexer({ ...figure, reorg })
+        .split('\n')
+        .slice(5),
+    ).toEqual([
+      'reorg: 3 blocks, 30 trades of the hot token (500,023 of 1,000,045 trades) removed in 42.5 ms',
+      '  reads during it: 6, the longest 61 ms (target <= 100 ms; 12 ms before it); overview answers from then on before/after/neither 2/9/0, stale 0',
     ]);
   });
 });

@@ -169,6 +169,9 @@ describe('the indexer following reorgs', () => {
           const metric = async (name: string) =>
             new RegExp(`^${name}\\{chain="devnet"[^}]*\\} (\\d+)$`, 'm').exec(await t.services.metrics.registry.getSingleMetricAsString(name))?.[1];
           expect([await metric('indexer_reorgs_total'), await metric('indexer_removed_trades_total')]).toEqual([String(reorgs), String(removed)]);
+          await handle.stop();
+          // The cli index --json summary's figure.
+          expect((await handle.done).chains.map((c) => c.reorgs)).toEqual([reorgs]);
         } finally {
           await handle.stop();
           await t.close();

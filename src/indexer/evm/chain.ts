@@ -146,6 +146,8 @@ async function run(o: ChainRun): Promise<void> {
     progress.summary.toBlock = indexed;
 
     let caughtUp = false;
+    /** Batches in a row dropped because the node's blocks changed while they were read. */
+    let unsettled = 0;
     let lastLog = o.nowMs();
     let loggedAt = { indexed, trades: 0 };
     let head = await node.head();
@@ -191,13 +193,21 @@ async function run(o: ChainRun): Promise<void> {
         if (check !== 'ok') {
           // The batch read blocks of a branch other than the stored one, or of two branches: none of it is written.
           node.forget();
-          if (check === 'reorg') {
-            const back = await reorg();
-            if (back !== null) [indexed, indexedHash] = [back.number, back.hash];
-            else state = await reloaded();
-          } else state = await reloaded();
+          const back = check === 'reorg' ? await reorg() : null;
+          if (back !== null) {
+            [indexed, indexedHash] = [back.number, back.hash];
+            unsettled = 0;
+          } else {
+            // The node changed under the batch: read it again after a pause that grows, so a node
+            // that keeps answering two branches cannot spin the indexer.
+            if (++unsettled % 10 === 0)
+              log.warn({ from, to, times: unsettled }, `the node's blocks ${from}-${to} of ${c.chain} keep changing while read; reading again`);
+            await pause(backoffMs(unsettled - 1), signal);
+            state = await reloaded();
+          }
           continue;
         }
+        unsettled = 0;
         await commit(o, batch, kept, state, to - c.reorgDepth + 1, journaled ? { first: from, last: to, added: batch.added } : undefined);
         indexed = to;
         indexedHash = kept.at(-1)!.hash;
