@@ -16,12 +16,21 @@ import { createIngestRepo, createSqliteIngestWriter } from '../store/ingest-repo
 import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } from '../store/port/ingest.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
-import { createValidator, IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
+import { createValidator, IngestRejected, type NamedAddresses, type NumberedRecord, type Validator } from './ingest-validator.js';
 
 // The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;
 // named here too so callers keep one import for the ingest.
 export type { IngestBatch, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
-export { createValidator, IngestRejected, type LineError, type NumberedRecord, type Validator } from './ingest-validator.js';
+export {
+  addNames,
+  createValidator,
+  IngestRejected,
+  noNames,
+  type LineError,
+  type NamedAddresses,
+  type NumberedRecord,
+  type Validator,
+} from './ingest-validator.js';
 
 /**
  * The ingest as services, routes and the CLI use it, on either engine (docs/architecture.md, The
@@ -30,10 +39,10 @@ export { createValidator, IngestRejected, type LineError, type NumberedRecord, t
  */
 export type AnyIngest = {
   /**
-   * A validator for one batch. `names` gives the token addresses the batch names (read only where
-   * the engine must look stored tokens up before validating: PostgreSQL, once per call).
+   * A validator for one batch. `names` gives the token and market addresses the batch names
+   * (read only where the engine must look them up before validating: PostgreSQL, once per call).
    */
-  validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator>;
+  validatorFor(names: () => Promise<NamedAddresses>): Promise<Validator>;
   validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
   writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */
@@ -43,7 +52,7 @@ export type AnyIngest = {
 };
 
 export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
-  /** A validator for one batch: tracks which tokens the batch defines, in order. */
+  /** A validator for one batch: tracks which tokens and markets the batch defines, in order. */
   validator(): Validator;
   /**
    * Validates every value in chunks that yield to the event loop; the records, or throws
@@ -67,12 +76,12 @@ export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
 export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
   const { db } = deps.store;
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
-  const { tokenId } = createIngestRepo(db);
+  const { tokenId, marketId } = createIngestRepo(db);
   const writer = createSqliteIngestWriter(db);
   const tx: IngestTx = { engine: 'sqlite' };
 
   function validator(): Validator {
-    return createValidator((address) => tokenId.get(address) !== undefined);
+    return createValidator({ token: (address) => tokenId.get(address) !== undefined, market: (address) => marketId.get(address) !== undefined });
   }
 
   const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']): SliceResult => {
