@@ -55,6 +55,25 @@ export const RSS_TARGET_MB = 1024;
 /** What the kinds need to know of the store and the server. */
 export type HostileTarget = { hot: string; anchor: number; secret: string; serverNow: () => number };
 
+/**
+ * The market the hostile ingest batches trade on, as each batch's first record: a trade must name
+ * a market that is stored or earlier in its batch (docs/api.md, Data and ingest), and the hot
+ * token's own markets differ between the data set and the wide store. No liquidity, so the hot
+ * token's answers do not move; after the first batch the record changes nothing.
+ */
+export function hostileMarketLine(hot: string): string {
+  return JSON.stringify({
+    type: 'market',
+    address: address('HostieMkt', 1),
+    token: hot,
+    quoteAddress: address('HostieQt', 1),
+    quoteSymbol: 'USDC',
+    dex: 'raydium',
+    liquidityUsd: 0,
+    createdAt: 1_600_000_000,
+  });
+}
+
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 const letters = (i: number, n: number) => Array.from({ length: n }, (_, k) => LETTERS[(i * 7 + k * 11 + Math.floor(i / 26)) % 26]).join('');
 
@@ -106,7 +125,7 @@ export function hostileKinds(t: HostileTarget): HostileKind[] {
         return {
           method: 'POST',
           path: '/v1/ingest',
-          body: `${lines.join('\n')}\n`,
+          body: `${hostileMarketLine(t.hot)}\n${lines.join('\n')}\n`,
           headers: { 'x-api-key': t.secret, 'content-type': 'application/x-ndjson' },
         };
       },

@@ -20,7 +20,7 @@ import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { start } from '../src/server.js';
 import { provision } from './provision.js';
-import { hostileKinds } from './hostile.js';
+import { hostileKinds, hostileMarketLine } from './hostile.js';
 import { address } from './wide-data.js';
 import { mainThreadCpuMs } from './turn-monitor.js';
 
@@ -46,7 +46,7 @@ const trades = Number(values.trades);
 
 /** The hostile pass's batch (bench/hostile.ts), built here so every batch has new signatures. */
 function batchBody(b: number, now: number): string {
-  const lines: string[] = [];
+  const lines: string[] = [hostileMarketLine(values.hot!)];
   for (let k = 0; k < trades; k++) {
     lines.push(
       JSON.stringify({

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { openStore } from '../src/store/db.js';
 import { rebuildReadViews } from '../src/store/read-views-repo.js';
 import { makeTestApp, fakeClock } from '../test/helpers/make-test-app.js';
-import { aTrade, anAddress } from '../test/helpers/builders.js';
+import { aTrade, anAddress, homeMarket } from '../test/helpers/builders.js';
 
 const path = process.argv[2] ?? '/tmp/top-traders-measure.db';
 const NOW = 1_700_000_000;
@@ -92,6 +92,8 @@ async function main(): Promise<void> {
       .get(NOW - seconds);
   console.log(`wallets in the window: 24h ${wallets(86_400)}, 30d ${wallets(2_592_000)}`);
   const app = makeTestApp({ store, clock: fakeClock(NOW * 1000) });
+  // The market the trades below name (aTrade's default): a trade must name a stored market.
+  app.ingest([homeMarket(TOKEN)]);
   // warm the app up (routes, schemas, first compilation) on a token it does not know
   await app.http.get(`/v1/token/${TOKEN.replace('S', 'T')}/top-traders?limit=1000`);
   const gc = (globalThis as { gc?: () => void }).gc;

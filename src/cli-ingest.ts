@@ -13,7 +13,7 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setBusyTimeout } from './store/db.js';
 import type { Services } from './services/index.js';
-import type { LineError, NumberedRecord } from './services/ingest.js';
+import { addNames, noNames, type LineError, type NamedAddresses, type NumberedRecord } from './services/ingest.js';
 import type { CommandContext, Output } from './cli-commands.js';
 
 /** Reads a file's lines as numbered JSON values; a line that is not JSON is reported. */
@@ -52,21 +52,17 @@ export const PG_CLI_BATCH = 5000;
 /** How the CLI writes on its store's engine. */
 type Pace = { batch: number; pauseMs: number };
 
-/** The token addresses a file's records name (read only where the engine looks them up first: PostgreSQL). */
-async function namedTokens(path: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  for await (const item of numberedLines(path)) {
-    if ('error' in item) continue;
-    const token = typeof item.value === 'object' && item.value !== null ? (item.value as { token?: unknown }).token : undefined;
-    if (typeof token === 'string') out.add(token);
-  }
+/** The token and market addresses a file's records name (read only where the engine looks them up first: PostgreSQL). */
+async function namedIn(path: string): Promise<NamedAddresses> {
+  const out = noNames();
+  for await (const item of numberedLines(path)) if (!('error' in item)) addNames(out, item.value);
   return out;
 }
 
 /** One file is one batch: validated whole in a first pass, then written in transactions. */
 async function ingestFile(services: Services, path: string, label: string, ctx: CommandContext, pace: Pace) {
-  let names: Promise<Set<string>> | null = null;
-  const named = () => (names ??= namedTokens(path));
+  let names: Promise<NamedAddresses> | null = null;
+  const named = () => (names ??= namedIn(path));
   const validator = await services.ingest.validatorFor(named);
   let count = 0;
   for await (const item of numberedLines(path)) {

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { openStore } from '../src/store/db.js';
-import { aToken, aTrade, ndjson } from './helpers/builders.js';
+import { aToken, aTrade, homeMarket, marketOf, ndjson, withMarket } from './helpers/builders.js';
 import { createServices } from '../src/services/index.js';
 import { systemClock } from '../src/domain/clock.js';
 
@@ -94,32 +94,48 @@ describe('cli', () => {
   it('ingests NDJSON files, counting duplicates, with progress on stderr only', async () => {
     const tok = aToken();
     const file = join(dir, 'a.ndjson');
-    writeFileSync(file, ndjson([tok, aTrade(tok.address, { signature: 's1' }), aTrade(tok.address, { signature: 's2' })]));
+    writeFileSync(file, ndjson([...withMarket(tok), aTrade(tok.address, { signature: 's1' }), aTrade(tok.address, { signature: 's2' })]));
     const r = await cli(['ingest', file, '--json']);
     expect(r.code).toBe(0);
-    expect(r.json()).toEqual({ accepted: 3, duplicates: 0 });
+    // The token, its market and two trades; again, the two upserts count as accepted.
+    expect(r.json()).toEqual({ accepted: 4, duplicates: 0 });
     expect(r.err).toMatch(/records written/);
     const again = await cli(['ingest', file, '--json']);
-    expect(again.json()).toEqual({ accepted: 1, duplicates: 2 });
+    expect(again.json()).toEqual({ accepted: 2, duplicates: 2 });
   });
 
   it('reads NDJSON from stdin with -', async () => {
     const tok = aToken();
-    const r = await cli(['ingest', '-', '--json'], ndjson([tok, aTrade(tok.address)]));
+    const r = await cli(['ingest', '-', '--json'], ndjson([...withMarket(tok), aTrade(tok.address)]));
     expect(r.code).toBe(0);
-    expect(r.json()).toEqual({ accepted: 2, duplicates: 0 });
+    expect(r.json()).toEqual({ accepted: 3, duplicates: 0 });
   });
 
   it('refuses a file with a bad record whole, naming the line, exit 1, nothing written', async () => {
     const tok = aToken();
     const file = join(dir, 'bad.ndjson');
-    writeFileSync(file, ndjson([tok, aTrade(tok.address)]) + '{not json\n' + JSON.stringify(aTrade(aToken().address)) + '\n');
+    writeFileSync(file, ndjson([tok, homeMarket(tok.address)]) + '{not json\n' + JSON.stringify(aTrade(aToken().address)) + '\n');
     const r = await cli(['ingest', file]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('line 3: not valid JSON');
     expect(r.err).toMatch(/line 4: unknown token/);
     expect(r.out).toBe('');
     expect(count('SELECT count(*) FROM tokens')).toBe(0);
+  });
+
+  it('refuses a file whose trade names a market neither stored nor earlier in the file, naming the line, nothing written', async () => {
+    const tok = aToken();
+    const file = join(dir, 'stray.ndjson');
+    // The market record comes after the trade that names it: it does not count.
+    writeFileSync(file, ndjson([tok, aTrade(tok.address), homeMarket(tok.address)]));
+    const r = await cli(['ingest', file]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split('\n')).toEqual([
+      `${file}: line 2: unknown market ${marketOf(tok.address)}`,
+      `error: ${file}: 1 invalid record(s); nothing of it was written`,
+    ]);
+    expect(count('SELECT count(*) FROM tokens')).toBe(0);
+    expect(count('SELECT count(*) FROM markets')).toBe(0);
   });
 
   it('counts every bad record of a file with more than the 100 it lists', async () => {
@@ -139,10 +155,10 @@ describe('cli', () => {
     const file = join(dir, 'big.ndjson');
     writeFileSync(
       file,
-      ndjson([tok, ...Array.from({ length: 12_000 }, (_, i) => aTrade(tok.address, { signature: `big${i}`, blockTime: 1_700_000_000 + i }))]),
+      ndjson([...withMarket(tok), ...Array.from({ length: 12_000 }, (_, i) => aTrade(tok.address, { signature: `big${i}`, blockTime: 1_700_000_000 + i }))]),
     );
     const r = await cli(['ingest', file, '--json']);
-    expect(r.json()).toEqual({ accepted: 12_001, duplicates: 0 });
+    expect(r.json()).toEqual({ accepted: 12_002, duplicates: 0 });
     expect(r.err.trim().split('\n').length).toBeGreaterThanOrEqual(3);
   });
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from './helpers/make-test-app.js';
-import { aMarket, aToken, aTrade } from './helpers/builders.js';
+import { aMarket, aToken, aTrade, withMarket } from './helpers/builders.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -15,7 +15,7 @@ function setup() {
   t = makeTestApp();
   const a = aToken({ symbol: 'AAA' });
   const b = aToken({ symbol: 'BBB' });
-  t.ingest([a, b, aTrade(a.address, { blockTime: T0, priceUsd: 1 }), aTrade(b.address, { blockTime: T0, priceUsd: 1 })]);
+  t.ingest([...withMarket(a), ...withMarket(b), aTrade(a.address, { blockTime: T0, priceUsd: 1 }), aTrade(b.address, { blockTime: T0, priceUsd: 1 })]);
   return { a, b };
 }
 

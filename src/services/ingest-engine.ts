@@ -13,7 +13,7 @@ import type { Change } from '../store/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { AnyIngest, WriteOptions } from './ingest.js';
-import { createValidator, type NumberedRecord, type Validator } from './ingest-validator.js';
+import { addNames, createValidator, noNames, type NamedAddresses, type NumberedRecord, type Validator } from './ingest-validator.js';
 
 export type { IngestEngine } from '../store/port/ingest.js';
 import { validateChunked, type SliceResult } from './ingest-batch.js';
@@ -28,14 +28,11 @@ export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> &
   ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): Promise<IngestResult>;
 };
 
-/** The token addresses raw values name, valid or not (validation decides). */
-function namedTokens(values: readonly { value: unknown }[]): string[] {
-  const out = new Set<string>();
-  for (const { value } of values) {
-    const token = typeof value === 'object' && value !== null ? (value as { token?: unknown }).token : undefined;
-    if (typeof token === 'string') out.add(token);
-  }
-  return [...out];
+/** The token and market addresses raw values name, valid or not (validation decides). */
+function namedIn(values: readonly { value: unknown }[]): NamedAddresses {
+  const out = noNames();
+  for (const { value } of values) addNames(out, value);
+  return out;
 }
 
 export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; hooks?: IngestHook[]; onCommit?: (change: Change) => void }): EngineIngest {
@@ -75,17 +72,18 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
     return { accepted: total.accepted, duplicates: total.duplicates };
   }
 
-  async function validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]> {
-    const stored = await engine.storedTokens(namedTokens(values));
-    return validateChunked(
-      createValidator((address) => stored.has(address)),
-      values,
-    );
+  /** A validator answering from two reads: the stored tokens and the stored markets of those named. */
+  async function validatorOf(named: NamedAddresses): Promise<Validator> {
+    const [tokens, markets] = await Promise.all([engine.storedTokens([...named.tokens]), engine.storedMarkets([...named.markets])]);
+    return createValidator({ token: (address) => tokens.has(address), market: (address) => markets.has(address) });
   }
 
-  async function validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator> {
-    const stored = await engine.storedTokens([...(await names())]);
-    return createValidator((address) => stored.has(address));
+  async function validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]> {
+    return validateChunked(await validatorOf(namedIn(values)), values);
+  }
+
+  async function validatorFor(names: () => Promise<NamedAddresses>): Promise<Validator> {
+    return validatorOf(await names());
   }
 
   async function retract(r: Retraction, opts: RetractOptions = {}): Promise<RetractResult> {
@@ -93,7 +91,8 @@ export function createEngineIngest(deps: { engine: IngestEngine; clock: Clock; h
     const stored = await engine.storedTokens([...new Set(r.records.map((x) => (x.type === 'token' ? x.address : x.token)))]);
     const records = checkRetraction(
       r,
-      createValidator((address) => !r.tokens.includes(address) && stored.has(address)),
+      // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
+      createValidator({ token: (address) => !r.tokens.includes(address) && stored.has(address), market: () => false }),
     );
     const done = await engine.transaction(async (tx, writer) => {
       const now = nowSeconds(deps.clock);

@@ -1,8 +1,10 @@
 /**
  * The validator of an ingest batch (docs/api.md, Data and ingest): each line checked on its own,
- * tokens tracked in batch order, the first errors kept to name in the refusal. Both ingests (the
- * SQLite one in ingest.ts, the engine one in ingest-engine.ts) and the batch helpers use it.
+ * tokens and markets tracked in batch order, the first errors kept to name in the refusal. Both
+ * ingests (the SQLite one in ingest.ts, the engine one in ingest-engine.ts) and the batch helpers
+ * use it.
  */
+import { normalizeAddress } from '../domain/address.js';
 import { parseRecord, type IngestRecord } from '../domain/records.js';
 
 export type LineError = { line: number; error: string };
@@ -26,30 +28,74 @@ export type Validator = {
   readonly invalid: number;
 };
 
-const MAX_ERRORS = 100;
+/**
+ * What the store holds, as a validator asks it: whether a token, and a market, is stored already.
+ * Each is asked at most once per address and batch.
+ */
+export type StoredLookup = {
+  token(address: string): boolean;
+  market(address: string): boolean;
+};
+
+/** The token and market addresses raw records name, valid or not (validation decides). */
+export type NamedAddresses = { tokens: Set<string>; markets: Set<string> };
+
+export const noNames = (): NamedAddresses => ({ tokens: new Set(), markets: new Set() });
 
 /**
- * A validator for one batch, tracking which tokens the batch defines, in order; `stored(address)`
- * tells whether a token is stored already (asked once per address).
+ * Adds what one raw record names to `into`: its `token`, and the `market` of a trade. Engines
+ * that cannot answer synchronously (PostgreSQL) look these up in one read before validating.
  */
-export function createValidator(stored: (address: string) => boolean): Validator {
+export function addNames(into: NamedAddresses, value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const { type, token, market } = value as { type?: unknown; token?: unknown; market?: unknown };
+  // As validation will name them: an EVM address lower-cased (one that is not an address is refused anyway).
+  if (typeof token === 'string') into.tokens.add(normalizeAddress(token) ?? token);
+  if (type === 'trade' && typeof market === 'string') into.markets.add(normalizeAddress(market) ?? market);
+}
+
+const MAX_ERRORS = 100;
+
+/** A set of addresses the batch defines, in front of a memo of the store's answers. */
+function knownSet(stored: (address: string) => boolean) {
   const defined = new Set<string>();
   const known = new Map<string, boolean>();
-  const errors: LineError[] = [];
-  const exists = (address: string): boolean => {
-    if (defined.has(address)) return true;
-    let k = known.get(address);
-    if (k === undefined) {
-      k = stored(address);
-      known.set(address, k);
-    }
-    return k;
+  return {
+    define: (address: string) => void defined.add(address),
+    has(address: string): boolean {
+      if (defined.has(address)) return true;
+      let k = known.get(address);
+      if (k === undefined) {
+        k = stored(address);
+        known.set(address, k);
+      }
+      return k;
+    },
   };
+}
+
+/**
+ * A validator for one batch, tracking which tokens and markets the batch defines, in order: a
+ * record may name only a token, and a trade only a market, that is stored or defined on an
+ * earlier line (a record refused does not define anything).
+ */
+export function createValidator(stored: StoredLookup): Validator {
+  const tokens = knownSet(stored.token);
+  const markets = knownSet(stored.market);
+  const errors: LineError[] = [];
   let invalid = 0;
   const reject = (line: number, error: string) => {
     invalid++;
     if (errors.length < MAX_ERRORS) errors.push({ line, error });
     else if (errors.length === MAX_ERRORS) errors.push({ line, error: 'too many errors; the rest are not listed' });
+  };
+  /** Why a well-formed record is refused, or null. */
+  const unknown = (record: IngestRecord): string | null => {
+    if (record.type === 'token') return null;
+    if (!tokens.has(record.token)) return `unknown token ${record.token}`;
+    // A trade of an unknown market would be stored with no dex and its market candles answer 404.
+    if (record.type === 'trade' && !markets.has(record.market)) return `unknown market ${record.market}`;
+    return null;
   };
   return {
     errors,
@@ -59,13 +105,19 @@ export function createValidator(stored: (address: string) => boolean): Validator
     reject,
     check(line, value) {
       const parsed = parseRecord(value);
-      let error: string | null = null;
-      if (!parsed.ok) error = parsed.error;
-      else if (parsed.record.type === 'token') defined.add(parsed.record.address);
-      else if (!exists(parsed.record.token)) error = `unknown token ${parsed.record.token}`;
-      if (error === null) return parsed.ok ? parsed.record : null;
-      reject(line, error);
-      return null;
+      if (!parsed.ok) {
+        reject(line, parsed.error);
+        return null;
+      }
+      const { record } = parsed;
+      const error = unknown(record);
+      if (error !== null) {
+        reject(line, error);
+        return null;
+      }
+      if (record.type === 'token') tokens.define(record.address);
+      else if (record.type === 'market') markets.define(record.address);
+      return record;
     },
   };
 }

@@ -16,7 +16,7 @@ import { createIngestRepo, createSqliteIngestWriter } from '../store/ingest-repo
 import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } from '../store/port/ingest.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
-import { createValidator, IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
+import { createValidator, IngestRejected, type NamedAddresses, type NumberedRecord, type Validator } from './ingest-validator.js';
 import type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 import { createSqliteRetractor } from '../store/retract-repo.js';
 import { checkRetraction } from './ingest-retract.js';
@@ -24,7 +24,16 @@ import { checkRetraction } from './ingest-retract.js';
 // The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;
 // named here too so callers keep one import for the ingest.
 export type { IngestBatch, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
-export { createValidator, IngestRejected, type LineError, type NumberedRecord, type Validator } from './ingest-validator.js';
+export {
+  addNames,
+  createValidator,
+  IngestRejected,
+  noNames,
+  type LineError,
+  type NamedAddresses,
+  type NumberedRecord,
+  type Validator,
+} from './ingest-validator.js';
 export type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 
 /**
@@ -34,10 +43,10 @@ export type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retracti
  */
 export type AnyIngest = {
   /**
-   * A validator for one batch. `names` gives the token addresses the batch names (read only where
-   * the engine must look stored tokens up before validating: PostgreSQL, once per call).
+   * A validator for one batch. `names` gives the token and market addresses the batch names
+   * (read only where the engine must look them up before validating: PostgreSQL, once per call).
    */
-  validatorFor(names: () => Promise<Iterable<string>>): Promise<Validator>;
+  validatorFor(names: () => Promise<NamedAddresses>): Promise<Validator>;
   validate(values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]>;
   writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
   /** Writes already validated records in one transaction. */
@@ -57,7 +66,7 @@ export type AnyIngest = {
 };
 
 export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
-  /** A validator for one batch: tracks which tokens the batch defines, in order. */
+  /** A validator for one batch: tracks which tokens and markets the batch defines, in order. */
   validator(): Validator;
   /**
    * Validates every value in chunks that yield to the event loop; the records, or throws
@@ -83,12 +92,12 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
   const retractHooks: RetractHook[] = [];
   const retractor = createSqliteRetractor(db);
-  const { tokenId } = createIngestRepo(db);
+  const { tokenId, marketId } = createIngestRepo(db);
   const writer = createSqliteIngestWriter(db);
   const tx: IngestTx = { engine: 'sqlite' };
 
   function validator(): Validator {
-    return createValidator((address) => tokenId.get(address) !== undefined);
+    return createValidator({ token: (address) => tokenId.get(address) !== undefined, market: (address) => marketId.get(address) !== undefined });
   }
 
   const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']): SliceResult => {
@@ -139,7 +148,8 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   async function retract(r: Retraction, opts: RetractOptions = {}): Promise<RetractResult> {
     const records = checkRetraction(
       r,
-      createValidator((address) => !r.tokens.includes(address) && tokenId.get(address) !== undefined),
+      // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
+      createValidator({ token: (address) => !r.tokens.includes(address) && tokenId.get(address) !== undefined, market: () => false }),
     );
     // In the ingest's write order: after a sliced batch of this process, never inside it.
     const done = await deps.store.exclusive(async () => retractTx(r, records, opts.within));

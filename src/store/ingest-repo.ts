@@ -38,6 +38,7 @@ export function createIngestRepo(db: Db) {
         token_id = excluded.token_id, quote_address = excluded.quote_address, quote_symbol = excluded.quote_symbol,
         dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
   const marketBefore = db.prepare<[string], MarketBefore>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
+  const marketId = db.prepare<[string], number>('SELECT id FROM markets WHERE address = ?').pluck();
   // Numbered by the writer, above every number ever handed out (migration 017): SQLite's own
   // max(id) + 1 would reuse the numbers of removed newest trades.
   const insertTrade = db.prepare(`
@@ -56,7 +57,7 @@ export function createIngestRepo(db: Db) {
       UPDATE tokens SET price_usd = @priceUsd, last_trade_at = @blockTime, last_trade_id = @id
       WHERE id = @tokenId AND (last_trade_at IS NULL OR (last_trade_at, last_trade_id) < (@blockTime, @id))`);
 
-  return { tokenId, upsertToken, upsertMarket, marketBefore, insertTrade, nextTradeId, upsertHolder, deleteHolder, touchToken, setLastTrade };
+  return { tokenId, marketId, upsertToken, upsertMarket, marketBefore, insertTrade, nextTradeId, upsertHolder, deleteHolder, touchToken, setLastTrade };
 }
 
 /** The SQLite writer: call it inside the store's write transaction (one connection, so no handle). */

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { Client, startLive, type Live } from '../stream/support.js';
 import { channelPrefix } from '../../src/coord/wiring.js';
 import { redisUrl } from './support.js';
@@ -166,7 +166,7 @@ describe('the Redis wiring between two instances', () => {
   it("hands the other instance's stream subscribers the trades a notice names, with their exact ids", async () => {
     const [a, b] = [await instance('wire-e'), await instance('wire-f')];
     const token = aToken();
-    for (const l of [a, b]) await quietly(l, () => l.ingest([token]));
+    for (const l of [a, b]) await quietly(l, () => l.ingest(withMarket(token)));
     const c = await Client.open(`${b.wsBase}/v1/stream`);
     const sub = await c.request({ op: 'subscribe', channel: 'trades', token: token.address });
     expect(sub.op).toBe('subscribed');

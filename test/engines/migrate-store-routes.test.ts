@@ -39,6 +39,8 @@ let answersBefore: Map<string, Answer>;
 let pgStore: PgStore | null = null;
 let after: App;
 let hot: string;
+/** A stored market of the hot token: a new trade must name one. */
+let hotMarket: string;
 
 async function answer(app: App, url: string): Promise<Answer> {
   const res = await request(app.callback())
@@ -61,6 +63,7 @@ beforeAll(async () => {
   hot = tokens[0]!;
   const hotWallet = [...demoRecords(opts)].find((r) => r.type === 'trade' && r.token === hot)!;
   if (hotWallet.type !== 'trade') throw new Error('the demo set has no trade of its first token');
+  hotMarket = hotWallet.market;
   const made = await aTenantWithPassword(before, { plan: 'pro' });
   const key = await before.services.accounts.createKey(made.tenant.id, { name: 'partner', scopes: ['read', 'manage', 'ingest'] });
   headers = { 'x-api-key': key.secret };
@@ -166,7 +169,7 @@ describe('every read after cli migrate-store', () => {
       .post('/v1/ingest')
       .set(headers)
       .set('Content-Type', 'application/x-ndjson')
-      .send(JSON.stringify(aTrade(hot, { blockTime: before.clock.seconds() - 1 })) + '\n');
+      .send(JSON.stringify(aTrade(hot, { market: hotMarket, blockTime: before.clock.seconds() - 1 })) + '\n');
     expect(res.status).toBe(200);
     const now = await request(after.callback()).get(`/v1/token/${hot}/trades?limit=1`);
     expect(now.body.trades[0].id).toBe(last + 1);

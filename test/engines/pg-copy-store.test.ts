@@ -47,6 +47,8 @@ describe('copying a SQLite store into PostgreSQL', () => {
     const t = makeTestApp({ store, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     const opts = { tokens: 3, days: 1, seed: 7, until: t.clock.seconds() };
     const first = [...demoRecords(opts)].find((r) => r.type === 'token')!.address;
+    // A new trade names a stored market: one of the demo set's for that token.
+    const firstMarket = [...demoRecords(opts)].flatMap((r) => (r.type === 'market' && r.token === first ? [r.address] : []))[0]!;
     const { tenantId, keyId } = t.makeKey({ plan: 'pro' });
     await t.services.accounts.createKey(tenantId, { name: 'second' });
     await t.services.accounts.revokeKey(keyId);
@@ -54,7 +56,10 @@ describe('copying a SQLite store into PostgreSQL', () => {
     await t.services.accounts.setPassword(tenantId, 'correct horse battery staple');
     await t.services.subscriptions.register(tenantId, first, 'http://127.0.0.1:9/hook');
     await loadDemo(t.services, opts);
-    t.ingest([aTrade(first, { blockTime: opts.until - 5, signature: 'late-1' }), aTrade(first, { blockTime: opts.until - 4, signature: 'late-2' })]);
+    t.ingest([
+      aTrade(first, { market: firstMarket, blockTime: opts.until - 5, signature: 'late-1' }),
+      aTrade(first, { market: firstMarket, blockTime: opts.until - 4, signature: 'late-2' }),
+    ]);
     await t.services.sessions.create(tenantId);
     await t.services.signInThrottle.begin('203.0.113.9', 'ops@example.com');
     cursorSecret(store.db);

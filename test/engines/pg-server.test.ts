@@ -171,6 +171,23 @@ describe('a server process with DATABASE_URL on a fresh database', () => {
     expect(await ids(before)).toEqual([]);
   });
 
+  it('refuses a CLI file whose trade names a market neither stored nor earlier in it, naming the line, writing nothing', async () => {
+    const before = await maxTradeId();
+    const markets = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM markets')).rows[0]!.n;
+    const marketsBefore = await markets();
+    const file = join(dir, 'stray.ndjson');
+    // The stray market's record comes after the trade that names it: it does not count.
+    const stray = aMarket(token.address);
+    writeFileSync(file, ndjson([...trades(1), aTrade(token.address, { market: stray.address, blockTime: (blockTime += 60) }), stray]));
+    const run = await cli(['ingest', file]);
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.filter((l) => / line \d+: /.test(l))).toEqual([`${file}: line 2: unknown market ${stray.address}`]);
+    expect(lines.at(-1)).toMatch(/1 invalid record\(s\); nothing of it was written$/);
+    expect(await ids(before)).toEqual([]);
+    expect(await markets()).toBe(marketsBefore);
+  });
+
   it('delivers the events of an ingest to a registered webhook, from the PostgreSQL outbox', async () => {
     const receiver = await startReceiver([204]);
     try {

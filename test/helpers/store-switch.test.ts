@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makeTestApp } from './make-test-app.js';
-import { aToken, aTrade } from './builders.js';
+import { aToken, aTrade, withMarket } from './builders.js';
 
 describe('the store the test helpers open', () => {
   it('is the engine STORE names, and answers a route from it', async () => {
@@ -12,7 +12,7 @@ describe('the store the test helpers open', () => {
     try {
       expect(t.store.kind).toBe(process.env.STORE === 'postgres' ? 'postgres' : 'sqlite');
       const tok = aToken();
-      await t.ingest([tok, aTrade(tok.address, { blockTime: t.clock.seconds() - 10, priceUsd: 2.5 })]);
+      await t.ingest([...withMarket(tok), aTrade(tok.address, { blockTime: t.clock.seconds() - 10, priceUsd: 2.5 })]);
       const res = await t.http.get(`/v1/token/${tok.address}/overview`);
       expect(res.status).toBe(200);
       expect(res.body.priceUsd).toBe(2.5);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { addToken } from '../udf/support.js';
 import { withResolveCache } from '../../src/read/resolve-cache.js';
 import { createHistoryCache, type SeriesSource } from '../../src/read/history-cache.js';
@@ -117,7 +117,7 @@ describe('the history series', () => {
   it('reads a series again when a trade lands while it is being read, so the answer has the trade', async () => {
     t = makeTestApp();
     const token = aToken({ symbol: 'HIS' });
-    t.ingest([token, aTrade(token.address, { blockTime: NOW - 120, priceUsd: 1 }), aTrade(token.address, { blockTime: NOW - 60, priceUsd: 2 })]);
+    t.ingest([...withMarket(token), aTrade(token.address, { blockTime: NOW - 120, priceUsd: 1 }), aTrade(token.address, { blockTime: NOW - 60, priceUsd: 2 })]);
     const tokenId = (await t.services.repos.tokens.byAddress(token.address))!.id;
     const history = createHistoryCache({ cache: t.app.deps.cache, config: t.config, store: t.store, services: t.services });
     const res = parseResolution('1')!;
@@ -154,7 +154,7 @@ describe('the history series', () => {
   it('answers from the store, and keeps nothing, for a series dropped while it was read', async () => {
     t = makeTestApp();
     const token = aToken({ symbol: 'DRP' });
-    t.ingest([token, aTrade(token.address, { blockTime: NOW - 60, priceUsd: 5 })]);
+    t.ingest([...withMarket(token), aTrade(token.address, { blockTime: NOW - 60, priceUsd: 5 })]);
     const tokenId = (await t.services.repos.tokens.byAddress(token.address))!.id;
     const history = createHistoryCache({ cache: t.app.deps.cache, config: t.config, store: t.store, services: t.services });
     const res = parseResolution('1')!;

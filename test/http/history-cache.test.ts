@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -16,7 +16,10 @@ const MINUTES = 3000;
 /** A token with one trade a minute for MINUTES minutes before NOW. */
 function busyToken(symbol: string) {
   const token = aToken({ symbol });
-  t.ingest([token, ...Array.from({ length: MINUTES }, (_, i) => aTrade(token.address, { blockTime: NOW - MINUTES * 60 + i * 60, priceUsd: 1 + i }))]);
+  t.ingest([
+    ...withMarket(token),
+    ...Array.from({ length: MINUTES }, (_, i) => aTrade(token.address, { blockTime: NOW - MINUTES * 60 + i * 60, priceUsd: 1 + i })),
+  ]);
   return token;
 }
 

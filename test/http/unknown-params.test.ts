@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -9,7 +9,7 @@ describe('unknown query parameters', () => {
   it('are 400 invalid_parameter naming the parameter on /v1 routes, so a misspelt `from` never answers other data', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, aTrade(tok.address, { blockTime: 1_699_999_000 })]);
+    t.ingest([...withMarket(tok), aTrade(tok.address, { blockTime: 1_699_999_000 })]);
     const res = await t.http.get(`/v1/token/${tok.address}/trades?limit=5&form=1699990000`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'form', message: 'form is not a parameter of this route' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, homeMarket } from '../helpers/builders.js';
 import { aTenantWithPassword } from '../dashboard/support.js';
 
 let dir: string;
@@ -35,7 +35,7 @@ describe('a CLI ingest beside the server', () => {
     const cliToken = aToken({ symbol: 'CLI' });
     const ours = aToken({ symbol: 'OURS' });
     const m = aMarket(cliToken.address);
-    app.ingest([cliToken, ours, m]);
+    app.ingest([cliToken, ours, m, homeMarket(ours.address)]);
     const file = join(dir, 'big.ndjson');
     const lines = Array.from({ length: CLI_TRADES }, (_, i) =>
       JSON.stringify(aTrade(cliToken.address, { market: m.address, blockTime: 1_700_000_000 + i, priceUsd: 1 + (i % 50) / 100 })),

@@ -4,7 +4,7 @@
  * store size. No key needed, counted by the limiter like any route, and no tenant or key in it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, anAddress, ndjson, withMarket } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { testEngine } from '../helpers/pg-test-store.js';
 import { loadDemo, removeDemo } from '../../src/services/demo.js';
@@ -153,7 +153,7 @@ describe('/metrics', () => {
     await t.http.get('/metrics'); // the app is built; its hook is in place
     const token = aToken();
     // Awaited: the scrape below reads the registry, not through the store's queue (STORE=postgres).
-    await t.ingest([token, aTrade(token.address), aTrade(token.address)]);
+    await t.ingest([...withMarket(token), aTrade(token.address), aTrade(token.address)]);
     const m = await scrape(t);
     expect(value(m, 'ingest_trades_inserted_total')).toBe(2);
   });

@@ -7,7 +7,7 @@
  */
 import type { Response } from 'supertest';
 import { SCOPES } from '../../src/services/accounts.js';
-import { aHolder, aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';
+import { aHolder, aToken, aTrade, homeMarket, ndjson } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 
 export type Call = {
@@ -28,7 +28,8 @@ export async function contractWorld(): Promise<ContractWorld> {
   const now = t.clock.seconds();
   const a = aToken({ symbol: 'TYPED', name: 'Typed Token' });
   const b = aToken({ symbol: 'QUIET', name: 'Quiet Token', totalSupply: null, circulatingSupply: null, logoUri: null });
-  const m = aMarket(a.address);
+  // The market the calls' fresh trades name too (aTrade's default), with aMarket's liquidity.
+  const m = homeMarket(a.address, { liquidityUsd: 10_000 });
   const trades = Array.from({ length: 40 }, (_, i) =>
     aTrade(a.address, {
       market: m.address,

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { turnsDuring } from '../helpers/loop-turns.js';
 import { MAX_RECORD_CHARS, NotJsonArray, PARSE_CHARS, PARSE_CHUNK, parseJsonArrayChunked, parseNdjsonChunked } from '../../src/services/ingest-parse.js';
 
@@ -51,7 +51,7 @@ describe('ingest body parsing yields', () => {
   it('validation yields every PARSE_CHUNK records', async () => {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok]);
+    await t.ingest(withMarket(tok));
     const values = Array.from({ length: 5 * PARSE_CHUNK }, (_, i) => ({ line: i + 1, value: aTrade(tok.address) }));
     const { result, turns } = await turnsDuring(() => t!.services.ingest.validate(values));
     expect(result).toHaveLength(5 * PARSE_CHUNK);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aHolder, aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, homeMarket, marketOf, withMarket } from '../helpers/builders.js';
 import { IngestRejected } from '../../src/services/ingest.js';
 import { parseJsonArrayChunked, parseNdjsonChunked, TooManyRecords, NotJsonArray } from '../../src/services/ingest-parse.js';
 import { rawSql } from '../helpers/raw-sql.js';
@@ -27,7 +27,7 @@ describe('ingest', () => {
   it('stores tokens, markets, holders and trades and counts them as accepted', async () => {
     t = makeTestApp();
     const tok = aToken();
-    const r = await t.ingest([tok, aMarket(tok.address), aHolder(tok.address), aTrade(tok.address), aTrade(tok.address)]);
+    const r = await t.ingest([tok, homeMarket(tok.address), aHolder(tok.address), aTrade(tok.address), aTrade(tok.address)]);
     expect(r).toEqual({ accepted: 5, duplicates: 0 });
     expect([await count('tokens'), await count('markets'), await count('holders'), await count('trades')]).toEqual([1, 1, 1, 2]);
   });
@@ -36,7 +36,7 @@ describe('ingest', () => {
     t = makeTestApp();
     const tok = aToken();
     const trade = aTrade(tok.address, { signature: 'dupsig', index: 3 });
-    await t.ingest([tok, trade]);
+    await t.ingest([...withMarket(tok), trade]);
     expect(await t.ingest([trade, { ...trade, priceUsd: 99 }])).toEqual({ accepted: 0, duplicates: 2 });
     expect(await t.ingest([aTrade(tok.address, { signature: 'x' }), aTrade(tok.address, { signature: 'x' })])).toEqual({ accepted: 1, duplicates: 1 });
     expect(await count('trades')).toBe(2);
@@ -47,7 +47,7 @@ describe('ingest', () => {
   it('keeps the last price in trade order when older trades arrive later (backfill)', async () => {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok, aTrade(tok.address, { blockTime: 2000, priceUsd: 5 })]);
+    await t.ingest([...withMarket(tok), aTrade(tok.address, { blockTime: 2000, priceUsd: 5 })]);
     await t.ingest([aTrade(tok.address, { blockTime: 1000, priceUsd: 1 })]);
     expect(await rawSql(t.store, 'SELECT price_usd, last_trade_at FROM tokens')).toEqual([{ price_usd: 5, last_trade_at: 2000 }]);
     // same block time: the higher record number (later ingest) is later in trade order
@@ -58,7 +58,7 @@ describe('ingest', () => {
   it('gives trades monotonic record numbers in ingest order', async () => {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok, aTrade(tok.address, { blockTime: 3 }), aTrade(tok.address, { blockTime: 1 }), aTrade(tok.address, { blockTime: 2 })]);
+    await t.ingest([...withMarket(tok), aTrade(tok.address, { blockTime: 3 }), aTrade(tok.address, { blockTime: 1 }), aTrade(tok.address, { blockTime: 2 })]);
     await t.ingest([aTrade(tok.address, { blockTime: 0 })]);
     // numbered in the batches' record order, a later batch after an earlier one, whatever the block times
     expect(await column('SELECT block_time AS v FROM trades ORDER BY id')).toEqual([3, 1, 2, 0]);
@@ -67,7 +67,7 @@ describe('ingest', () => {
   it('refuses a batch with any bad record whole, naming each bad line, and writes nothing', async () => {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok, aTrade(tok.address)]);
+    await t.ingest([...withMarket(tok), aTrade(tok.address)]);
     const before = await snapshot();
     const other = aToken();
     const err = await refusalOf(() =>
@@ -93,7 +93,7 @@ describe('ingest', () => {
   it('refuses amounts, prices and supplies over 1e100, so sums and market caps stay finite numbers', async () => {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok]);
+    await t.ingest(withMarket(tok));
     const refusal = async (records: unknown[]) => {
       const e = await refusalOf(() => t.ingest(records as never));
       return e === undefined ? [] : (e as IngestRejected).errors.map((x) => x.error);
@@ -108,10 +108,44 @@ describe('ingest', () => {
   it('accepts a token defined earlier in the same batch but not one defined later', async () => {
     t = makeTestApp();
     const a = aToken();
-    expect((await t.ingest([a, aTrade(a.address)])).accepted).toBe(2);
+    // Three: the token, its market (a trade must name a known market too) and the trade.
+    expect((await t.ingest([...withMarket(a), aTrade(a.address)])).accepted).toBe(3);
     const b = aToken();
     expect(await refusalOf(() => t.ingest([aTrade(b.address), b]))).toBeInstanceOf(IngestRejected);
     expect(await count('tokens')).toBe(1);
+  });
+
+  it('refuses a trade whose market is neither stored nor earlier in the batch, naming its line, and writes nothing', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    await t.ingest([tok]);
+    const before = await snapshot();
+    const stray = aTrade(tok.address);
+    const later = aToken();
+    const err = await refusalOf(() => t.ingest([later, homeMarket(tok.address, { dex: 'orca' }), stray, aTrade(later.address), homeMarket(later.address)]));
+    expect(err).toBeInstanceOf(IngestRejected);
+    // Line 3's market is defined on line 2; line 4's only on line 5, after it.
+    expect((err as IngestRejected).errors).toEqual([{ line: 4, error: `unknown market ${marketOf(later.address)}` }]);
+    expect(await snapshot()).toEqual(before);
+    const alone = await refusalOf(() => t.ingest([stray]));
+    expect((alone as IngestRejected).errors).toEqual([{ line: 1, error: `unknown market ${marketOf(tok.address)}` }]);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('accepts a trade whose market is stored or defined earlier in the same batch, and shows its dex', async () => {
+    t = makeTestApp();
+    const tok = aToken();
+    const other = aMarket(tok.address, { dex: 'orca' });
+    expect(await t.ingest([tok, homeMarket(tok.address), aTrade(tok.address, { blockTime: 1 })])).toEqual({ accepted: 3, duplicates: 0 });
+    expect(await t.ingest([aTrade(tok.address, { blockTime: 2 }), other, aTrade(tok.address, { blockTime: 3, market: other.address })])).toEqual({
+      accepted: 3,
+      duplicates: 0,
+    });
+    expect(await rawSql(t.store, 'SELECT t.block_time, m.dex FROM trades t JOIN markets m ON m.address = t.market ORDER BY t.id')).toEqual([
+      { block_time: 1, dex: 'raydium' },
+      { block_time: 2, dex: 'raydium' },
+      { block_time: 3, dex: 'orca' },
+    ]);
   });
 
   it('replaces a holder amount and removes the holder at 0', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { readRawTrades, readTokenId } from '../v1/naive.js';
 import { parseResolution, SUPPORTED_RESOLUTIONS } from '../../src/domain/resolution.js';
 import type { Bar } from '../../src/domain/candles.js';
@@ -75,7 +75,7 @@ describe('candle rollups', () => {
           fc.integer({ min: 1, max: 50 }),
           async (rows, cuts, resKey, fromOff, span, countback) => {
             const token = aToken();
-            await t.ingest([token]);
+            await t.ingest(withMarket(token));
             const trades = rows.map((r) =>
               aTrade(token.address, { blockTime: BASE + (r.cluster ? 40 * 86400 + r.tight : r.day * 86400 + r.sec), priceUsd: r.p, volumeUsd: r.v }),
             );
@@ -118,7 +118,7 @@ describe('candle rollups', () => {
     const t = makeTestApp();
     try {
       const token = aToken();
-      await t.ingest([token]);
+      await t.ingest(withMarket(token));
       await t.ingest(Array.from({ length: 5100 }, (_, i) => aTrade(token.address, { blockTime: BASE + i * 60, priceUsd: i + 1 })));
       const tokenId = await readTokenId(t.store, token.address);
       const bars = await t.services.repos.candles.readBars(tokenId, parseResolution('1')!, { mode: 'range', from: BASE, to: BASE + 6000 * 60 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 
 let dir: string;
 let store: Store | undefined;
@@ -28,7 +28,7 @@ describe('background checkpoints', () => {
     const before = statSync(path).size;
     const services = createServices({ store, clock: { now: () => 1_700_000_000_000 } });
     const tok = aToken();
-    const records = [tok, ...Array.from({ length: 5000 }, (_, i) => aTrade(tok.address, { blockTime: 1_699_000_000 + i }))];
+    const records = [...withMarket(tok), ...Array.from({ length: 5000 }, (_, i) => aTrade(tok.address, { blockTime: 1_699_000_000 + i }))];
     services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value })));
     let after = statSync(path).size;
     for (let i = 0; i < 200 && after < before + 500_000; i++) {

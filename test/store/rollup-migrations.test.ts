@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { loadMigrations, openStore } from '../../src/store/db.js';
 import { closeVolume } from '../udf/support.js';
 
@@ -41,7 +41,7 @@ describe('seconds rollups', () => {
         const tok = aToken();
         const recs = (rs: typeof first) =>
           rs.map((r) => aTrade(tok.address, { blockTime: START + r.dt, priceUsd: r.price, volumeUsd: r.volume, side: r.buy ? 'buy' : 'sell' }));
-        app.ingest([tok, ...recs(first)]);
+        app.ingest([...withMarket(tok), ...recs(first)]);
         if (backfill.length > 0) app.ingest(recs(backfill));
         const byIngest = rows();
         app.store.db.exec('DELETE FROM candles WHERE res IN (1, 15)');

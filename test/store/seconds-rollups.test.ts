@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { readTokenId } from '../v1/naive.js';
 import { parseResolution, rowsPerBar } from '../../src/domain/resolution.js';
 import { refBars, closeVolume, type RefTrade } from '../udf/support.js';
@@ -27,7 +27,7 @@ describe('seconds resolutions', () => {
     const trades = Array.from({ length: 30_000 }, (_, i) =>
       aTrade(tok.address, { blockTime: START + Math.floor(i / 20), priceUsd: 1 + (i % 89) / 10, volumeUsd: 1 + (i % 7) }),
     );
-    await app.ingest([tok, ...trades]);
+    await app.ingest([...withMarket(tok), ...trades]);
     const id = await readTokenId(app.store, tok.address);
     const repo = app.services.repos.candles;
     const expected = { '1S': [1, 100], '5S': [5, 100], '15S': [1, 100], '30S': [2, 50] } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestStore } from '../helpers/make-test-store.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { readRawTrades, readTokenId } from '../v1/naive.js';
 
 describe('window statistics', () => {
@@ -10,7 +10,11 @@ describe('window statistics', () => {
     try {
       const now = 1_700_000_000 + 1234;
       const token = aToken();
-      await t.ingest([token, aTrade(token.address, { blockTime: now, volumeUsd: 5 }), aTrade(token.address, { blockTime: now + 1, volumeUsd: 7 })]);
+      await t.ingest([
+        ...withMarket(token),
+        aTrade(token.address, { blockTime: now, volumeUsd: 5 }),
+        aTrade(token.address, { blockTime: now + 1, volumeUsd: 7 }),
+      ]);
       const id = await readTokenId(t.store, token.address);
       const repo = t.services.repos.window;
       expect(await repo.window(id, now, 3600, now + 1)).toMatchObject({ trades: 1, volumeUsd: 5 });
@@ -40,7 +44,7 @@ describe('window statistics', () => {
           async (rows, nowOffset, w) => {
             const base = 1_699_000_000;
             const token = aToken();
-            await t.ingest([token]);
+            await t.ingest(withMarket(token));
             // ingest in two batches, the second one older (backfill)
             const trades = rows.map((r) =>
               aTrade(token.address, { blockTime: base + r.dt, priceUsd: r.price, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell' }),

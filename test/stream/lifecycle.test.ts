@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { start } from '../../src/server.js';
 import type { Store } from '../../src/store/db.js';
@@ -90,7 +90,7 @@ describe('shutdown', () => {
     const { port } = running.server.address() as { port: number };
     const token = aToken({ symbol: 'BYE' });
     const write = (records: readonly IngestRecord[]) => running.services.ingest.ingest(records.map((value, i) => ({ line: i + 1, value })));
-    write([token, aTrade(token.address, { blockTime: T0, priceUsd: 1, volumeUsd: 1 })]);
+    write([...withMarket(token), aTrade(token.address, { blockTime: T0, priceUsd: 1, volumeUsd: 1 })]);
     const c = await Client.open(`ws://127.0.0.1:${port}/v1/stream`);
     const trades = await c.request({ op: 'subscribe', channel: 'trades', token: token.address });
     const bars = await c.request({ op: 'subscribe', channel: 'bars', token: token.address, resolution: '1' });

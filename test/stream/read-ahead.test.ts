@@ -12,7 +12,7 @@ import type { WebSocketServer } from 'ws';
 import { Client, serveHub, settle, startLive, type Live } from './support.js';
 import { history } from './chart-client.js';
 import { addToken } from '../udf/support.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/read/stream-source.js';
@@ -91,7 +91,7 @@ describe('a commit landing while a subscription reads its first bar', () => {
   it('is not sent as a backfill: the first bar already holds it', async () => {
     t = makeTestApp();
     const token = aToken({ symbol: 'SUB' });
-    t.ingest([token, aTrade(token.address, { blockTime: T0 + 10, priceUsd: 1, volumeUsd: 1 })]);
+    t.ingest([...withMarket(token), aTrade(token.address, { blockTime: T0 + 10, priceUsd: 1, volumeUsd: 1 })]);
     const real = streamSource(t.app.deps);
     let gate: Promise<void> | null = null;
     let held = 0;

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebSocketServer } from 'ws';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { Hub } from '../../src/stream/hub.js';
 import { streamSource } from '../../src/read/stream-source.js';
 import { frameText } from '../../src/http/stream-socket.js';
@@ -30,7 +30,7 @@ describe('a change heard while a subscription starts', () => {
   it('reaches it after its replay: every trade once, in id order', async () => {
     t = makeTestApp();
     const token = aToken({ symbol: 'TRN' });
-    t.ingest([token, ...[1, 2, 3].map((i) => aTrade(token.address, { blockTime: T0 + i }))]);
+    t.ingest([...withMarket(token), ...[1, 2, 3].map((i) => aTrade(token.address, { blockTime: T0 + i }))]);
     const real = streamSource(t.app.deps);
     let hold: Promise<void> | null = null;
     let held = 0;

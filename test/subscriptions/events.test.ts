@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade, anAddress, ndjson } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, homeMarket, ndjson, withMarket } from '../helpers/builders.js';
 import { createEvents } from '../../src/services/events.js';
 import { testEngine } from '../helpers/pg-test-store.js';
 import { PG_INGEST_SLICE } from '../../src/store/pg/ingest-repo.js';
@@ -27,7 +27,7 @@ async function aRegisteredToken() {
 async function aTenantWithToken() {
   const { secret, tenantId } = t.makeKey();
   const token = aToken();
-  t.ingest([token]);
+  t.ingest(withMarket(token));
   await register(secret, token.address);
   return { secret, tenantId, token };
 }
@@ -57,12 +57,12 @@ describe('events from ingest', () => {
     const token = aToken();
     const other = aToken();
     const market = aMarket(token.address, { dex: 'orca' });
-    t.ingest([token, other, market]);
+    const second = aMarket(token.address, { dex: 'raydium' });
+    t.ingest([token, other, market, second, homeMarket(other.address)]);
     await register(k1.secret, token.address);
     await register(k2.secret, token.address);
-    const unknownMarket = anAddress('mkt');
     const late = aTrade(token.address, { market: market.address, blockTime: 1_700_000_500, side: 'sell', priceUsd: 2.5 });
-    const early = aTrade(token.address, { market: unknownMarket, blockTime: 1_700_000_400 });
+    const early = aTrade(token.address, { market: second.address, blockTime: 1_700_000_400 });
     t.clock.advance(3000);
     await t.ingest([late, early, aTrade(other.address)]);
 
@@ -92,8 +92,8 @@ describe('events from ingest', () => {
             quoteAmount: 0.1,
             volumeUsd: 10,
             wallet: early.wallet,
-            market: unknownMarket,
-            dex: null,
+            market: second.address,
+            dex: 'raydium',
           },
           {
             id: ids[1],
@@ -123,7 +123,7 @@ describe('events from ingest', () => {
     const { secret } = t.makeKey();
     const token = aToken();
     const trade = aTrade(token.address);
-    t.ingest([token, trade]);
+    t.ingest([...withMarket(token), trade]);
     await register(secret, token.address);
     t.ingest([trade, aMarket(token.address)]);
     const page = await events(secret);
@@ -161,7 +161,7 @@ describe('events from ingest', () => {
       .post('/v1/ingest')
       .set('x-api-key', secret)
       .set('Content-Type', 'application/x-ndjson')
-      .send(ndjson([token, aTrade(token.address), aTrade(token.address)]));
+      .send(ndjson([...withMarket(token), aTrade(token.address), aTrade(token.address)]));
     expect(res.status).toBe(200);
     const page = await events(secret);
     expect(page.body.events).toHaveLength(1);
@@ -215,7 +215,7 @@ describe('GET /v1/events', () => {
     const k2 = t.makeKey();
     const a = aToken();
     const b = aToken();
-    t.ingest([a, b]);
+    t.ingest([...withMarket(a), ...withMarket(b)]);
     await register(k1.secret, a.address);
     await register(k2.secret, b.address);
     t.ingest([aTrade(a.address), aTrade(b.address)]);
@@ -290,7 +290,7 @@ describe('GET /v1/events', () => {
     const k1 = t.makeKey();
     const k2 = t.makeKey();
     const token = aToken();
-    t.ingest([token]);
+    t.ingest(withMarket(token));
     await register(k1.secret, token.address);
     t.ingest([aTrade(token.address)]);
     const issued = (await events(k1.secret)).body.nextCursor as string;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aHolder, aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, homeMarket, marketOf, ndjson, withMarket } from '../helpers/builders.js';
 import { readRawTrades } from '../v1/naive.js';
 import { tableRows } from './store-rows.js';
 
@@ -36,9 +36,9 @@ describe('POST /v1/ingest', () => {
     t = makeTestApp();
     const secret = ingestKey();
     const token = aToken();
-    const res = await post(secret, 'application/json; charset=utf-8', JSON.stringify([token, aTrade(token.address)]));
+    const res = await post(secret, 'application/json; charset=utf-8', JSON.stringify([...withMarket(token), aTrade(token.address)]));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accepted: 2, duplicates: 0 });
+    expect(res.body).toEqual({ accepted: 3, duplicates: 0 });
   });
 
   it('accepts an empty batch as nothing to do', async () => {
@@ -62,11 +62,12 @@ describe('POST /v1/ingest', () => {
     t = makeTestApp();
     const secret = ingestKey();
     const known = aToken();
-    await t.ingest([known, aTrade(known.address)]);
+    await t.ingest([...withMarket(known), aTrade(known.address)]);
     const before = await snapshot();
     const fresh = aToken();
     const lines = [
       JSON.stringify(fresh),
+      JSON.stringify(homeMarket(fresh.address)),
       JSON.stringify(aTrade(fresh.address)),
       '{not json',
       JSON.stringify(aTrade('So11111111111111111111111111111111111111112')),
@@ -78,13 +79,36 @@ describe('POST /v1/ingest', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_body');
     expect(res.body.error.details).toEqual([
-      { line: 3, error: 'not valid JSON' },
-      { line: 4, error: 'unknown token So11111111111111111111111111111111111111112' },
-      { line: 5, error: expect.stringContaining('priceUsd') },
-      { line: 6, error: expect.stringContaining('type') },
-      { line: 7, error: 'a record must be a JSON object' },
+      { line: 4, error: 'not valid JSON' },
+      { line: 5, error: 'unknown token So11111111111111111111111111111111111111112' },
+      { line: 6, error: expect.stringContaining('priceUsd') },
+      { line: 7, error: expect.stringContaining('type') },
+      { line: 8, error: 'a record must be a JSON object' },
     ]);
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a trade whose market is neither stored nor earlier in the batch, naming its item, and writes nothing', async () => {
+    t = makeTestApp();
+    const secret = ingestKey();
+    const token = aToken();
+    const before = await snapshot();
+    // The market's record after the trade that names it does not count.
+    const res = await post(secret, 'application/json', JSON.stringify([token, aTrade(token.address), homeMarket(token.address)]));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_body');
+    expect(res.body.error.details).toEqual([{ line: 2, error: `unknown market ${marketOf(token.address)}` }]);
+    expect(await snapshot()).toEqual(before);
+    // Earlier in the batch, then stored: accepted, and the trade shows its market's dex.
+    const first = await post(secret, 'application/json', JSON.stringify([...withMarket(token), aTrade(token.address, { blockTime: 1_700_000_100 })]));
+    expect(first.body).toEqual({ accepted: 3, duplicates: 0 });
+    const next = await post(secret, 'application/json', JSON.stringify([aTrade(token.address, { blockTime: 1_700_000_200 })]));
+    expect(next.body).toEqual({ accepted: 1, duplicates: 0 });
+    const trades = await t.http.get(`/v1/token/${token.address}/trades`).set('x-api-key', secret);
+    expect(trades.body.trades.map((x: { blockTime: number; market: string; dex: string | null }) => [x.blockTime, x.market, x.dex])).toEqual([
+      [1_700_000_200, marketOf(token.address), 'raydium'],
+      [1_700_000_100, marketOf(token.address), 'raydium'],
+    ]);
   });
 
   it('names bad records of a JSON array by their 1-based index, and writes nothing', async () => {
@@ -92,7 +116,7 @@ describe('POST /v1/ingest', () => {
     const secret = ingestKey();
     const token = aToken();
     const before = await snapshot();
-    const res = await post(secret, 'application/json', JSON.stringify([token, aTrade(token.address), { ...aTrade(token.address), wallet: 'x' }]));
+    const res = await post(secret, 'application/json', JSON.stringify([token, homeMarket(token.address), { ...aTrade(token.address), wallet: 'x' }]));
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ line: 3, error: 'wallet is not a well-formed address' }]);
     expect(await snapshot()).toEqual(before);
@@ -235,12 +259,12 @@ describe('POST /v1/ingest', () => {
     const secret = ingestKey();
     const token = aToken();
     const trades = Array.from({ length: 20_000 }, (_, i) => aTrade(token.address, { blockTime: 1_700_000_000 + i }));
-    const body = ndjson([token, ...trades]);
+    const body = ndjson([...withMarket(token), ...trades]);
     expect(body.length).toBeLessThan(10 * 1024 * 1024);
     expect(body.length).toBeGreaterThan(5 * 1024 * 1024);
     const res = await post(secret, 'application/x-ndjson', body);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accepted: 20_001, duplicates: 0 });
+    expect(res.body).toEqual({ accepted: 20_002, duplicates: 0 });
   });
 
   it('needs a key (401) with the ingest scope (403), and then writes nothing', async () => {

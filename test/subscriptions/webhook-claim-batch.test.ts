@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import type { DueDelivery } from '../../src/store/webhook-outbox-repo.js';
 import { startWebhookWorker, type WebhookWorker, type WorkerOutbox } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -51,7 +51,7 @@ function batchOutbox(app: TestApp, batches: number[]): WorkerOutbox {
 async function tenantWithWebhook(app: TestApp, url: string): Promise<{ token: string; tenantId: string }> {
   const { secret, tenantId } = app.makeKey();
   const token = aToken();
-  app.ingest([token]);
+  app.ingest(withMarket(token));
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
   expect(res.status).toBe(201);
   return { token: token.address, tenantId };

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { deliveriesOf } from './store-rows.js';
@@ -26,7 +26,7 @@ afterEach(async () => {
 async function tenantWithWebhook(app: TestApp, url: string): Promise<{ token: string; tenantId: string }> {
   const { secret, tenantId } = app.makeKey();
   const token = aToken();
-  app.ingest([token]);
+  app.ingest(withMarket(token));
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
   expect(res.status).toBe(201);
   return { token: token.address, tenantId };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { openStore } from '../../src/store/db.js';
 import { retryDelayMs, startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -34,7 +34,7 @@ async function subscribe(app: TestApp, url: string) {
   const { secret, tenantId } = app.makeKey();
   tenants.push(tenantId);
   const token = aToken();
-  app.ingest([token]);
+  app.ingest(withMarket(token));
   const res = await app.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address, webhookUrl: url });
   expect(res.status).toBe(201);
   return { key: secret, token: token.address, webhookSecret: res.body.webhookSecret as string };
@@ -215,7 +215,7 @@ describe('webhook delivery', () => {
     const a = await subscribe(t, receiver.url('/a'));
     const { secret } = { secret: a.key };
     const other = aToken();
-    t.ingest([other]);
+    t.ingest(withMarket(other));
     await t.http
       .post('/v1/tokens/register')
       .set('x-api-key', secret)
@@ -238,7 +238,7 @@ describe('webhook delivery', () => {
     const { secret, tenantId } = t.makeKey();
     tenants.push(tenantId);
     const token = aToken();
-    t.ingest([token]);
+    t.ingest(withMarket(token));
     await t.http.post('/v1/tokens/register').set('x-api-key', secret).send({ address: token.address });
     t.ingest([aTrade(token.address)]);
     expect((await t.http.get('/v1/events').set('x-api-key', secret)).body.events).toHaveLength(1);

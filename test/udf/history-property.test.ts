@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { barsOf, expectSameBars, refBars, type RefTrade } from './support.js';
 
 const RESOLUTIONS = ['1S', '5S', '15S', '30S', '1', '5', '15', '30', '60', '240', '1D', '1W', '1M', 'D', 'W', 'M'];
@@ -54,7 +54,7 @@ describe('/udf/history equals aggregating the raw trades', () => {
       fc.asyncProperty(scenario, async (s) => {
         const token = aToken({ symbol: 'PROP' });
         const records = (rows: typeof s.first) => rows.map((r) => aTrade(token.address, { blockTime: s.start + r.dt, priceUsd: r.price, volumeUsd: r.volume }));
-        await app.ingest([token, ...records(s.first)]);
+        await app.ingest([...withMarket(token), ...records(s.first)]);
         if (s.backfill.length > 0) await app.ingest(records(s.backfill));
         const trades: RefTrade[] = [...s.first, ...s.backfill].map((r, seq) => ({ time: s.start + r.dt, seq, price: r.price, volume: r.volume }));
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { anAddress, aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { readRawTrades, readTokenId } from '../v1/naive.js';
 
 let t: TestApp;
@@ -20,7 +20,7 @@ async function seed(count = 60) {
   const tok = aToken({ symbol: 'MRK' });
   const other = aToken({ symbol: 'OTH' });
   const wallet = anAddress('wal');
-  await t.ingest([tok, other]);
+  await t.ingest([...withMarket(tok), ...withMarket(other)]);
   await t.ingest(
     Array.from({ length: count }, (_, i) =>
       aTrade(tok.address, {
@@ -77,7 +77,7 @@ describe('/udf/marks', () => {
     t = makeTestApp();
     const tok = aToken({ symbol: 'TXT' });
     const wallet = anAddress('wal');
-    await t.ingest([tok]);
+    await t.ingest(withMarket(tok));
     await t.ingest([
       aTrade(tok.address, { blockTime: 1_764_248_709, side: 'buy', amount: 1_234_567.891, priceUsd: 0.0000213, volumeUsd: 26.3, wallet }),
       aTrade(tok.address, { blockTime: 1_764_248_800, side: 'sell', amount: 0.5, priceUsd: 1234.5678, volumeUsd: 617.2839, wallet }),
@@ -95,7 +95,7 @@ describe('/udf/marks', () => {
     t = makeTestApp();
     const tok = aToken();
     const wallet = anAddress('wal');
-    await t.ingest([tok]);
+    await t.ingest(withMarket(tok));
     await t.ingest(Array.from({ length: 1100 }, (_, i) => aTrade(tok.address, { blockTime: NOW - 2000 + i, wallet })));
     const res = await marks(`symbol=${tok.address}&from=0&to=${NOW}&resolution=1&wallet=${wallet}`);
     expect(res.body.id).toHaveLength(1000);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { close, readRawTrades, readTokenId } from '../v1/naive.js';
 import type { TokenRecord } from '../../src/domain/records.js';
 
@@ -44,7 +44,7 @@ function expectBars(actual: Row[], want: Row[]): void {
 async function seed(over: Partial<TokenRecord> = {}): Promise<TokenRecord> {
   t = makeTestApp();
   const tok = aToken({ symbol: 'CAP', circulatingSupply: 2_500_000, ...over });
-  await t.ingest([tok]);
+  await t.ingest(withMarket(tok));
   const trades = Array.from({ length: 300 }, (_, i) =>
     aTrade(tok.address, { blockTime: NOW - ((i * 7919) % 90_000), priceUsd: 0.0002 + ((i * 37) % 101) / 1e6, volumeUsd: (i % 13) + 0.5 }),
   );

@@ -4,14 +4,17 @@
  * in src/domain/resolution.ts cannot hide in both).
  */
 import { expect } from 'vitest';
-import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, homeMarket } from '../helpers/builders.js';
 import type { TokenRecord, TradeRecord } from '../../src/domain/records.js';
 import type { TestApp } from '../helpers/make-test-app.js';
 
-/** Ingests a token with one market per `liquidity` entry ({dex: liquidityUsd}); returns the token record. */
+/**
+ * Ingests a token with one market per `liquidity` entry ({dex: liquidityUsd}), the first its home
+ * market (the one addTrades' trades name); returns the token record.
+ */
 export function addToken(t: TestApp, over: Partial<TokenRecord> = {}, liquidity: Record<string, number> = { raydium: 10_000 }): TokenRecord {
   const token = aToken(over);
-  t.ingest([token, ...Object.entries(liquidity).map(([dex, liquidityUsd]) => aMarket(token.address, { dex, liquidityUsd }))]);
+  t.ingest([token, ...Object.entries(liquidity).map(([dex, liquidityUsd], i) => (i === 0 ? homeMarket : aMarket)(token.address, { dex, liquidityUsd }))]);
   return token;
 }
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 
@@ -21,14 +21,14 @@ describe('response cache on a SQLite file', () => {
     const t = makeTestApp({ store: openStore(path) });
     try {
       const tok = aToken();
-      t.ingest([tok, aTrade(tok.address, { blockTime: NOW - 5, volumeUsd: 1 })]);
+      t.ingest([...withMarket(tok), aTrade(tok.address, { blockTime: NOW - 5, volumeUsd: 1 })]);
       expect((await t.http.get(`/v1/token/${tok.address}/overview`)).body.windows['5m'].trades).toBe(1);
       expect((await t.http.get('/v1/market/trending')).body.tokens).toHaveLength(1);
       // the CLI: its own connection and services
       const cli = openStore(path);
       const other = aToken();
       createServices({ store: cli, clock: t.clock }).ingest.ingest(
-        [aTrade(tok.address, { blockTime: NOW - 2, volumeUsd: 1 }), other, aTrade(other.address, { blockTime: NOW - 2 })].map((value, i) => ({
+        [aTrade(tok.address, { blockTime: NOW - 2, volumeUsd: 1 }), ...withMarket(other), aTrade(other.address, { blockTime: NOW - 2 })].map((value, i) => ({
           line: i + 1,
           value,
         })),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aHolder, aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, withMarket } from '../helpers/builders.js';
 import type { Store } from '../../src/store/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 import { readTokenId } from './naive.js';
@@ -47,7 +47,7 @@ describe('response cache', () => {
   it('serves a token answer from the cache until that token changes, and a discovery answer until any token changes', async () => {
     t = makeTestApp();
     const [a, b] = [aToken({ symbol: 'AAA' }), aToken({ symbol: 'BBB' })];
-    await t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 5 }), aTrade(b.address, { blockTime: NOW - 5 })]);
+    await t.ingest([...withMarket(a), ...withMarket(b), aTrade(a.address, { blockTime: NOW - 5 }), aTrade(b.address, { blockTime: NOW - 5 })]);
     const [idA, idB] = [await readTokenId(t.store, a.address), await readTokenId(t.store, b.address)];
     const overview = async () => (await t.http.get(`/v1/token/${a.address}/overview`)).body.symbol;
     // `new` is a discovery answer held in the response cache (trending reads the window boards,

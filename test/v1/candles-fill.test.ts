@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { close, readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
@@ -50,7 +50,7 @@ function expectBars(actual: Row[], want: Row[]): void {
 async function seed() {
   t = makeTestApp();
   const tok = aToken({ circulatingSupply: 1000 });
-  await t.ingest([tok]);
+  await t.ingest(withMarket(tok));
   // Sparse: a trade every few hours with long quiet stretches, and a burst in one minute.
   const times = [NOW - 86_000, NOW - 85_990, NOW - 60_000, NOW - 59_950, NOW - 20_000, NOW - 7_000, NOW - 6_990, NOW - 6_980, NOW - 400];
   await t.ingest(times.map((bt, i) => aTrade(tok.address, { blockTime: bt, priceUsd: 1 + i / 10, volumeUsd: i + 1 })));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { anAddress, aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { close, readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
@@ -25,7 +25,7 @@ describe('GET /v1/token/:address/candles', () => {
   async function seed() {
     t = makeTestApp();
     const tok = aToken();
-    await t.ingest([tok]);
+    await t.ingest(withMarket(tok));
     const trades = Array.from({ length: 400 }, (_, i) =>
       aTrade(tok.address, { blockTime: NOW - ((i * 7919) % 200_000), priceUsd: 1 + ((i * 37) % 101) / 10, volumeUsd: (i % 13) + 0.5 }),
     );

@@ -5,7 +5,7 @@
  */
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, homeMarket } from '../helpers/builders.js';
 
 export const NOW = 1_700_000_000;
 export const TOKENS = 20_000;
@@ -31,7 +31,7 @@ export async function fillDiscoveryStore(t: TestApp): Promise<string[]> {
     for (let i = from; i < from + 5000; i++) {
       const tok = aToken({ symbol: word(i, 3 + (i % 2), 1).toUpperCase(), name: `${word(i, 5, 2)} ${word(i, 4, 3)}` });
       addresses.push(tok.address);
-      batch.push(tok, aMarket(tok.address, { liquidityUsd: i % 1000 }));
+      batch.push(tok, homeMarket(tok.address, { liquidityUsd: i % 1000 }));
       if (i < ACTIVE)
         for (let k = 0; k < 3; k++) batch.push(aTrade(tok.address, { blockTime: NOW - 80_000 + i * 30 + k, volumeUsd: 1 + (i % 97), priceUsd: 1 + k }));
       else if (i < 2 * ACTIVE) batch.push(aTrade(tok.address, { blockTime: NOW - 200_000 + i }));

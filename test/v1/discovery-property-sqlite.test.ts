@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { createServices } from '../../src/services/index.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { createWindowBoard } from '../../src/read/window-board.js';
 
 let t: TestApp;
@@ -28,7 +28,7 @@ describe('discovery on a SQLite file another process writes', () => {
       t = makeTestApp({ store: openStore(path) });
       t.clock.set(NOW * 1000);
       const [a, b] = [aToken({ symbol: 'AAA' }), aToken({ symbol: 'BBB' })];
-      t.ingest([a, b, aTrade(a.address, { blockTime: NOW - 10, volumeUsd: 5 })]);
+      t.ingest([...withMarket(a), ...withMarket(b), aTrade(a.address, { blockTime: NOW - 10, volumeUsd: 5 })]);
       const trending = async () => (await t.http.get('/v1/market/trending')).body.tokens.map((x: { symbol: string }) => x.symbol);
       expect(await trending()).toEqual(['AAA']);
       const board = createWindowBoard(t.store, t.services.repos, '24h');

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade, withMarket, homeMarket } from '../helpers/builders.js';
 import { rawSql } from '../helpers/raw-sql.js';
 import { readRawTrades, inWindow, lastAtOrBefore, sum, cmpStr, type RawTrade } from './naive.js';
 import { createWindowBoard } from '../../src/read/window-board.js';
@@ -103,7 +103,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
           t = makeTestApp();
           t.clock.set(NOW * 1000);
           const toks = names.map(([symbol, name]) => aToken({ symbol, name }));
-          await t.ingest(toks);
+          await t.ingest(toks.flatMap((x) => withMarket(x)));
           const boards = { '1h': createWindowBoard(t.store, t.services.repos, '1h'), '24h': createWindowBoard(t.store, t.services.repos, '24h') };
           const index = t.services.repos.searchIndex;
           for (const o of ops) {
@@ -175,7 +175,7 @@ describe('discovery and search as trades arrive and the clock moves', () => {
     t.clock.set(NOW * 1000);
     const toks = ['Alpha', 'alps', 'Beta', 'ALPHA'].map((symbol, i) => aToken({ symbol, name: `${symbol} coin ${i}` }));
     await t.ingest(toks);
-    await t.ingest(toks.map((x, i) => aMarket(x.address, { liquidityUsd: 100 * i })));
+    await t.ingest(toks.map((x, i) => homeMarket(x.address, { liquidityUsd: 100 * i })));
     await t.ingest(
       toks.flatMap((x, i) =>
         Array.from({ length: 12 }, (_, k) => aTrade(x.address, { blockTime: NOW - 5000 + k * 60, priceUsd: k === 11 ? i + 2 : 1, volumeUsd: 3 * i + 1 })),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aToken, aTrade, anAddress, homeMarket, withMarket } from '../helpers/builders.js';
 import type { TradeRecord } from '../../src/domain/records.js';
 
 let t: TestApp;
@@ -19,7 +19,7 @@ describe('GET /v1/market/trending|gainers|losers|new', () => {
   it('ranks trending by window volume, leaving out tokens without volume in the window', async () => {
     t = makeTestApp();
     const [a, b, c, d] = ['AAA', 'BBB', 'CCC', 'DDD'].map((symbol) => aToken({ symbol, circulatingSupply: 10 }));
-    t.ingest([a!, b!, c!, d!, aMarket(a!.address, { liquidityUsd: 50 })]);
+    t.ingest([a!, b!, c!, d!, homeMarket(a!.address, { liquidityUsd: 50 }), homeMarket(b!.address), homeMarket(c!.address)]);
     t.ingest([
       ...run(a!.address, 2, 1, 2, NOW - 100, 5),
       ...run(b!.address, 1, 1, 1, NOW - 100, 30),
@@ -66,7 +66,7 @@ describe('GET /v1/market/trending|gainers|losers|new', () => {
   it('ranks gainers and losers by price change among tokens with at least 10 trades and a base price', async () => {
     t = makeTestApp();
     const toks = ['UP', 'UP2', 'DOWN', 'FEW', 'NOBASE'].map((symbol) => aToken({ symbol }));
-    t.ingest(toks);
+    t.ingest(toks.flatMap((x) => withMarket(x)));
     const [up, up2, down, few, nobase] = toks.map((x) => x.address) as [string, string, string, string, string];
     t.ingest([
       aTrade(up, { blockTime: NOW - 7200, priceUsd: 1 }),
@@ -123,7 +123,7 @@ describe('GET /v1/search', () => {
     const prefix = aToken({ symbol: 'ABCD', name: 'Prefix' });
     const named = aToken({ symbol: 'QQ', name: 'The aBc token' });
     const none = aToken({ symbol: 'NOPE', name: 'Nothing' });
-    t.ingest([target, exactLow, exactHigh, prefix, named, none]);
+    t.ingest([target, ...withMarket(exactLow), ...withMarket(exactHigh), prefix, named, none]);
     t.ingest([
       aTrade(exactLow.address, { volumeUsd: 5, blockTime: NOW - 10 }),
       aTrade(exactHigh.address, { volumeUsd: 50, blockTime: NOW - 10 }),
@@ -198,7 +198,7 @@ describe('GET /v1/prices', () => {
     const a = aToken();
     const evm = '0x' + 'ef'.repeat(20);
     const unknown = anAddress();
-    t.ingest([a, aToken({ address: evm })]);
+    t.ingest([...withMarket(a), aToken({ address: evm })]);
     t.ingest([aTrade(a.address, { blockTime: NOW - 90_000, priceUsd: 2 }), aTrade(a.address, { blockTime: NOW - 10, priceUsd: 3 })]);
     t.clock.advance(10_000);
     const asked = '0x' + 'EF'.repeat(20);
@@ -216,7 +216,7 @@ describe('GET /v1/prices', () => {
   it('keeps updatedAt at the last trade when a later ingest touches the token, and moves it with a newer trade', async () => {
     t = makeTestApp();
     const a = aToken();
-    t.ingest([a, aTrade(a.address, { blockTime: NOW - 7200, priceUsd: 2 })]);
+    t.ingest([...withMarket(a), aTrade(a.address, { blockTime: NOW - 7200, priceUsd: 2 })]);
     t.clock.advance(3_600_000);
     // An hour later: the token's record again, an older trade backfilled, holders; no newer trade.
     t.ingest([a, aTrade(a.address, { blockTime: NOW - 9000, priceUsd: 1 })]);

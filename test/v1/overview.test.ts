@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, anAddress, withMarket } from '../helpers/builders.js';
 import { close, inWindow, lastAtOrBefore, readRawTrades, readTokenId, sum } from './naive.js';
 
 let t: TestApp;
@@ -83,7 +83,7 @@ describe('GET /v1/token/:address/overview', () => {
   it('bounds windows as (now - w, now]: a trade at now - w is out, one at now - w + 1 and one at now are in', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     t.ingest([
       aTrade(tok.address, { blockTime: NOW - 300, priceUsd: 1, volumeUsd: 1 }),
       aTrade(tok.address, { blockTime: NOW - 299, priceUsd: 2, volumeUsd: 2 }),
@@ -121,7 +121,7 @@ describe('GET /v1/token/:address/overview', () => {
           const start = app.clock.seconds();
           const tok = aToken();
           const wallets = Array.from({ length: 6 }, () => anAddress('w'));
-          await app.ingest([tok]);
+          await app.ingest(withMarket(tok));
           const trades = rows.map((r) =>
             aTrade(tok.address, { blockTime: start + r.dt, priceUsd: r.price, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.wallet]! }),
           );

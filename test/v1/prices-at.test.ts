@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aToken, aTrade, anAddress, withMarket } from '../helpers/builders.js';
 import { lastAtOrBefore, readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
@@ -14,7 +14,7 @@ describe('GET /v1/prices/at', () => {
     t = makeTestApp();
     const a = aToken();
     const b = aToken();
-    await t.ingest([a, b]);
+    await t.ingest([...withMarket(a), ...withMarket(b)]);
     await t.ingest([
       aTrade(a.address, { blockTime: NOW + 10, priceUsd: 1.5 }),
       aTrade(a.address, { blockTime: NOW + 10, priceUsd: 1.75 }),
@@ -61,7 +61,7 @@ describe('GET /v1/prices/at', () => {
         fc.array(fc.integer({ min: -5, max: 110 }), { minLength: 1, maxLength: 8 }),
         async (batches, times) => {
           const tok = aToken();
-          await app.ingest([tok]);
+          await app.ingest(withMarket(tok));
           for (const batch of batches) await app.ingest(batch.map((r) => aTrade(tok.address, { blockTime: NOW + r.dt, priceUsd: r.p / 100 })));
           const raw = await readRawTrades(app.store, await readTokenId(app.store, tok.address));
           for (const dt of times) {

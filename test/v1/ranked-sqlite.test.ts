@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/db.js';
 import { rebuildReadViews } from '../../src/store/read-views-repo.js';
 
@@ -19,10 +19,11 @@ describe('the read views rebuilt from the trades', () => {
   it('read the same as the ingest kept them (the migration backfill)', async () => {
     t = makeTestApp({ store: openStore(':memory:') });
     const tok = aToken();
-    t.ingest([tok]);
+    const markets = Array.from({ length: 50 }, () => aMarket(tok.address));
+    t.ingest([tok, ...markets]);
     t.ingest(
       Array.from({ length: 50 }, (_, i) =>
-        aTrade(tok.address, { blockTime: NOW - i * 997, volumeUsd: i, side: i % 3 ? 'buy' : 'sell', market: anAddress('m') }),
+        aTrade(tok.address, { blockTime: NOW - i * 997, volumeUsd: i, side: i % 3 ? 'buy' : 'sell', market: markets[i]!.address }),
       ),
     );
     const before = await Promise.all(['top-traders?window=30d', 'markets', 'overview'].map((p) => t.http.get(`/v1/token/${tok.address}/${p}`)));

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aHolder, aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aHolder, aMarket, aToken, aTrade, anAddress, withMarket } from '../helpers/builders.js';
 import { inWindow, naiveTraders, readRawTrades, readTokenId, sum } from './naive.js';
 
 let t: TestApp;
@@ -43,7 +43,7 @@ describe('GET /v1/token/:address/top-traders', () => {
           const start = app.clock.seconds();
           const tok = aToken();
           const wallets = Array.from({ length: 7 }, () => anAddress('w'));
-          await app.ingest([tok]);
+          await app.ingest(withMarket(tok));
           const trades = rows.map((r) =>
             aTrade(tok.address, { blockTime: start + r.dt, volumeUsd: r.vol, side: r.buy ? 'buy' : 'sell', wallet: wallets[r.w]! }),
           );
@@ -69,7 +69,7 @@ describe('GET /v1/token/:address/top-traders', () => {
   it('defaults to window 24h, sort volume, limit 100, and cuts the list at limit', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     t.ingest(Array.from({ length: 130 }, (_, i) => aTrade(tok.address, { blockTime: NOW - 100, volumeUsd: i + 1 })));
     t.ingest([aTrade(tok.address, { blockTime: NOW - 90_000, volumeUsd: 1e9 })]); // outside 24 h
     const res = await t.http.get(`/v1/token/${tok.address}/top-traders`);
@@ -93,7 +93,7 @@ describe('GET /v1/token/:address/top-traders', () => {
   ])('answers ?%s with 400 invalid_parameter naming %s', async (query, param) => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     const res = await t.http.get(`/v1/token/${tok.address}/top-traders?${query}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param });
@@ -131,7 +131,7 @@ describe('GET /v1/token/:address/holders', () => {
   it('values each holding at the last trade price, and follows the next trade', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, aHolder(tok.address, { amount: 400 }), aTrade(tok.address, { blockTime: 1_699_999_000, priceUsd: 0.25 })]);
+    t.ingest([...withMarket(tok), aHolder(tok.address, { amount: 400 }), aTrade(tok.address, { blockTime: 1_699_999_000, priceUsd: 0.25 })]);
     expect((await t.http.get(`/v1/token/${tok.address}/holders`)).body.holders[0].valueUsd).toBe(100);
     t.ingest([aTrade(tok.address, { blockTime: 1_699_999_100, priceUsd: 0.5 })]);
     expect((await t.http.get(`/v1/token/${tok.address}/holders`)).body.holders[0].valueUsd).toBe(200);
@@ -151,7 +151,7 @@ describe('GET /v1/token/:address/holders', () => {
     t = makeTestApp();
     expect((await t.http.get(`/v1/token/${anAddress()}/holders`)).status).toBe(404);
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     const res = await t.http.get(`/v1/token/${tok.address}/holders?limit=1001`);
     expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit', message: 'limit must be an integer from 1 to 1000' });
   });
@@ -240,7 +240,7 @@ describe('GET /v1/token/:address/markets', () => {
   it('answers 400 for a bad limit and 400 invalid_address for a bad path', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     expect((await t.http.get(`/v1/token/${tok.address}/markets?limit=0`)).body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
     expect((await t.http.get(`/v1/token/0x123/markets`)).body.error.code).toBe('invalid_address');
   });

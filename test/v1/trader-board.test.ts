@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aToken, aTrade, anAddress, withMarket } from '../helpers/builders.js';
 import { inWindow, naiveTraders, readRawTrades, readTokenId } from './naive.js';
 import { MAX_BOARDS, MAX_MOVED, PAGE, createTraderBoard, createTraderBoards } from '../../src/read/trader-board.js';
 
@@ -48,7 +48,7 @@ describe('top traders board', () => {
         async (rounds) => {
           const tok = aToken();
           const wallets = Array.from({ length: 60 }, () => anAddress('w'));
-          await app.ingest([tok]);
+          await app.ingest(withMarket(tok));
           for (const round of rounds) {
             const now = app.clock.seconds();
             if (round.trades.length > 0) {
@@ -78,7 +78,7 @@ describe('top traders board', () => {
       try {
         const now = app.clock.seconds();
         const tok = aToken();
-        await app.ingest([tok]);
+        await app.ingest(withMarket(tok));
         // two trades per wallet inside the hour, three trades that leave it one second from now
         const names = Array.from({ length: wallets }, () => anAddress('w'));
         await app.ingest(Array.from({ length: wallets * 2 }, (_, i) => aTrade(tok.address, { blockTime: now - 100 - (i % 3000), wallet: names[i >> 1]! })));
@@ -90,7 +90,7 @@ describe('top traders board', () => {
         expect(built).toEqual({ rowsRead: wallets * 2 + 3, builds: 1, updates: 0, pages: Math.floor((wallets * 2 + 3) / PAGE) + 1 });
         // five new trades (one of another token, which the board never returns), and the clock moves one second
         const other = aToken();
-        await app.ingest([other, aTrade(other.address, { blockTime: now })]);
+        await app.ingest([...withMarket(other), aTrade(other.address, { blockTime: now })]);
         await app.ingest(Array.from({ length: 5 }, () => aTrade(tok.address, { blockTime: now + 1, volumeUsd: 1e6 })));
         app.clock.advance(1000);
         await board.refresh(() => app.clock.seconds());
@@ -131,7 +131,7 @@ describe('top traders board', () => {
     const made: { id: number; address: string }[] = [];
     for (let k = 0; k < tokens; k++) {
       const tok = aToken();
-      await app.ingest([tok, ...names.map((wallet, i) => aTrade(tok.address, { blockTime: now - 60, wallet, volumeUsd: 1 + (i % 7) }))]);
+      await app.ingest([...withMarket(tok), ...names.map((wallet, i) => aTrade(tok.address, { blockTime: now - 60, wallet, volumeUsd: 1 + (i % 7) }))]);
       made.push({ id: await readTokenId(app.store, tok.address), address: tok.address });
     }
     return made;
@@ -189,7 +189,7 @@ describe('top traders board', () => {
     t = makeTestApp();
     const tok = aToken();
     const now = t.clock.seconds();
-    await t.ingest([tok, ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
+    await t.ingest([...withMarket(tok), ...Array.from({ length: 2 * PAGE + 10 }, (_, i) => aTrade(tok.address, { blockTime: now - 10 - (i % 50) }))]);
     const board = createTraderBoard(t.store, t.services.repos.traderBoard, await readTokenId(t.store, tok.address), 3600);
     await board.refresh(() => t.clock.seconds());
     expect(board.stats()).toEqual({ rowsRead: 2 * PAGE + 10, builds: 1, updates: 0, pages: 3 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade, anAddress } from '../helpers/builders.js';
+import { aToken, aTrade, anAddress, withMarket } from '../helpers/builders.js';
 import { readRawTrades, readTokenId } from './naive.js';
 
 let t: TestApp;
@@ -22,7 +22,7 @@ describe('GET /v1/token/:address/trades?after=&before=', () => {
   it('answers only trades with after <= blockTime < before, newest first', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, ...[10, 20, 20, 30, 40].map((dt) => aTrade(tok.address, { blockTime: NOW + dt }))]);
+    t.ingest([...withMarket(tok), ...[10, 20, 20, 30, 40].map((dt) => aTrade(tok.address, { blockTime: NOW + dt }))]);
     const res = await t.http.get(`/v1/token/${tok.address}/trades?after=${NOW + 20}&before=${NOW + 40}`);
     expect(res.status).toBe(200);
     expect(res.body.trades.map((x: { blockTime: number }) => x.blockTime)).toEqual([NOW + 30, NOW + 20, NOW + 20]);
@@ -36,7 +36,7 @@ describe('GET /v1/token/:address/trades?after=&before=', () => {
   it('refuses after >= before, and malformed bounds, with 400 invalid_parameter', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok]);
+    t.ingest(withMarket(tok));
     const same = await t.http.get(`/v1/token/${tok.address}/trades?after=${NOW}&before=${NOW}`);
     expect(same.status).toBe(400);
     expect(same.body.error).toMatchObject({ code: 'invalid_parameter', param: 'after', message: 'after must be less than before' });
@@ -50,7 +50,7 @@ describe('GET /v1/token/:address/trades?after=&before=', () => {
   it('binds the cursor to the range: replayed with another range, or none, it is 400 invalid_cursor', async () => {
     t = makeTestApp();
     const tok = aToken();
-    t.ingest([tok, ...[1, 2, 3, 4].map((dt) => aTrade(tok.address, { blockTime: NOW + dt }))]);
+    t.ingest([...withMarket(tok), ...[1, 2, 3, 4].map((dt) => aTrade(tok.address, { blockTime: NOW + dt }))]);
     const first = await t.http.get(`/v1/token/${tok.address}/trades?limit=1&after=${NOW}&before=${NOW + 4}`);
     const cursor = first.body.nextCursor as string;
     expect(typeof cursor).toBe('string');
@@ -77,7 +77,7 @@ describe('GET /v1/token/:address/trades?after=&before=', () => {
         async (initial, limit, a, b, side, arrivals) => {
           fc.pre(a === null || b === null || a < b);
           const tok = aToken();
-          await app.ingest([tok]);
+          await app.ingest(withMarket(tok));
           const wallet = anAddress('w');
           const mk = (dt: number) => aTrade(tok.address, { blockTime: NOW + dt, side: dt % 3 === 0 ? 'sell' : 'buy', wallet });
           if (initial.length > 0) await app.ingest(initial.map(mk));

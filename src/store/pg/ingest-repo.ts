@@ -230,5 +230,10 @@ export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): In
       const found = await rows<{ address: string }>(pool, 'SELECT address FROM tokens WHERE address = ANY($1::text[])', [addresses]);
       return new Set(found.map((r) => r.address));
     },
+    async storedMarkets(addresses) {
+      if (addresses.length === 0) return new Set();
+      const found = await rows<{ address: string }>(pool, 'SELECT address FROM markets WHERE address = ANY($1::text[])', [addresses]);
+      return new Set(found.map((r) => r.address));
+    },
   };
 }

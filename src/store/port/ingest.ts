@@ -104,6 +104,8 @@ export type IngestEngine = {
   transaction<T>(fn: (tx: IngestTx, writer: Async<IngestWriter>) => Promise<T>): Promise<T>;
   /** Which of `addresses` are stored tokens (one read for a whole batch's validation). */
   storedTokens(addresses: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Which of `addresses` are stored markets (one read for a whole batch's validation). */
+  storedMarkets(addresses: readonly string[]): Promise<ReadonlySet<string>>;
   /** Records per slice. */
   readonly slice: number;
   /** The engine's half of a retraction, on the transaction `tx` of transaction() (docs/indexer.md, Reorgs). */
