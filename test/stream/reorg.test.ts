@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, settle, startLive, written, type Live } from './support.js';
 import { addToken } from '../udf/support.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, homeMarket } from '../helpers/builders.js';
 import { hubOf } from '../../src/http/stream.js';
 import type { TradeRecord } from '../../src/domain/records.js';
 
@@ -159,7 +159,7 @@ describe('after a retraction', () => {
     const fresh = aToken({ symbol: 'NEWT' });
     const a = trade(T0 + 10, 1, 1, fresh.address);
     const b = trade(T0 + 20, 2, 1, fresh.address);
-    await live.ingest([fresh, a, b]);
+    await live.ingest([fresh, homeMarket(fresh.address), a, b]);
     const c = await Client.open(`${live.wsBase}/v1/stream`);
     const bars = await c.request({ op: 'subscribe', channel: 'bars', token: fresh.address, resolution: '1' });
     const trades = await c.request({ op: 'subscribe', channel: 'trades', token: fresh.address, sinceId: 0 });
@@ -179,7 +179,7 @@ describe('after a retraction', () => {
     // The new branch holds the token again, after another new one (so its record number is new on
     // either engine): the same subscriptions follow it.
     const again = trade(T0 + 30, 5, 2, fresh.address);
-    await live.ingest([aToken({ symbol: 'OTHR' }), fresh, again]);
+    await live.ingest([aToken({ symbol: 'OTHR' }), fresh, homeMarket(fresh.address), again]);
     await c.waitFor((m) => m.sub === trades.sub && m.op === 'trades' && m.trades[0].priceUsd === 5);
     await c.waitFor((m) => m.sub === bars.sub && m.op === 'bar' && m.bar.c === 5);
     await c.waitFor((m) => m.sub === prices.sub && m.op === 'price' && m.priceUsd === 5, 3000);

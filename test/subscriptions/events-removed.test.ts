@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { aToken, aTrade } from '../helpers/builders.js';
+import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { eventJson, storedData, typeAndData } from '../../src/services/events.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -77,7 +77,7 @@ describe('trades_removed events', () => {
     const k3 = app.makeKey();
     const token = aToken();
     const other = aToken();
-    app.ingest([token, other]);
+    app.ingest([...withMarket(token), ...withMarket(other)]);
     await register(app, k1.secret, token.address);
     await register(app, k2.secret, token.address);
     await register(app, k3.secret, other.address);
@@ -112,7 +112,7 @@ describe('trades_removed events', () => {
     const app = t;
     const k = app.makeKey();
     const token = aToken();
-    app.ingest([token]);
+    app.ingest(withMarket(token));
     await register(app, k.secret, token.address);
     const trades = [aTrade(token.address, { blockTime: 1_700_000_001 }), aTrade(token.address, { blockTime: 1_700_000_002 })];
     app.ingest(trades);
@@ -133,7 +133,7 @@ describe('trades_removed events', () => {
     const app = t;
     const k = app.makeKey();
     const token = aToken();
-    app.ingest([token]);
+    app.ingest(withMarket(token));
     await register(app, k.secret, token.address);
     const trades = Array.from({ length: 1001 }, (_, i) => aTrade(token.address, { blockTime: 1_700_000_000 + i }));
     app.ingest(trades);
@@ -151,7 +151,7 @@ describe('trades_removed events', () => {
     const app = t;
     const k = app.makeKey();
     const token = aToken();
-    app.ingest([token]);
+    app.ingest(withMarket(token));
     await register(app, k.secret, token.address);
     const trade = aTrade(token.address);
     app.ingest([trade]);
@@ -172,7 +172,7 @@ describe('trades_removed events', () => {
     receiver = await startReceiver([204, 500, 204]);
     const k = app.makeKey();
     const token = aToken();
-    app.ingest([token]);
+    app.ingest(withMarket(token));
     const res = await register(app, k.secret, token.address, receiver.url());
     expect(res.status).toBe(201);
     const secret = res.body.webhookSecret as string;
