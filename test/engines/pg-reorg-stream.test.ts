@@ -15,7 +15,7 @@ import { createServices } from '../../src/services/index.js';
 import { createCoord } from '../../src/coord/wiring.js';
 import { createLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { aToken, aTrade, ndjson } from '../helpers/builders.js';
+import { aToken, aTrade, ndjson, withMarket } from '../helpers/builders.js';
 import { Client } from '../stream/support.js';
 import { startReceiver, type Receiver } from '../subscriptions/receiver.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
@@ -91,7 +91,7 @@ describe('a retraction on PostgreSQL with Redis, seen by two instances', () => {
     const token = aToken({ symbol: 'ORPH' });
     const kept = aTrade(token.address, { blockTime: T0 + 10, priceUsd: 2 });
     const orphaned = aTrade(token.address, { blockTime: T0 + 70, priceUsd: 3 });
-    await ingest(a, [token]);
+    await ingest(a, withMarket(token));
     const reg = await fetch(`${a.base}/v1/tokens/register`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
