@@ -92,7 +92,7 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
   const retractHooks: RetractHook[] = [];
   const retractor = createSqliteRetractor(db);
-  const { tokenId, marketId } = createIngestRepo(db);
+  const { tokenId, marketId, tokenAddress } = createIngestRepo(db);
   const writer = createSqliteIngestWriter(db);
   const tx: IngestTx = { engine: 'sqlite' };
 
@@ -135,11 +135,10 @@ export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestH
     return { removed: removal.trades.length, touched, all, tokens };
   });
   // Addresses of the touched tokens, read inside the transaction (deleted ones are gone from the table by then).
-  const addressOf = db.prepare<[number], string>('SELECT address FROM tokens WHERE id = ?').pluck();
   const tokenAddresses = (ids: ReadonlySet<number>, deleted: readonly string[]): string[] => {
     const out = new Set(deleted);
     for (const id of ids) {
-      const a = addressOf.get(id);
+      const a = tokenAddress.get(id);
       if (a !== undefined) out.add(a);
     }
     return [...out].sort();

@@ -39,6 +39,7 @@ export function createIngestRepo(db: Db) {
         dex = excluded.dex, liquidity_usd = excluded.liquidity_usd, created_at = excluded.created_at`);
   const marketBefore = db.prepare<[string], MarketBefore>('SELECT token_id AS tokenId, dex FROM markets WHERE address = ?');
   const marketId = db.prepare<[string], number>('SELECT id FROM markets WHERE address = ?').pluck();
+  const tokenAddress = db.prepare<[number], string>('SELECT address FROM tokens WHERE id = ?').pluck();
   // Numbered by the writer, above every number ever handed out (migration 017): SQLite's own
   // max(id) + 1 would reuse the numbers of removed newest trades.
   const insertTrade = db.prepare(`
@@ -57,7 +58,20 @@ export function createIngestRepo(db: Db) {
       UPDATE tokens SET price_usd = @priceUsd, last_trade_at = @blockTime, last_trade_id = @id
       WHERE id = @tokenId AND (last_trade_at IS NULL OR (last_trade_at, last_trade_id) < (@blockTime, @id))`);
 
-  return { tokenId, marketId, upsertToken, upsertMarket, marketBefore, insertTrade, nextTradeId, upsertHolder, deleteHolder, touchToken, setLastTrade };
+  return {
+    tokenId,
+    marketId,
+    tokenAddress,
+    upsertToken,
+    upsertMarket,
+    marketBefore,
+    insertTrade,
+    nextTradeId,
+    upsertHolder,
+    deleteHolder,
+    touchToken,
+    setLastTrade,
+  };
 }
 
 /** The SQLite writer: call it inside the store's write transaction (one connection, so no handle). */
