@@ -238,7 +238,15 @@ export async function runHostile(opts: {
     });
     opts.say(`hostile ${opts.store}: half-sent bodies: ${JSON.stringify(outcome)}`);
     // The stream's slow readers and ping flood (bench/slow-readers.ts): peak RSS while they hold.
-    const attack = { base: opts.base, pid: opts.pid, hot: opts.target.hot, holdMs: opts.seconds * 1000, say: opts.say };
+    const attack = {
+      base: opts.base,
+      pid: opts.pid,
+      hot: opts.target.hot,
+      ingestKey: opts.target.secret,
+      serverNow: opts.target.serverNow,
+      holdMs: opts.seconds * 1000,
+      say: opts.say,
+    };
     for (const run of [
       () => slowReaders({ ...attack, key: opts.target.secret, count: 100 }),
       () => slowReaders({ ...attack, count: 500, addresses: 50 }),
