@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { createServices } from '../src/services/index.js';
-import { createMetaRepo } from '../src/store/meta-repo.js';
+import { createMetaRepo } from '../src/store/sqlite/meta-repo.js';
 import { demoRecords, demoTokens, type DemoOptions, type DemoToken } from '../src/domain/demo-data.js';
 import type { NumberedRecord } from '../src/services/ingest.js';
 import { projectRoot } from '../src/paths.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../src/paths.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { createServices } from '../src/services/index.js';
 import { copyStore } from './data.js';
 import { machineBusySeconds, processSeconds } from './cpu.js';

@@ -37,7 +37,7 @@ import { parseIndexerConfig } from '../src/indexer/evm/config.js';
 import { startIndexer } from '../src/indexer/evm/run.js';
 import { createLogger } from '../src/logger.js';
 import { createServices } from '../src/services/index.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { formatReorg, measureReorg, reorgMisses, type ReorgFigure } from './reorg.js';
 
 export type IndexerFigure = {

@@ -7,7 +7,7 @@
  * transactions of the same size.
  */
 import { rmSync } from 'node:fs';
-import { openStore, type Store } from '../src/store/db.js';
+import { openStore, type Store } from '../src/store/sqlite/db.js';
 import { createServices } from '../src/services/index.js';
 import { demoRecords, demoTokens, type DemoOptions } from '../src/domain/demo-data.js';
 import type { IngestRecord, TradeRecord } from '../src/domain/records.js';

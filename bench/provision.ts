@@ -5,7 +5,7 @@
  * raised in the bench copy of the store (plans are editable in the store), so the load generator
  * measures the service and not the limiter's refusals.
  */
-import { openStore, type Store } from '../src/store/db.js';
+import { openStore, type Store } from '../src/store/sqlite/db.js';
 import { createServices, type Services } from '../src/services/index.js';
 
 /** Requests per minute of the plan during the benchmark: far above what one machine can send. */

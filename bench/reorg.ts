@@ -22,7 +22,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createServices } from '../src/services/index.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { projectRoot } from '../src/paths.js';
 import type { IngestRecord } from '../src/domain/records.js';
 import type { Retraction } from '../src/store/port/retract.js';

@@ -25,7 +25,7 @@ import { createApp } from '../src/app.js';
 import { createServices } from '../src/services/index.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { projectRoot } from '../src/paths.js';
 
 const { values } = parseArgs({

@@ -6,9 +6,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { createServices } from '../src/services/index.js';
-import { createMetaRepo } from '../src/store/meta-repo.js';
+import { createMetaRepo } from '../src/store/sqlite/meta-repo.js';
 import type { IngestRecord } from '../src/domain/records.js';
 import type { NumberedRecord } from '../src/services/ingest.js';
 import { codeFingerprint } from './data.js';

@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { openPgStore } from '../src/store/pg/pg-store.js';
 import { createServices } from '../src/services/index.js';
 import { createApp } from '../src/app.js';

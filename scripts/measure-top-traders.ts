@@ -9,8 +9,8 @@
  *   node --expose-gc --import tsx scripts/measure-top-traders.ts [store path, default /tmp/top-traders-measure.db]
  */
 import { existsSync } from 'node:fs';
-import { openStore } from '../src/store/db.js';
-import { rebuildReadViews } from '../src/store/read-views-repo.js';
+import { openStore } from '../src/store/sqlite/db.js';
+import { rebuildReadViews } from '../src/store/sqlite/read-views-repo.js';
 import { makeTestApp, fakeClock } from '../test/helpers/make-test-app.js';
 import { aTrade, anAddress, homeMarket } from '../test/helpers/builders.js';
 

@@ -8,10 +8,10 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { AnyStore } from './open-store.js';
-import { backupStore } from './store/backup.js';
+import { backupStore } from './store/sqlite/backup.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
-import { reclaimSpace } from './store/reclaim.js';
+import { reclaimSpace } from './store/sqlite/reclaim.js';
 
 /** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
 export type Fail = { usage(message: string): Error; command(message: string): Error };
@@ -130,7 +130,7 @@ export async function backup(ctx: CommandContext): Promise<Output> {
 
 /**
  * Deletes every demo token with all its data; real tokens are untouched. On SQLite the space the
- * demo held then goes back to the file system (src/store/reclaim.ts) and the answer says how much
+ * demo held then goes back to the file system (src/store/sqlite/reclaim.ts) and the answer says how much
  * (`reclaimed`); PostgreSQL's autovacuum makes it reusable (docs/operations.md).
  */
 export async function removeDemoData(ctx: CommandContext): Promise<Output> {

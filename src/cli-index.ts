@@ -6,7 +6,7 @@
  * A bad file is a usage error (exit 2) naming the field.
  */
 import { loadConfig } from './config.js';
-import { setBusyTimeout } from './store/db.js';
+import { setBusyTimeout } from './store/sqlite/db.js';
 import { createLogger } from './logger.js';
 import { readIndexerFile } from './indexer/evm/config-file.js';
 import type { IndexSummary } from './indexer/evm/run.js';

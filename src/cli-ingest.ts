@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setBusyTimeout } from './store/db.js';
+import { setBusyTimeout } from './store/sqlite/db.js';
 import type { Services } from './services/index.js';
 import { addNames, noNames, type LineError, type NamedAddresses, type NumberedRecord } from './services/ingest.js';
 import type { CommandContext, Output } from './cli-commands.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { CommandContext, Output } from './cli-commands.js';
-import { storeInUse } from './store/in-use.js';
+import { storeInUse } from './store/sqlite/in-use.js';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
 

@@ -3,7 +3,7 @@
  * wins over DATABASE_PATH), else the SQLite file at DATABASE_PATH. The server and the CLI both
  * open their store here, so both migrate a fresh store the same way.
  */
-import { openStore, SchemaTooNewError, type Store } from './store/db.js';
+import { openStore, SchemaTooNewError, type Store } from './store/sqlite/db.js';
 import { openPgStore, type PgStore } from './store/pg/pg-store.js';
 import { PgMigrationError } from './store/pg/migrate.js';
 import { ConfigError, shownValue } from './config.js';

@@ -19,6 +19,6 @@ function findRoot(): string {
 /** The project root (the folder holding package.json). */
 export const projectRoot = findRoot();
 
-export const migrationsDir = join(projectRoot, 'src', 'store', 'migrations');
+export const migrationsDir = join(projectRoot, 'src', 'store', 'sqlite', 'migrations');
 export const webDir = join(projectRoot, 'src', 'web');
 export const nodeModulesDir = join(projectRoot, 'node_modules');

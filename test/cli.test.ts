@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/sqlite/db.js';
 import { aToken, aTrade, homeMarket, marketOf, ndjson, withMarket } from './helpers/builders.js';
 import { createServices } from '../src/services/index.js';
 import { systemClock } from '../src/domain/clock.js';

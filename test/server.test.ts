@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { start } from '../src/server.js';
-import type { Store } from '../src/store/db.js';
+import type { Store } from '../src/store/sqlite/db.js';
 
 let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'srv-'))));

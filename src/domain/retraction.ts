@@ -13,7 +13,7 @@ export type RemovedForPlan = { tokenId: number; blockTime: number; wallet: strin
 export type Bucket = { tokenId: number; res: number; t: number };
 export type MarketBucket = Bucket & { market: string };
 
-/** Bucket widths of market_rollups (src/store/read-views-repo.ts MARKET_ROLLUP_SECONDS), finest first. */
+/** Bucket widths of market_rollups (src/store/sqlite/read-views-repo.ts MARKET_ROLLUP_SECONDS), finest first. */
 export const MARKET_ROLLUP_WIDTHS = [60, 3600] as const;
 
 export type RetractPlan = {

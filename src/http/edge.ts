@@ -28,7 +28,7 @@ export function edge(deps: { store: StoreHandle; logger: Logger; services: Pick<
     stampRequest(ctx);
     try {
       try {
-        // Reads in SQL see other processes' writes by themselves (src/store/db.ts); the caches
+        // Reads in SQL see other processes' writes by themselves (src/store/sqlite/db.ts); the caches
         // in front of SQL (keys, answers, symbol names) are made to see them here, once, before
         // any is read. A store that fails here fails again where it is read, and is answered
         // there: after the limiter, so the 500 keeps its RateLimit-* headers.

@@ -8,7 +8,7 @@ import type { ResponseCache } from './response-cache.js';
 import type { TokenViews } from './token-views.js';
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Repos } from '../store/port/repos.js';
-import type { MatchKind } from '../store/discovery-repo.js';
+import type { MatchKind } from '../store/sqlite/discovery-repo.js';
 import { DISCOVERY_WINDOWS } from '../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';
 import { normalizeAddress } from '../domain/address.js';
@@ -24,7 +24,7 @@ const TIMED_TTL = 3;
 
 export type { DiscoveryItem } from '../domain/discovery.js';
 
-/** The repos discovery reads (src/store/repos.ts). */
+/** The repos discovery reads (src/store/port/repos.ts). */
 export type DiscoveryRepos = Pick<Repos, 'tokens' | 'discovery' | 'searchIndex' | 'window' | 'tokenChanges'>;
 
 export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache) {

@@ -3,7 +3,7 @@
  * repo behind /udf/history, prices and overviews by the cached views behind /v1/prices and
  * /v1/token/:address/overview, names by the resolver of /udf/symbols. So what the stream says is
  * what a refetch would say (docs/api.md, Live stream). Every read goes through the storage
- * boundary (src/store/repos.ts) and answers a promise.
+ * boundary (src/store/port/repos.ts) and answers a promise.
  */
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/port/handle.js';

@@ -10,7 +10,7 @@ import type { StoreHandle } from '../store/port/handle.js';
 import type { Repos } from '../store/port/repos.js';
 import type { Clock } from '../domain/clock.js';
 import type { ResponseCache } from './response-cache.js';
-import type { TokenRow } from '../store/tokens-repo.js';
+import type { TokenRow } from '../store/sqlite/tokens-repo.js';
 import { figuresOf, type TraderSort } from '../domain/trader-tally.js';
 import { nowSeconds } from '../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';
@@ -26,7 +26,7 @@ export type { WindowFigures } from '../domain/windows.js';
 /** What window figures need of a token: its id, current price and last trade time. */
 export type TokenRef = { id: number; priceUsd: number | null; lastTradeAt: number | null };
 
-/** The repos the token views read (src/store/repos.ts). */
+/** The repos the token views read (src/store/port/repos.ts). */
 export type TokenViewsDeps = {
   config: Config;
   store: StoreHandle;

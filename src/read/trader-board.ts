@@ -20,8 +20,8 @@
  * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
 import type { StoreHandle } from '../store/port/handle.js';
-import type { TraderBoardRepo, BoardTrade } from '../store/trader-board-repo.js';
-import type { Async } from '../store/async.js';
+import type { TraderBoardRepo, BoardTrade } from '../store/sqlite/trader-board-repo.js';
+import type { Async } from '../store/port/async.js';
 import { RankedSet, sortInSlices } from '../domain/ranked-set.js';
 import { TallyTable, WalletNames } from '../domain/trader-table.js';
 import type { Tally, TraderSort } from '../domain/trader-tally.js';
@@ -66,7 +66,7 @@ export type BoardOptions = {
   onResize?: () => void;
 };
 
-/** The board's reads: the async trader-board repo of src/store/repos.ts (either engine). */
+/** The board's reads: the async trader-board repo of src/store/port/repos.ts (either engine). */
 type BoardRepo = Async<TraderBoardRepo>;
 
 export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: number, seconds: number, opts: BoardOptions = {}) {

@@ -1,7 +1,7 @@
 /**
  * The read views of one app, made once by createApp: the tokens and market routers share the
  * response cache, so a token's window figures computed for an overview serve discovery in the
- * same second too. Every read goes through the storage boundary (src/store/repos.ts).
+ * same second too. Every read goes through the storage boundary (src/store/port/repos.ts).
  */
 import type { Config } from '../config.js';
 import type { StoreHandle } from '../store/port/handle.js';

@@ -12,8 +12,8 @@
  */
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Repos } from '../store/port/repos.js';
-import type { TokenSummary } from '../store/discovery-repo.js';
-import { foldCase } from '../store/search-index-repo.js';
+import type { TokenSummary } from '../store/sqlite/discovery-repo.js';
+import { foldCase } from '../store/sqlite/search-index-repo.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../domain/discovery.js';
 import { slicedSort, type SliceLimits } from '../domain/sliced-sort.js';
@@ -48,7 +48,7 @@ export type BoardView = {
   ranking(kind: BoardKind): readonly BoardEntry[];
 };
 
-/** The repos a board reads (src/store/repos.ts). */
+/** The repos a board reads (src/store/port/repos.ts). */
 export type WindowBoardRepos = Pick<Repos, 'discovery' | 'window' | 'tokenChanges'>;
 
 /** `sort` bounds the work of one slice of a rankings' sort (smaller in tests, to slice few tokens). */

@@ -14,19 +14,19 @@
  * a walk by id never skips or repeats an event.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
-import { createEventsRepo, type EventRow } from '../store/events-repo.js';
-import { createSubscriptionsRepo, type Subscriber } from '../store/subscriptions-repo.js';
+import { createEventsRepo, type EventRow } from '../store/sqlite/events-repo.js';
+import { createSubscriptionsRepo, type Subscriber } from '../store/sqlite/subscriptions-repo.js';
 import type pg from 'pg';
 import { createPgEventsRepo } from '../store/pg/events-repo.js';
 import { createPgSubscriptionsRepo } from '../store/pg/subscriptions-repo.js';
 import { createPgTradesRepo } from '../store/pg/trades-repo.js';
 import { createPgWebhookOutboxRepo } from '../store/pg/webhook-outbox-repo.js';
-import { createWebhookOutboxRepo } from '../store/webhook-outbox-repo.js';
-import { createTradesRepo, toTradeJson, type TradeJson } from '../store/trades-repo.js';
+import { createWebhookOutboxRepo } from '../store/sqlite/webhook-outbox-repo.js';
+import { createTradesRepo, toTradeJson, type TradeJson } from '../store/sqlite/trades-repo.js';
 import type { IngestHook, InsertedTrade } from './ingest.js';
 import type { Repos } from '../store/port/repos.js';
 import type { RemovedTrade, RetractHook } from '../store/port/retract.js';

@@ -9,7 +9,7 @@
  * write-ordered transaction per batch, its hooks on that transaction's client. Every service
  * above this line is the same code on both.
  */
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import type { AnyStore } from '../open-store.js';
 import type { PgStore } from '../store/pg/pg-store.js';
 import type { Clock } from '../domain/clock.js';
@@ -21,7 +21,7 @@ import { createSubscriptions } from './subscriptions.js';
 import { createEvents, createRetractEventsHook } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
 import { createMetrics, walBytes } from './metrics.js';
-import { createSqliteRepos, type Repos } from '../store/repos.js';
+import { createSqliteRepos, type Repos } from '../store/sqlite/repos.js';
 import { createPgRepos } from '../store/pg/repos.js';
 import { createPgIngestEngine } from '../store/pg/ingest-repo.js';
 import { createIndexerBoard } from '../indexer/evm/board.js';
@@ -82,7 +82,7 @@ export type SqliteServices = Omit<Services, 'ingest'> & { ingest: Ingest };
 /**
  * `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused);
  * `config.chain` names the store's chain (default `solana`). `repos` is the storage boundary
- * (src/store/repos.ts), made here from the store unless given.
+ * (src/store/port/repos.ts), made here from the store unless given.
  */
 export function createServices(deps: Deps<Store>): SqliteServices;
 export function createServices(deps: Deps<AnyStore>): Services;

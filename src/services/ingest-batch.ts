@@ -9,7 +9,7 @@
  * this same, blocked, event loop can release.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { beginSlicedWrite, type Store } from '../store/db.js';
+import { beginSlicedWrite, type Store } from '../store/sqlite/db.js';
 import type { IngestResult } from '../store/port/ingest.js';
 import { IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
 import { PARSE_CHUNK } from './ingest-parse.js';

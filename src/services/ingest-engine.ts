@@ -7,9 +7,9 @@
  * at a time, each slice in a fixed number of statements. Changes are announced after the
  * commit, never before, so no reader caches a view of uncommitted rows.
  */
-import type { Async } from '../store/async.js';
+import type { Async } from '../store/port/async.js';
 import type { IngestBatch, IngestEngine, IngestHook, IngestResult, IngestTx, IngestWriter } from '../store/port/ingest.js';
-import type { Change } from '../store/db.js';
+import type { Change } from '../store/sqlite/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { AnyIngest, WriteOptions } from './ingest.js';

@@ -3,13 +3,13 @@
  * the token's last price (which ingest.ts handles itself). Add one line per view, on each engine.
  * src/services/index.ts picks the list of its store's engine.
  */
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 import type { Clock } from '../domain/clock.js';
 import type { IngestHook } from './ingest.js';
 import { createEventsHook } from './events.js';
-import { readViewsHook } from '../store/read-views-repo.js';
-import { discoveryHook } from '../store/token-changes-repo.js';
-import { tradeCommitsHook } from '../store/stream-repo.js';
+import { readViewsHook } from '../store/sqlite/read-views-repo.js';
+import { discoveryHook } from '../store/sqlite/token-changes-repo.js';
+import { tradeCommitsHook } from '../store/sqlite/stream-repo.js';
 import { pgReadViewsHook } from '../store/pg/read-views.js';
 import { pgDiscoveryHook } from '../store/pg/discovery-hook.js';
 import { pgTradeCommitsHook } from '../store/pg/stream-repo.js';

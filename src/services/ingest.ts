@@ -9,16 +9,16 @@
  * (ingest-slice.ts) and src/services/ingest-engine.ts applies them on any engine, awaited
  * (docs/architecture.md, The ingest boundary).
  */
-import { writeTransaction, type Store } from '../store/db.js';
+import { writeTransaction, type Store } from '../store/sqlite/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { createIngestRepo, createSqliteIngestWriter } from '../store/ingest-repo.js';
+import { createIngestRepo, createSqliteIngestWriter } from '../store/sqlite/ingest-repo.js';
 import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } from '../store/port/ingest.js';
 import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
 import { settleSlice, sliceRows } from './ingest-slice.js';
 import { createValidator, IngestRejected, type NamedAddresses, type NumberedRecord, type Validator } from './ingest-validator.js';
 import type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
-import { createSqliteRetractor } from '../store/retract-repo.js';
+import { createSqliteRetractor } from '../store/sqlite/retract-repo.js';
 import { checkRetraction } from './ingest-retract.js';
 
 // The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;

@@ -1,7 +1,7 @@
 /**
  * The retraction's statements, engine-neutral (docs/indexer.md, Reorgs: what a retraction
  * removes): one generator yields every statement in order and reads what each answered, so the
- * SQLite store runs it synchronously inside its transaction (src/store/retract-repo.ts) and the
+ * SQLite store runs it synchronously inside its transaction (src/store/sqlite/retract-repo.ts) and the
  * PostgreSQL store awaits each on the transaction's client (src/store/pg/retract-repo.ts). The SQL
  * is written once, with @named parameters, in the dialect both engines share.
  *

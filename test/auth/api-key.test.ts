@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KEY_PREFIX, MAX_KEY_LENGTH, hashKey, looksLikeKey, newKeySecret } from '../../src/domain/api-key.js';
 import { keyStatus } from '../../src/services/accounts.js';
-import type { KeyRow } from '../../src/store/accounts-repo.js';
+import type { KeyRow } from '../../src/store/sqlite/accounts-repo.js';
 
 const BASE62 = /^[0-9A-Za-z]+$/;
 

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/store/db.js';
+import { loadMigrations, migrate } from '../../src/store/sqlite/db.js';
 import { anAddress } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 

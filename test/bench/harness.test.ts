@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { parseBenchArgs } from '../../bench/args.js';
 import { BROWSER_ACCEPT_ENCODING, baselineApp, baselineBody, headerBytes } from '../../bench/baseline.js';
 import { buildStore, countTrades, demoOptions, ensureStore, hotToken, planData, type DataSpec } from '../../bench/data.js';

@@ -12,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createApp } from '../../src/app.js';
 import { attachStream } from '../../src/http/stream.js';
 import { loadConfig } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { createLogger } from '../../src/logger.js';
 import { loadDemo } from '../../src/services/demo.js';

@@ -1,15 +1,15 @@
 /**
- * The async repo contract on SQLite (src/store/async.ts): asyncRepo() answers what the repo
+ * The async repo contract on SQLite (src/store/port/async.ts): asyncRepo() answers what the repo
  * answers, turns a statement's error into a rejected promise (never a throw at the call), and
  * runs inTransaction() as one gated write transaction held across awaits: committed when the
  * callback resolves, rolled back whole when it throws, readers told to wait meanwhile, and two
  * transactions one after the other.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountsRepo } from '../../src/store/accounts-repo.js';
-import { createTokensRepo } from '../../src/store/tokens-repo.js';
-import { asyncRepo, sqliteTransaction } from '../../src/store/async.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { createAccountsRepo } from '../../src/store/sqlite/accounts-repo.js';
+import { createTokensRepo } from '../../src/store/sqlite/tokens-repo.js';
+import { asyncRepo, sqliteTransaction } from '../../src/store/port/async.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 
 const key = (id: string, tenantId: string) => ({
   id,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { main } from '../../src/cli.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { freshDatabase, sqliteRowCounts, type FreshDatabase } from './support.js';
 
 let dir: string;

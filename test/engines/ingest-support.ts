@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type pg from 'pg';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import { createIngest } from '../../src/services/ingest.js';
 import { ingestHooks, pgIngestHooks } from '../../src/services/ingest-hooks.js';
 import { createEngineIngest } from '../../src/services/ingest-engine.js';

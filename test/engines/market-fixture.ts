@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { copySqliteToPg } from '../../src/store/pg/copy-store.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { makeTestApp } from '../helpers/make-test-app.js';

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import request from 'supertest';
 import Database from 'better-sqlite3';
 import { main } from '../../src/cli.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { openPgStore, type PgStore } from '../../src/store/pg/pg-store.js';
 import { createServices } from '../../src/services/index.js';
 import { createApp, type App } from '../../src/app.js';

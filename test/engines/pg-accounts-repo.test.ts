@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createAccountsRepo, type AccountsRepo } from '../../src/store/accounts-repo.js';
-import { asyncRepo, sqliteTransaction, type Async } from '../../src/store/async.js';
+import { createAccountsRepo, type AccountsRepo } from '../../src/store/sqlite/accounts-repo.js';
+import { asyncRepo, sqliteTransaction, type Async } from '../../src/store/port/async.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';

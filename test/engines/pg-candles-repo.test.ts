@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createCandlesRepo, type CandlesRepo } from '../../src/store/candles-repo.js';
-import { createMarketCandlesRepo, type MarketCandlesRepo } from '../../src/store/market-candles-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createCandlesRepo, type CandlesRepo } from '../../src/store/sqlite/candles-repo.js';
+import { createMarketCandlesRepo, type MarketCandlesRepo } from '../../src/store/sqlite/market-candles-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgCandlesRepo } from '../../src/store/pg/candles-repo.js';
 import { createPgMarketCandlesRepo } from '../../src/store/pg/market-candles-repo.js';
 import { parseResolution, SUPPORTED_RESOLUTIONS } from '../../src/domain/resolution.js';

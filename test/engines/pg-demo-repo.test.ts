@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createDemoRepo, type DemoRepo } from '../../src/store/demo-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createDemoRepo, type DemoRepo } from '../../src/store/sqlite/demo-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgDemoRepo } from '../../src/store/pg/demo-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { callsOf, compareRandom, sameAnswers, type Call } from './twins.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createDiscoveryRepo, type DiscoveryRepo } from '../../src/store/discovery-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createDiscoveryRepo, type DiscoveryRepo } from '../../src/store/sqlite/discovery-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgDiscoveryRepo } from '../../src/store/pg/discovery-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { callsOf, compareRandom } from './twins.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createEventsRepo, type EventsRepo } from '../../src/store/events-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createEventsRepo, type EventsRepo } from '../../src/store/sqlite/events-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgEventsRepo } from '../../src/store/pg/events-repo.js';
 import { inWriteOrder } from '../../src/store/pg/write-order.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';

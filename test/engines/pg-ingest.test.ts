@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
-import { asyncRepo } from '../../src/store/async.js';
-import { createCandlesRepo } from '../../src/store/candles-repo.js';
-import { createMarketCandlesRepo } from '../../src/store/market-candles-repo.js';
+import { asyncRepo } from '../../src/store/port/async.js';
+import { createCandlesRepo } from '../../src/store/sqlite/candles-repo.js';
+import { createMarketCandlesRepo } from '../../src/store/sqlite/market-candles-repo.js';
 import { createPgCandlesRepo } from '../../src/store/pg/candles-repo.js';
 import { createPgMarketCandlesRepo } from '../../src/store/pg/market-candles-repo.js';
 import { parseResolution } from '../../src/domain/resolution.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createMetaRepo, type MetaRepo } from '../../src/store/meta-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createMetaRepo, type MetaRepo } from '../../src/store/sqlite/meta-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgMetaRepo, pgCursorSecret } from '../../src/store/pg/meta-repo.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';

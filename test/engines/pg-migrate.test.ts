@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { loadPgMigrations, migratePg, migratePgUrl, MIGRATION_LOCK_KEY, PgMigrationError } from '../../src/store/pg/migrate.js';
-import { SchemaTooNewError } from '../../src/store/db.js';
+import { SchemaTooNewError } from '../../src/store/sqlite/db.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
 
 const files = loadPgMigrations();

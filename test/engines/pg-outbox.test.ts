@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { migrate } from '../../src/store/db.js';
-import { createWebhookOutboxRepo } from '../../src/store/webhook-outbox-repo.js';
+import { migrate } from '../../src/store/sqlite/db.js';
+import { createWebhookOutboxRepo } from '../../src/store/sqlite/webhook-outbox-repo.js';
 import { createPgWebhookOutboxRepo } from '../../src/store/pg/webhook-outbox-repo.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { migratePg } from '../../src/store/pg/migrate.js';

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createRankingRepo, type RankingRepo } from '../../src/store/ranking-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createRankingRepo, type RankingRepo } from '../../src/store/sqlite/ranking-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgRankingRepo } from '../../src/store/pg/ranking-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { callsOf, compareRandom } from './twins.js';

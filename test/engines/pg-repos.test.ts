@@ -4,7 +4,7 @@
  * market-candle and stream repos are the ones passed in, until their twins join it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteRepos, type Repos } from '../../src/store/repos.js';
+import { createSqliteRepos, type Repos } from '../../src/store/sqlite/repos.js';
 import { createPgRepos } from '../../src/store/pg/repos.js';
 import { parseResolution } from '../../src/domain/resolution.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { migrate } from '../../src/store/db.js';
+import { migrate } from '../../src/store/sqlite/db.js';
 import { migratePg } from '../../src/store/pg/migrate.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
 import { pgSchema, sqliteSchema, type Schema } from './schema-introspect.js';

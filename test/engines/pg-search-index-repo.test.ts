@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSearchIndexRepo, foldCase, searchIndexHook, type SearchIndexRepo } from '../../src/store/search-index-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createSearchIndexRepo, foldCase, searchIndexHook, type SearchIndexRepo } from '../../src/store/sqlite/search-index-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgSearchIndexRepo, pgSearchIndexWriter } from '../../src/store/pg/search-index-repo.js';
 import { inWriteOrder } from '../../src/store/pg/write-order.js';
 import { marketFixture, NAMES, SYMBOLS, type MarketFixture } from './market-fixture.js';

@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSessionsRepo, createSignInCountsRepo } from '../../src/store/sessions-repo.js';
-import { createAccountsRepo } from '../../src/store/accounts-repo.js';
-import { asyncRepo, sqliteTransaction } from '../../src/store/async.js';
-import type { SessionsRepo, SignInCountsRepo } from '../../src/store/repos.js';
-import type { Async } from '../../src/store/async.js';
+import { createSessionsRepo, createSignInCountsRepo } from '../../src/store/sqlite/sessions-repo.js';
+import { createAccountsRepo } from '../../src/store/sqlite/accounts-repo.js';
+import { asyncRepo, sqliteTransaction } from '../../src/store/port/async.js';
+import type { SessionsRepo, SignInCountsRepo } from '../../src/store/sqlite/repos.js';
+import type { Async } from '../../src/store/port/async.js';
 import { createPgSessionsRepo, createPgSignInCountsRepo } from '../../src/store/pg/sessions-repo.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
 import { engines, sameAnswers, callsOf, type Call, type Engines } from './twins.js';

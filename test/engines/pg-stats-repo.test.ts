@@ -4,8 +4,8 @@
  * database's; a database without the outbox table answers null for pending deliveries, as SQLite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStatsRepo, type StatsRepo } from '../../src/store/stats-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createStatsRepo, type StatsRepo } from '../../src/store/sqlite/stats-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgStatsRepo } from '../../src/store/pg/stats-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, type Call } from './twins.js';

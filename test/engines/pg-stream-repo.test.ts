@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createStreamRepo, type StreamRepo } from '../../src/store/stream-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createStreamRepo, type StreamRepo } from '../../src/store/sqlite/stream-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgStreamRepo } from '../../src/store/pg/stream-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, type Call } from './twins.js';

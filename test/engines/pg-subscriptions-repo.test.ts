@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Db } from '../../src/store/db.js';
-import { createSubscriptionsRepo, type SubscriptionsRepo } from '../../src/store/subscriptions-repo.js';
-import { asyncRepo, sqliteTransaction, type Async } from '../../src/store/async.js';
+import type { Db } from '../../src/store/sqlite/db.js';
+import { createSubscriptionsRepo, type SubscriptionsRepo } from '../../src/store/sqlite/subscriptions-repo.js';
+import { asyncRepo, sqliteTransaction, type Async } from '../../src/store/port/async.js';
 import { createPgSubscriptionsRepo } from '../../src/store/pg/subscriptions-repo.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { engines, sameAnswers, show, type Call, type Engines } from './twins.js';

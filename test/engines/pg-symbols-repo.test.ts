@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSymbolsRepo, type SymbolsRepo } from '../../src/store/symbols-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createSymbolsRepo, type SymbolsRepo } from '../../src/store/sqlite/symbols-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgSymbolsRepo } from '../../src/store/pg/symbols-repo.js';
 import { DEXES, marketFixture, SYMBOLS, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, show, type Call } from './twins.js';

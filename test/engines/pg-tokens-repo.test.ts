@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTokensRepo, type TokensRepo } from '../../src/store/tokens-repo.js';
-import { createTokenChangesRepo, discoveryHook } from '../../src/store/token-changes-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createTokensRepo, type TokensRepo } from '../../src/store/sqlite/tokens-repo.js';
+import { createTokenChangesRepo, discoveryHook } from '../../src/store/sqlite/token-changes-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgTokensRepo } from '../../src/store/pg/tokens-repo.js';
 import { createPgTokenChangesRepo, pgTokenChangesWriter, type PgTokenChangesRepo } from '../../src/store/pg/token-changes-repo.js';
 import { inWriteOrder } from '../../src/store/pg/write-order.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTraderBoardRepo, type TraderBoardRepo } from '../../src/store/trader-board-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createTraderBoardRepo, type TraderBoardRepo } from '../../src/store/sqlite/trader-board-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgTraderBoardRepo } from '../../src/store/pg/trader-board-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { callsOf, compareRandom } from './twins.js';

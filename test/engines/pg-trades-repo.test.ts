@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTradesRepo, type TradeFilter, type TradePosition, type TradesRepo } from '../../src/store/trades-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createTradesRepo, type TradeFilter, type TradePosition, type TradesRepo } from '../../src/store/sqlite/trades-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgTradesRepo } from '../../src/store/pg/trades-repo.js';
 import { marketFixture, WALLETS, type MarketFixture } from './market-fixture.js';
 import { sameAnswers, show, type Call } from './twins.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createWindowRepo, type WindowRepo } from '../../src/store/window-repo.js';
-import { asyncRepo, type Async } from '../../src/store/async.js';
+import { createWindowRepo, type WindowRepo } from '../../src/store/sqlite/window-repo.js';
+import { asyncRepo, type Async } from '../../src/store/port/async.js';
 import { createPgWindowRepo } from '../../src/store/pg/window-repo.js';
 import { marketFixture, type MarketFixture } from './market-fixture.js';
 import { callsOf, compareRandom } from './twins.js';

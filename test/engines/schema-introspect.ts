@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { migrate } from '../../src/store/db.js';
+import { migrate } from '../../src/store/sqlite/db.js';
 
 export type Column = { name: string; type: string; notNull: boolean; default: string | null };
 export type Table = { name: string; columns: Column[]; primaryKey: string[] };
@@ -23,7 +23,7 @@ export const TYPE_MAP: Record<string, string> = {
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** The schema of a fresh SQLite store after every migration of src/store/migrations. */
+/** The schema of a fresh SQLite store after every migration of src/store/sqlite/migrations. */
 export function sqliteSchema(): Schema {
   const db = new Database(':memory:');
   try {

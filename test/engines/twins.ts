@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import fc from 'fast-check';
 import type pg from 'pg';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createPgPool } from '../../src/store/pg/pool.js';
 import { migratePg } from '../../src/store/pg/migrate.js';
 import { freshDatabase, type FreshDatabase } from './support.js';

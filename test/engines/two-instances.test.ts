@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createServices } from '../../src/services/index.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { aMarket, aToken, aTrade, ndjson } from '../helpers/builders.js';

@@ -7,12 +7,12 @@
 import request from 'supertest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createServices, type SqliteServices } from '../../src/services/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import type { Scope } from '../../src/services/accounts.js';
-import { createAccountsRepo } from '../../src/store/accounts-repo.js';
+import { createAccountsRepo } from '../../src/store/sqlite/accounts-repo.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts-repo.js';
 import { createPgRepos } from '../../src/store/pg/repos.js';
 import { rawSql } from './raw-sql.js';

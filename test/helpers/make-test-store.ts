@@ -4,7 +4,7 @@
  * computation, mostly). makeTestApp() adds the app on top of the same parts. With STORE=postgres
  * the store is a fresh PostgreSQL database (test/helpers/pg-test-store.ts).
  */
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createServices, type SqliteServices } from '../../src/services/index.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { fakeClock, type FakeClock } from './make-test-app.js';

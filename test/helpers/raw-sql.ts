@@ -6,7 +6,7 @@
  * at once on the store's pool: await the helper's ingest (or anything it depends on) first.
  */
 import pg from 'pg';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 
 const INT8 = 20;

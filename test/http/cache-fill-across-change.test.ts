@@ -1,5 +1,5 @@
 /**
- * Caches filled by reads that await (the storage boundary, src/store/repos.ts): a change that lands
+ * Caches filled by reads that await (the storage boundary, src/store/port/repos.ts): a change that lands
  * while a fill's reads are in flight drops that fill's answer too, so no read that begins after
  * the change is answered from before it (docs/architecture.md, Reads through the storage boundary).
  * Each test holds a real read open on a gate, makes the change meanwhile, then lets it finish.

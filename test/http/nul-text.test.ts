@@ -1,7 +1,7 @@
 /**
  * A text holding a NUL in a symbol, a search or an exchange: no stored symbol, name, address or
  * dex holds one (ingest refuses control characters), so it names and finds nothing, the same on
- * both engines (src/store/symbols-repo.ts, holdsNul): never a 500 (PostgreSQL refuses a NUL in a
+ * both engines (src/store/sqlite/symbols-repo.ts, holdsNul): never a 500 (PostgreSQL refuses a NUL in a
  * text parameter), and never the hit SQLite's LIKE would find by reading the text up to the NUL.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { anAddress } from '../helpers/builders.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 
 let t: TestApp | undefined;

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, parseUnits, type Address } from 'viem';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { swapV2, swapV2Request } from '../../src/devnet/dex.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { testEngine } from '../helpers/pg-test-store.js';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { testEngine } from '../helpers/pg-test-store.js';
 import { buildScenario, type Scenario } from '../helpers/chain/scenario.js';

@@ -18,7 +18,7 @@ import {
   type StateRows,
   type Token,
 } from '../../src/indexer/evm/state.js';
-import type { StateRow } from '../../src/store/indexer-repo.js';
+import type { StateRow } from '../../src/store/sqlite/indexer-repo.js';
 import type { BlockHeader } from '../../src/indexer/evm/node.js';
 
 const A = '0x00000000000000000000000000000000000000a1';

@@ -1,12 +1,12 @@
 /**
- * The indexer's undo journal (src/store/indexer-repo.ts and its PostgreSQL twin, migrations
+ * The indexer's undo journal (src/store/sqlite/indexer-repo.ts and its PostgreSQL twin, migrations
  * 016 / 011): a journaled commit keeps each changed state row's body from before the batch and
  * what the batch added, pruned with the kept blocks; a rollback puts the position, the blocks, the
  * journal and the state back to a block, in the transaction it is handed. Both engines (makeTestApp).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import type { IndexerCommit } from '../../src/store/indexer-repo.js';
+import type { IndexerCommit } from '../../src/store/sqlite/indexer-repo.js';
 
 const POOL = '0x00000000000000000000000000000000000000bb';
 const HOLDER = '0x00000000000000000000000000000000000000aa/0x00000000000000000000000000000000000000cc';

@@ -1,5 +1,5 @@
 /**
- * The indexer's position and state (src/store/indexer-repo.ts and its PostgreSQL twin) commit in
+ * The indexer's position and state (src/store/sqlite/indexer-repo.ts and its PostgreSQL twin) commit in
  * the ingest's own transaction (the `within` of a write): together with the batch's records, or
  * not at all. Runs on both engines (makeTestApp).
  */
@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import type { NumberedRecord } from '../../src/services/ingest.js';
 import { parseRecord } from '../../src/domain/records.js';
-import type { IndexerCommit } from '../../src/store/indexer-repo.js';
+import type { IndexerCommit } from '../../src/store/sqlite/indexer-repo.js';
 
 const TOKEN = '0x00000000000000000000000000000000000000aa';
 const MARKET = '0x00000000000000000000000000000000000000bb';

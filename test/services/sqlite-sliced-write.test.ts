@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { WRITE_SLICE, writeInSlices } from '../../src/services/ingest-batch.js';
 
 let t: TestApp | undefined;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { anAddress } from '../helpers/builders.js';
 import { rawSql } from '../helpers/raw-sql.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 
 let t: TestApp | undefined;

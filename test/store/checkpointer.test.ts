@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/sqlite/db.js';
 import { createServices } from '../../src/services/index.js';
 import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 

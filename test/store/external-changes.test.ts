@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { openStore, type Change, type Store } from '../../src/store/db.js';
-import { createStatsRepo } from '../../src/store/stats-repo.js';
+import { openStore, type Change, type Store } from '../../src/store/sqlite/db.js';
+import { createStatsRepo } from '../../src/store/sqlite/stats-repo.js';
 
 let dir: string;
 let ours: Store;

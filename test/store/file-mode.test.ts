@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/db.js';
-import { backupStore } from '../../src/store/backup.js';
+import { openStore } from '../../src/store/sqlite/db.js';
+import { backupStore } from '../../src/store/sqlite/backup.js';
 
 let dir: string;
 let umask: number;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { loadMigrations, migrate, openStore, SchemaTooNewError } from '../../src/store/db.js';
+import { loadMigrations, migrate, openStore, SchemaTooNewError } from '../../src/store/sqlite/db.js';
 
 let dir: string | null = null;
 afterEach(() => {

@@ -1,11 +1,11 @@
 /**
- * The SQLite plan of the ranking reads (src/store/ranking-repo.ts): every rollup bucket is one
+ * The SQLite plan of the ranking reads (src/store/sqlite/ranking-repo.ts): every rollup bucket is one
  * primary-key seek, never a scan of other tokens' rows. SQLite's planner only; ranking-repo.test.ts
  * holds the reads that run on both stores.
  */
 import { describe, expect, it } from 'vitest';
-import { COVER_SQL } from '../../src/store/ranking-repo.js';
-import { openStore } from '../../src/store/db.js';
+import { COVER_SQL } from '../../src/store/sqlite/ranking-repo.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 
 describe('ranking reads on SQLite', () => {
   it('read each rollup bucket by one seek on (res, t, token_id), never a scan of other tokens', () => {

@@ -1,4 +1,4 @@
-/** Ranking reads (src/store/ranking-repo.ts) on either store; SQLite's query plans are pinned in ranking-plan.test.ts. */
+/** Ranking reads (src/store/sqlite/ranking-repo.ts) on either store; SQLite's query plans are pinned in ranking-plan.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { makeTestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade, anAddress } from '../helpers/builders.js';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade, withMarket } from '../helpers/builders.js';
-import { loadMigrations, openStore } from '../../src/store/db.js';
+import { loadMigrations, openStore } from '../../src/store/sqlite/db.js';
 import { closeVolume } from '../udf/support.js';
 
 let t: TestApp | undefined;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { IncomingMessage } from 'node:http';
 import { Client, startLive, type Live } from './support.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { createServices } from '../../src/services/index.js';
 import { fakeClock } from '../helpers/make-test-app.js';
 

@@ -1,6 +1,6 @@
 /**
  * Commits of another process reach the stream's subscribers on SQLite, seen by the hub's periodic
- * check of the store (PRAGMA data_version, src/store/db.ts): a CLI file written by a real CLI
+ * check of the store (PRAGMA data_version, src/store/sqlite/db.ts): a CLI file written by a real CLI
  * child process in transactions of 250 records is one trades message per transaction, whatever
  * number of them the server sees at once; a retraction by another process reaches them too (the
  * removal log, read at the check). SQLite only: on PostgreSQL they
@@ -15,7 +15,7 @@ import { Client, expectedMessages, settle, startLive, tradesOf, type Live } from
 import { CLI_SLICE } from '../../src/cli-ingest.js';
 import { addToken } from '../udf/support.js';
 import { aTrade } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { createServices } from '../../src/services/index.js';
 import { fakeClock } from '../helpers/make-test-app.js';
 

@@ -9,7 +9,7 @@ import { addToken } from '../udf/support.js';
 import { aToken, aTrade, withMarket } from '../helpers/builders.js';
 import type { IngestRecord } from '../../src/domain/records.js';
 import { start } from '../../src/server.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import { hubOf } from '../../src/http/stream.js';
 
 let live: Live | null = null;

@@ -5,7 +5,7 @@
  * by the migrations and changed by an operator in the database; no route writes them).
  */
 import type { TestApp } from '../helpers/make-test-app.js';
-import type { DeliveryRow } from '../../src/store/webhook-outbox-repo.js';
+import type { DeliveryRow } from '../../src/store/sqlite/webhook-outbox-repo.js';
 
 /**
  * Every webhook delivery of the tenants' events, in delivery order: each event has at most one

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, withMarket } from '../helpers/builders.js';
-import type { DueDelivery } from '../../src/store/webhook-outbox-repo.js';
+import type { DueDelivery } from '../../src/store/sqlite/webhook-outbox-repo.js';
 import { startWebhookWorker, type WebhookWorker, type WorkerOutbox } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { deliveriesOf } from './store-rows.js';

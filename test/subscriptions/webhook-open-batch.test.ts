@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, withMarket } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { retryDelayMs, startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { deliveriesOf } from './store-rows.js';

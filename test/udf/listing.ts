@@ -2,7 +2,7 @@
  * udf_listing read straight from the table, and as it must be (recomputed from tokens and
  * markets), on either engine: the reference the search-index tests compare the listing with.
  */
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 import { rawSql } from '../helpers/raw-sql.js';
 

@@ -1,14 +1,14 @@
 /**
  * The SQLite side of the symbols search's cost (README, UDF datafeed: cost), which PostgreSQL
- * plans its own way: every statement of src/store/symbols-repo.ts reads through an index, its
+ * plans its own way: every statement of src/store/sqlite/symbols-repo.ts reads through an index, its
  * walks are bounded, and migration 010 builds the listing for the tokens of an existing store.
  * The engine-neutral rest is test/udf/search-index.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { anAddress } from '../helpers/builders.js';
-import { SYMBOLS_SQL, createSymbolsRepo } from '../../src/store/symbols-repo.js';
-import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
+import { SYMBOLS_SQL, createSymbolsRepo } from '../../src/store/sqlite/symbols-repo.js';
+import { loadMigrations, migrate, openStore } from '../../src/store/sqlite/db.js';
 import { expectedListing, listing } from './listing.js';
 import { addToken } from './support.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, withMarket } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore } from '../../src/store/sqlite/db.js';
 import { createServices } from '../../src/services/index.js';
 
 const NOW = 1_700_000_000;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aHolder, aMarket, aToken, aTrade, withMarket } from '../helpers/builders.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 import { readTokenId } from './naive.js';
 

@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { openStore, type Db } from '../../src/store/db.js';
-import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/search-index-repo.js';
-import { createDiscoveryRepo } from '../../src/store/discovery-repo.js';
-import { createTokenChangesRepo } from '../../src/store/token-changes-repo.js';
-import { loadMigrations, migrate } from '../../src/store/db.js';
+import { openStore, type Db } from '../../src/store/sqlite/db.js';
+import { createSearchIndexRepo, rebuildSearchIndex, searchIndexHook } from '../../src/store/sqlite/search-index-repo.js';
+import { createDiscoveryRepo } from '../../src/store/sqlite/discovery-repo.js';
+import { createTokenChangesRepo } from '../../src/store/sqlite/token-changes-repo.js';
+import { loadMigrations, migrate } from '../../src/store/sqlite/db.js';
 import { fillDiscoveryStore } from './discovery-fixture.js';
 
 let t: TestApp;

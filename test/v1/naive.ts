@@ -2,7 +2,7 @@
  * Naive reference computations over the raw trades table, for checking the /v1 reads that are
  * served from rollups and caches.
  */
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sqlite/db.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
 import { rawSql } from '../helpers/raw-sql.js';
 

@@ -1,14 +1,14 @@
 /**
  * SQLite's rebuild of the read views from the trades (migration 003's backfill, and what a bulk
- * loader runs, src/store/read-views-repo.ts) gives what the ingest hook kept: the ranked reads
+ * loader runs, src/store/sqlite/read-views-repo.ts) gives what the ingest hook kept: the ranked reads
  * answer the same after it. PostgreSQL has no rebuild (its views are written by the ingest hook
  * only); the rest of the ranked reads run on both stores in test/v1/ranked.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
-import { openStore } from '../../src/store/db.js';
-import { rebuildReadViews } from '../../src/store/read-views-repo.js';
+import { openStore } from '../../src/store/sqlite/db.js';
+import { rebuildReadViews } from '../../src/store/sqlite/read-views-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

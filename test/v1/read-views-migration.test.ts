@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
+import { loadMigrations, migrate, openStore } from '../../src/store/sqlite/db.js';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aToken, aTrade, anAddress } from '../helpers/builders.js';
-import { createRankingRepo } from '../../src/store/ranking-repo.js';
+import { createRankingRepo } from '../../src/store/sqlite/ranking-repo.js';
 import { inWindow, rawTrades, sum } from './naive.js';
 
 let t: TestApp;

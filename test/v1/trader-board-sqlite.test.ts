@@ -1,12 +1,12 @@
 /**
- * SQLite's plans of the top-traders board's two pages (src/store/trader-board-repo.ts): each is an
+ * SQLite's plans of the top-traders board's two pages (src/store/sqlite/trader-board-repo.ts): each is an
  * index range. PostgreSQL's twin answers its own plans (test/engines/pg-trader-board-repo.test.ts);
  * the board itself runs on both stores in test/v1/trader-board.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { openStore } from '../../src/store/db.js';
-import { createTraderBoardRepo } from '../../src/store/trader-board-repo.js';
+import { openStore } from '../../src/store/sqlite/db.js';
+import { createTraderBoardRepo } from '../../src/store/sqlite/trader-board-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

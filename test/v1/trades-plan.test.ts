@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
-import { createTradesRepo } from '../../src/store/trades-repo.js';
+import { createTradesRepo } from '../../src/store/sqlite/trades-repo.js';
 
 let t: TestApp;
 afterEach(() => t?.close());

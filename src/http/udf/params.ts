@@ -2,19 +2,19 @@
 import type { z } from 'zod';
 import { errors } from '../../errors.js';
 import { textParam } from '../validate.js';
-import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/symbols-repo.js';
-import type { CandlesRepo } from '../../store/candles-repo.js';
-import type { TradesRepo } from '../../store/trades-repo.js';
-import type { Currency, MarketCandlesRepo } from '../../store/market-candles-repo.js';
-import type { WindowRepo } from '../../store/window-repo.js';
+import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/sqlite/symbols-repo.js';
+import type { CandlesRepo } from '../../store/sqlite/candles-repo.js';
+import type { TradesRepo } from '../../store/sqlite/trades-repo.js';
+import type { Currency, MarketCandlesRepo } from '../../store/sqlite/market-candles-repo.js';
+import type { WindowRepo } from '../../store/sqlite/window-repo.js';
 import type { ResponseCache } from '../../read/response-cache.js';
 import type { HistoryCache } from '../../read/history-cache.js';
 import type { Clock } from '../../domain/clock.js';
-import type { Async } from '../../store/async.js';
+import type { Async } from '../../store/port/async.js';
 import type { KnownName } from '../../read/resolve-cache.js';
 import { MCAP_CODE, type ChartMetric } from '../../domain/chart-metric.js';
 
-/** What the UDF routes are built from: the repos of the storage boundary (src/store/repos.ts). */
+/** What the UDF routes are built from: the repos of the storage boundary (src/store/port/repos.ts). */
 export type UdfDeps = {
   clock: Clock;
   symbols: Async<SymbolsRepo>;

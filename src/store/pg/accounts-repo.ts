@@ -1,12 +1,12 @@
 /**
- * Tenants, plans and API keys on PostgreSQL: the twin of src/store/accounts-repo.ts (same
+ * Tenants, plans and API keys on PostgreSQL: the twin of src/store/sqlite/accounts-repo.ts (same
  * answers for the same calls, each a promise). Emails are one per tenant case-insensitively
  * (SQLite's COLLATE NOCASE): looked up by lower(email), which under "C" folds ASCII only, as
  * NOCASE does. inTransaction() holds the accounts lock for its whole transaction, so a count and
  * the insert it allows are atomic across instances, as BEGIN IMMEDIATE makes them on SQLite.
  */
-import type { Async } from '../async.js';
-import type { KeyRow, Plan, Tenant } from '../accounts-repo.js';
+import type { Async } from '../port/async.js';
+import type { KeyRow, Plan, Tenant } from '../sqlite/accounts-repo.js';
 import type { AccountsRepo } from '../port/repos.js';
 import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 

@@ -1,14 +1,14 @@
 /**
- * Candle rollups on PostgreSQL: the twin of createCandlesRepo() in src/store/candles-repo.ts (the
+ * Candle rollups on PostgreSQL: the twin of createCandlesRepo() in src/store/sqlite/candles-repo.ts (the
  * same bars, row counts and rows for the same calls, each a promise). Reads fold the same rollup
  * rows with the same foldBars(), fetched in one statement bounded by what the fold can use (the
  * bars wanted times the rows a bar may hold, plus the row that shows the last bar complete).
  * Writes merge a slice's deltas in one multi-row upsert (call it on the ingest's transaction client).
  */
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import { bucketStart, nextBucket, rollupSourceFor, rowsPerBar, type Resolution } from '../../domain/resolution.js';
-import { foldBars, MAX_BARS, type BarQuery, type CandlesRepo } from '../candles-repo.js';
+import { foldBars, MAX_BARS, type BarQuery, type CandlesRepo } from '../sqlite/candles-repo.js';
 import { row, type Queryable } from './pg-repo.js';
 
 export type PgCandlesRepo = Async<CandlesRepo>;

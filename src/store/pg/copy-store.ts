@@ -19,7 +19,7 @@
  */
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { loadMigrations } from '../db.js';
+import { loadMigrations } from '../sqlite/db.js';
 import { migratePg } from './migrate.js';
 
 export class CopyRefused extends Error {}

@@ -1,13 +1,13 @@
 /**
  * The demo feed's reads, its pruning and `cli demo --remove` on PostgreSQL: the twin of
- * src/store/demo-repo.ts (same answers and the same rows removed, each a promise). Orders SQLite
+ * src/store/sqlite/demo-repo.ts (same answers and the same rows removed, each a promise). Orders SQLite
  * gives by rowid are written out (tokens by id). The removal is one transaction in write order
  * (src/store/pg/write-order.ts: it numbers token change log entries), finds the tables keyed by
  * token id in the schema as SQLite does, and deletes in the same order, so the counts agree.
  */
 import type pg from 'pg';
-import type { Async } from '../async.js';
-import { demoPruneStatements, type DemoRemoval, type FeedMarket, type FeedToken, type RecentActivity } from '../demo-repo.js';
+import type { Async } from '../port/async.js';
+import { demoPruneStatements, type DemoRemoval, type FeedMarket, type FeedToken, type RecentActivity } from '../sqlite/demo-repo.js';
 import type { DemoRepo } from '../port/repos.js';
 import { pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 import { WRITE_ORDER_LOCK_KEY } from './write-order.js';
@@ -43,7 +43,7 @@ async function removeDemo(client: pg.ClientBase): Promise<DemoRemoval> {
 
 const HOUR = 3600;
 
-/** The twin of SQLite's pruning (src/store/demo-repo.ts): the same statements, in the same order. */
+/** The twin of SQLite's pruning (src/store/sqlite/demo-repo.ts): the same statements, in the same order. */
 const PRUNE_STATEMENTS = demoPruneStatements(DEMO_IDS, '$1::bigint');
 
 async function pruneDemoBefore(client: pg.ClientBase, to: number): Promise<number> {

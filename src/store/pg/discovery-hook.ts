@@ -1,11 +1,11 @@
 /**
  * Discovery's ingest hook on PostgreSQL: the twin of discoveryHook() in
- * src/store/token-changes-repo.ts, the search index rows of the touched tokens
+ * src/store/sqlite/token-changes-repo.ts, the search index rows of the touched tokens
  * (pgSearchIndexWriter) and the token change log (pgTokenChangesWriter), on the ingest's
  * transaction client, so the change log is numbered in commit order.
  */
 import type { IngestHook } from '../port/ingest.js';
-import { foldCase } from '../search-index-repo.js';
+import { foldCase } from '../sqlite/search-index-repo.js';
 import { clientOf } from './ingest-tx.js';
 import { rows } from './pg-repo.js';
 import { pgSearchIndexWriter } from './search-index-repo.js';

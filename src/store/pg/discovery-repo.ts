@@ -1,5 +1,5 @@
 /**
- * Discovery's token sets on PostgreSQL: the twin of src/store/discovery-repo.ts (same answers for
+ * Discovery's token sets on PostgreSQL: the twin of src/store/sqlite/discovery-repo.ts (same answers for
  * the same calls, each a promise). Orders SQLite gives by the index it walks are written out
  * (docs/operations.md, Many instances: case and order): tokens traded since a time come in
  * (last_trade_at, id) order (tokens_last_trade), and the tokens with trades in a span in the order
@@ -7,8 +7,8 @@
  * per-token check SQLite makes one statement at a time is an EXISTS in the same statement here,
  * so the set is one round trip.
  */
-import type { Async } from '../async.js';
-import type { TokenSummary } from '../discovery-repo.js';
+import type { Async } from '../port/async.js';
+import type { TokenSummary } from '../sqlite/discovery-repo.js';
 import type { DiscoveryRepo } from '../port/repos.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 

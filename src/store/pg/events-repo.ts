@@ -1,11 +1,11 @@
 /**
- * Events on PostgreSQL: the twin of src/store/events-repo.ts (same answers for the same calls,
+ * Events on PostgreSQL: the twin of src/store/sqlite/events-repo.ts (same answers for the same calls,
  * each a promise). insert() numbers a row: call it on a repo built on the client of an
  * inWriteOrder() transaction (src/store/pg/write-order.ts), so ids become visible in id order and
  * the events feed never skips a row that commits late (docs/operations.md, Many instances).
  */
-import type { Async } from '../async.js';
-import type { EventRow } from '../events-repo.js';
+import type { Async } from '../port/async.js';
+import type { EventRow } from '../sqlite/events-repo.js';
 import type { EventsRepo } from '../port/repos.js';
 import { changes, row, rows, type Queryable } from './pg-repo.js';
 

@@ -1,9 +1,9 @@
 /**
- * The chain indexer's rows on PostgreSQL: the twin of src/store/indexer-repo.ts (same answers for
+ * The chain indexer's rows on PostgreSQL: the twin of src/store/sqlite/indexer-repo.ts (same answers for
  * the same calls). Reads take any pool connection; `commit` writes on the ingest transaction's
  * client, a few multi-row statements per batch.
  */
-import type { Added, IndexedBlock, IndexerRepo, StateRow } from '../indexer-repo.js';
+import type { Added, IndexedBlock, IndexerRepo, StateRow } from '../sqlite/indexer-repo.js';
 import { clientOf } from './ingest-tx.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 

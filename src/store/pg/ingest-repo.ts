@@ -1,6 +1,6 @@
 /**
  * The ingest writer on PostgreSQL: the twin of createSqliteIngestWriter() in
- * src/store/ingest-repo.ts (the same rows in every table for the same slices), built on the
+ * src/store/sqlite/ingest-repo.ts (the same rows in every table for the same slices), built on the
  * client of the ingest's inWriteOrder() transaction (src/store/pg/write-order.ts), so record
  * numbers are taken and committed in order. A slice costs a fixed number of round trips, not one
  * per record: each kind is one or two multi-row statements over `unnest()` of its columns.
@@ -13,7 +13,7 @@
  * because one statement may not change a row twice.
  */
 import type pg from 'pg';
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { IngestEngine, IngestWriter, MarketBefore, SliceWritten } from '../port/ingest.js';
 import type { MarketRecord, TokenRecord } from '../../domain/records.js';
 import { rows } from './pg-repo.js';

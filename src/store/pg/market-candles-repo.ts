@@ -1,14 +1,14 @@
 /**
  * Per-market candle rollups on PostgreSQL: the twin of createMarketCandlesRepo() in
- * src/store/market-candles-repo.ts (same answers for the same calls, each a promise). Reads fold
+ * src/store/sqlite/market-candles-repo.ts (same answers for the same calls, each a promise). Reads fold
  * the same rows with the same foldBars(), bounded as in src/store/pg/candles-repo.ts. Writes
  * give new markets their integer keys (market_keys, in the order the deltas first name them, as
  * SQLite numbers them) and merge a slice's deltas in one multi-row upsert.
  */
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
 import { bucketStart, nextBucket, rollupSourceFor } from '../../domain/resolution.js';
-import { foldBars } from '../candles-repo.js';
+import { foldBars } from '../sqlite/candles-repo.js';
 import type { MarketCandlesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { arrays, foldLimit, TAKE_CLOSE, TAKE_OPEN } from './candles-repo.js';

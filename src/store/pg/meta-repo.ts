@@ -1,11 +1,11 @@
 /**
- * The meta key/value table on PostgreSQL: the twin of src/store/meta-repo.ts (same answers for
+ * The meta key/value table on PostgreSQL: the twin of src/store/sqlite/meta-repo.ts (same answers for
  * the same calls, each a promise). getOrCreate() is safe when instances race: the first insert
  * wins (ON CONFLICT DO NOTHING) and every caller reads back the value that won, so all instances
  * sign cursors with one secret.
  */
 import { randomBytes } from 'node:crypto';
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { MetaRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
@@ -27,7 +27,7 @@ export function createPgMetaRepo(db: Queryable): PgMetaRepo {
   };
 }
 
-/** The secret that signs cursors, as cursorSecret() of src/store/meta-repo.ts keeps it. */
+/** The secret that signs cursors, as cursorSecret() of src/store/sqlite/meta-repo.ts keeps it. */
 export async function pgCursorSecret(db: Queryable): Promise<Buffer> {
   const hex = await createPgMetaRepo(db).getOrCreate('cursor_secret', () => randomBytes(32).toString('hex'));
   return Buffer.from(hex, 'hex');

@@ -1,15 +1,15 @@
 /**
- * Ranked lists of one token on PostgreSQL: the twin of src/store/ranking-repo.ts (same answers for
+ * Ranked lists of one token on PostgreSQL: the twin of src/store/sqlite/ranking-repo.ts (same answers for
  * the same calls, each a promise). A window's market figures are one statement over its covering,
  * each rollup level's bucket starts passed as one array (`t = ANY(...)`, index seeks on the
  * (res, t, token_id, market) key) and the raw edges as ranges, as on SQLite. Maps come in market
  * order, as SQLite's GROUP BY and the market_last key give them; ties in the lists are settled by
  * the columns SQLite's indexes end with, written out.
  */
-import type { Async } from '../async.js';
-import type { HolderRow, MarketRow, MarketStats } from '../ranking-repo.js';
+import type { Async } from '../port/async.js';
+import type { HolderRow, MarketRow, MarketStats } from '../sqlite/ranking-repo.js';
 import type { RankingRepo } from '../port/repos.js';
-import { MARKET_ROLLUP_SECONDS } from '../read-views-repo.js';
+import { MARKET_ROLLUP_SECONDS } from '../sqlite/read-views-repo.js';
 import { windowSegments } from '../../domain/window-cover.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 

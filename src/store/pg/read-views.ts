@@ -1,11 +1,11 @@
 /**
  * The read views' ingest hook on PostgreSQL: the twin of readViewsHook() in
- * src/store/read-views-repo.ts (the same rows of wallet_last, market_rollups and market_last for
+ * src/store/sqlite/read-views-repo.ts (the same rows of wallet_last, market_rollups and market_last for
  * the same batches). The batch is folded by the same foldReadViews(), then each table takes one
  * multi-row upsert on the ingest's transaction client, whatever the number of trades.
  */
 import type { IngestHook } from '../port/ingest.js';
-import { foldReadViews } from '../read-views-repo.js';
+import { foldReadViews } from '../sqlite/read-views-repo.js';
 import { clientOf } from './ingest-tx.js';
 
 export function pgReadViewsHook(): IngestHook {

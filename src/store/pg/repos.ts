@@ -1,12 +1,12 @@
 /**
  * The storage boundary on PostgreSQL (docs/operations.md, Many instances: the async storage
- * boundary): the same `Repos` object createSqliteRepos() of src/store/repos.ts makes, built from
+ * boundary): the same `Repos` object createSqliteRepos() of src/store/sqlite/repos.ts makes, built from
  * the PostgreSQL twins on the instance's pool, so nothing above src/store/ knows which engine
  * answers. Each repo here takes any pool connection per call; writes that must share one
  * transaction build their repos on the transaction's client instead (src/store/pg/pg-repo.ts).
  */
 import type pg from 'pg';
-import type { Repos } from '../repos.js';
+import type { Repos } from '../sqlite/repos.js';
 import { createPgCandlesRepo } from './candles-repo.js';
 import { createPgMarketCandlesRepo } from './market-candles-repo.js';
 import { createPgStreamRepo } from './stream-repo.js';

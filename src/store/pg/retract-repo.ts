@@ -1,5 +1,5 @@
 /**
- * The retraction on PostgreSQL: the twin of src/store/retract-repo.ts. It runs the same
+ * The retraction on PostgreSQL: the twin of src/store/sqlite/retract-repo.ts. It runs the same
  * statements (src/store/retract-steps.ts, @named parameters numbered here) one by one on the
  * client of the ingest's inWriteOrder() transaction, so the removal log is numbered in commit
  * order like every numbered write, and it reads the removal log for the stream.

@@ -1,15 +1,15 @@
 /**
  * The /v1/search index reads on PostgreSQL: the twin of createSearchIndexRepo() in
- * src/store/search-index-repo.ts (same answers for the same calls, each a promise, and the same
+ * src/store/sqlite/search-index-repo.ts (same answers for the same calls, each a promise, and the same
  * count of rows read). SQLite's FTS5 trigram table token_search_names is here the pg_trgm index
  * of the same name on token_search.name: a substring is `name LIKE '%text%'`, narrowed by the
  * index and rechecked, so it is exact and case-sensitive (the names are already folded), as the
  * FTS5 table with case_sensitive 1 is. The other reads are the same index ranges under "C"
  * (byte order, as SQLite's BINARY).
  */
-import type { Async } from '../async.js';
-import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../search-index-repo.js';
-import { escapeLike, holdsNul } from '../symbols-repo.js';
+import type { Async } from '../port/async.js';
+import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../sqlite/search-index-repo.js';
+import { escapeLike, holdsNul } from '../sqlite/symbols-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 /** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */

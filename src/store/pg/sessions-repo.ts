@@ -1,6 +1,6 @@
 /**
  * Dashboard sessions and the sign-in throttle's counts on PostgreSQL: the twins of
- * src/store/sessions-repo.ts (same answers for the same calls, each a promise).
+ * src/store/sqlite/sessions-repo.ts (same answers for the same calls, each a promise).
  *
  * `sign_in_failures` has no key (SQLite names a row by its rowid; docs/operations.md, Many
  * instances). Here a row is named by its ctid, packed into one number (block * 2^16 + line
@@ -8,8 +8,8 @@
  * ctid names its row until the row is deleted; the throttle takes its rows back within the
  * request that added them.
  */
-import type { Async } from '../async.js';
-import type { SessionRow } from '../sessions-repo.js';
+import type { Async } from '../port/async.js';
+import type { SessionRow } from '../sqlite/sessions-repo.js';
 import type { SessionsRepo, SignInCountsRepo } from '../port/repos.js';
 import { limitParam, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 

@@ -1,11 +1,11 @@
 /**
  * What the store says about itself on PostgreSQL, for /metrics and /healthz: the twin of
- * src/store/stats-repo.ts (each answer a promise). Counts answer as on SQLite; the size is the
+ * src/store/sqlite/stats-repo.ts (each answer a promise). Counts answer as on SQLite; the size is the
  * database's (pg_database_size, what the server keeps on disk for it, WAL aside). PostgreSQL has
  * no page limit a write can hit, so `atPageLimit()` is false: a full disk shows as failing
  * writes, which the operator's disk alerts see (docs/operations.md, Many instances).
  */
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { StatsRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 

@@ -1,13 +1,13 @@
 /**
  * The live stream's reads on PostgreSQL: the twin of createStreamRepo() in
- * src/store/stream-repo.ts (same answers for the same calls, each a promise), and the twin of its
+ * src/store/sqlite/stream-repo.ts (same answers for the same calls, each a promise), and the twin of its
  * trade commits hook, which records on the ingest's transaction client where each transaction's
  * trades end (one row per transaction however many slices it writes).
  */
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { IngestHook } from '../port/ingest.js';
 import type { StreamRepo } from '../port/repos.js';
-import { toTradeJson, type TradeRowLike } from '../trades-repo.js';
+import { toTradeJson, type TradeRowLike } from '../sqlite/trades-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { clientOf } from './ingest-tx.js';
 
@@ -35,7 +35,7 @@ export function createPgStreamRepo(db: Queryable): PgStreamRepo {
   };
 }
 
-/** Commit rows kept, and how often pruning runs: as src/store/stream-repo.ts. */
+/** Commit rows kept, and how often pruning runs: as src/store/sqlite/stream-repo.ts. */
 const KEEP_COMMITS = 100_000;
 const PRUNE_EVERY = 1000;
 

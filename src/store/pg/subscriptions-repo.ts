@@ -1,11 +1,11 @@
 /**
  * Subscriptions and webhook signing secrets on PostgreSQL: the twin of
- * src/store/subscriptions-repo.ts (same answers for the same calls, each a promise). The events
+ * src/store/sqlite/subscriptions-repo.ts (same answers for the same calls, each a promise). The events
  * hook reads subscribers() inside the ingest's transaction: build this repo on that
  * transaction's client there (docs/operations.md, Many instances).
  */
-import type { Async } from '../async.js';
-import type { Subscriber, Subscription } from '../subscriptions-repo.js';
+import type { Async } from '../port/async.js';
+import type { Subscriber, Subscription } from '../sqlite/subscriptions-repo.js';
 import type { SubscriptionsRepo } from '../port/repos.js';
 import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 

@@ -1,6 +1,6 @@
 /**
  * Symbol lookup and search for the UDF datafeed on PostgreSQL: the twin of
- * src/store/symbols-repo.ts (same answers for the same calls, each a promise). SQLite's COLLATE
+ * src/store/sqlite/symbols-repo.ts (same answers for the same calls, each a promise). SQLite's COLLATE
  * NOCASE columns (udf_listing's dex and symbol) and its ASCII-case-insensitive LIKE become
  * lower() on both sides, which under "C" folds ASCII only, exactly as NOCASE does, and reads the
  * lower(...) indexes of the PostgreSQL schema. Names are found through the udf_names trigram
@@ -9,8 +9,8 @@
  * `limit` by liquidity, then address: SQLite reaches it by a walk or a sort depending on how
  * many tokens match, PostgreSQL by the sort, so the answers are the same.
  */
-import type { Async } from '../async.js';
-import { escapeLike, holdsNul, type Resolved, type SymbolRow, type SymbolsRepo } from '../symbols-repo.js';
+import type { Async } from '../port/async.js';
+import { escapeLike, holdsNul, type Resolved, type SymbolRow, type SymbolsRepo } from '../sqlite/symbols-repo.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import { row, rows, type Queryable } from './pg-repo.js';

@@ -1,10 +1,10 @@
 /**
- * The token change log on PostgreSQL: the reads of src/store/token-changes-repo.ts (same answers,
+ * The token change log on PostgreSQL: the reads of src/store/sqlite/token-changes-repo.ts (same answers,
  * each a promise). Entries are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts),
  * so a reader that saw entry N never misses an entry below N that commits later.
  */
-import type { Async } from '../async.js';
-import type { createTokenChangesRepo } from '../token-changes-repo.js';
+import type { Async } from '../port/async.js';
+import type { createTokenChangesRepo } from '../sqlite/token-changes-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 export type PgTokenChangesRepo = Async<ReturnType<typeof createTokenChangesRepo>>;
@@ -28,7 +28,7 @@ export function createPgTokenChangesRepo(db: Queryable): PgTokenChangesRepo {
   };
 }
 
-/** Entries kept, and how often pruning runs: as src/store/token-changes-repo.ts. */
+/** Entries kept, and how often pruning runs: as src/store/sqlite/token-changes-repo.ts. */
 const KEEP = 200_000;
 const PRUNE_EVERY = 100;
 

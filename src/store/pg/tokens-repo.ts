@@ -1,6 +1,6 @@
-/** Token rows on PostgreSQL: the twin of src/store/tokens-repo.ts (same answers, each a promise). */
-import type { Async } from '../async.js';
-import type { TokenRow } from '../tokens-repo.js';
+/** Token rows on PostgreSQL: the twin of src/store/sqlite/tokens-repo.ts (same answers, each a promise). */
+import type { Async } from '../port/async.js';
+import type { TokenRow } from '../sqlite/tokens-repo.js';
 import type { TokensRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 

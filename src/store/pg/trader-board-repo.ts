@@ -1,11 +1,11 @@
 /**
- * The top-traders board's reads on PostgreSQL: the twin of src/store/trader-board-repo.ts (same
+ * The top-traders board's reads on PostgreSQL: the twin of src/store/sqlite/trader-board-repo.ts (same
  * answers for the same calls, each a promise). Pages are keyset pages in trade order over
  * trades_token_time, or by id over the primary key; "ids up to maxId" stays a snapshot because
  * trades are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts).
  */
-import type { Async } from '../async.js';
-import type { BoardTrade, RemovedBoardTrade } from '../trader-board-repo.js';
+import type { Async } from '../port/async.js';
+import type { BoardTrade, RemovedBoardTrade } from '../sqlite/trader-board-repo.js';
 import type { TraderBoardRepo } from '../port/repos.js';
 import { limitParam, row, type Queryable } from './pg-repo.js';
 

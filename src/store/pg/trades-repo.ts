@@ -1,12 +1,12 @@
 /**
- * Trade reads on PostgreSQL: the twin of src/store/trades-repo.ts (same answers for the same
+ * Trade reads on PostgreSQL: the twin of src/store/sqlite/trades-repo.ts (same answers for the same
  * calls, each a promise). A page is one statement whose equality columns and (block_time, id)
  * row comparison match one of the trades indexes, so the planner seeks it backwards as SQLite's
  * INDEXED BY does. The snapshot bound (id <= bound) stays exact because trades are numbered in
  * inWriteOrder() transactions (src/store/pg/write-order.ts): no id below maxId() commits later.
  */
-import type { Async } from '../async.js';
-import type { PricePoint, TradeFilter, TradePosition, TradeRowLike } from '../trades-repo.js';
+import type { Async } from '../port/async.js';
+import type { PricePoint, TradeFilter, TradePosition, TradeRowLike } from '../sqlite/trades-repo.js';
 import type { TradesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox on PostgreSQL: the twin of src/store/webhook-outbox-repo.ts (same methods,
+ * The webhook outbox on PostgreSQL: the twin of src/store/sqlite/webhook-outbox-repo.ts (same methods,
  * same rows, each answer a promise), plus claimDue(), which is how several instances share the
  * outbox (docs/operations.md, Many instances): it picks due rows with FOR UPDATE SKIP LOCKED and
  * leases them in the same statement, so two instances never take the same row, none waits on
@@ -8,7 +8,7 @@
  * between instances (the second UPDATE re-reads the row the first changed and matches nothing).
  */
 import type pg from 'pg';
-import type { DeliveryRow, DueDelivery } from '../webhook-outbox-repo.js';
+import type { DeliveryRow, DueDelivery } from '../sqlite/webhook-outbox-repo.js';
 
 type Outcome = { id: number; attempts: number; lastStatus: number | null; lastError: string | null };
 

@@ -1,11 +1,11 @@
 /**
- * Window statistics on PostgreSQL: the twin of src/store/window-repo.ts (same answers for the
+ * Window statistics on PostgreSQL: the twin of src/store/sqlite/window-repo.ts (same answers for the
  * same calls, each a promise). A window's covering (rollup buckets, raw trades at the ragged
  * edges) is read in one statement, one UNION ALL branch per segment in time order, so a window
  * costs one round trip however many segments it has; foldSegments adds them up as on SQLite.
  * Open and close follow trade order, (block_time, id), written out as on SQLite.
  */
-import type { Async } from '../async.js';
+import type { Async } from '../port/async.js';
 import type { WindowRepo } from '../port/repos.js';
 import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 import { row, rows, type Queryable } from './pg-repo.js';

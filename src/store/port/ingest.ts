@@ -9,7 +9,7 @@ import type pg from 'pg';
 import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
-import type { Async } from '../async.js';
+import type { Async } from './async.js';
 import type { EngineRetractor } from './retract.js';
 
 export type IngestResult = { accepted: number; duplicates: number };

@@ -1,34 +1,34 @@
 /**
  * The repos as the rest of the code sees them (docs/architecture.md, The store port): every
  * repo's interface, each method answering a promise, whichever engine is behind it. The SQLite
- * repos (src/store/*-repo.ts, made async by src/store/async.ts) and their PostgreSQL twins
+ * repos (src/store/sqlite/*-repo.ts, made async by src/store/port/async.ts) and their PostgreSQL twins
  * (src/store/pg/) implement them; services, read models and routes import them from here.
  * The interfaces are still written as the SQLite factories' return types (issue 28: declaring
  * them here on their own is left to do).
  */
-import type { Async } from '../async.js';
-import type { createSessionsRepo, createSignInCountsRepo } from '../sessions-repo.js';
-import type { createTokenChangesRepo } from '../token-changes-repo.js';
-import type { DueDelivery } from '../webhook-outbox-repo.js';
-import type { AccountsRepo } from '../accounts-repo.js';
-import type { CandlesRepo } from '../candles-repo.js';
-import type { DemoRepo } from '../demo-repo.js';
-import type { DiscoveryRepo } from '../discovery-repo.js';
-import type { EventsRepo } from '../events-repo.js';
-import type { IndexerRepo } from '../indexer-repo.js';
-import type { MarketCandlesRepo } from '../market-candles-repo.js';
-import type { MetaRepo } from '../meta-repo.js';
-import type { RankingRepo } from '../ranking-repo.js';
-import type { SearchIndexRepo } from '../search-index-repo.js';
-import type { StatsRepo } from '../stats-repo.js';
-import type { StreamRepo } from '../stream-repo.js';
-import type { SubscriptionsRepo } from '../subscriptions-repo.js';
-import type { SymbolsRepo } from '../symbols-repo.js';
-import type { TokensRepo } from '../tokens-repo.js';
-import type { TraderBoardRepo } from '../trader-board-repo.js';
-import type { TradesRepo } from '../trades-repo.js';
-import type { WebhookOutboxRepo } from '../webhook-outbox-repo.js';
-import type { WindowRepo } from '../window-repo.js';
+import type { Async } from './async.js';
+import type { createSessionsRepo, createSignInCountsRepo } from '../sqlite/sessions-repo.js';
+import type { createTokenChangesRepo } from '../sqlite/token-changes-repo.js';
+import type { DueDelivery } from '../sqlite/webhook-outbox-repo.js';
+import type { AccountsRepo } from '../sqlite/accounts-repo.js';
+import type { CandlesRepo } from '../sqlite/candles-repo.js';
+import type { DemoRepo } from '../sqlite/demo-repo.js';
+import type { DiscoveryRepo } from '../sqlite/discovery-repo.js';
+import type { EventsRepo } from '../sqlite/events-repo.js';
+import type { IndexerRepo } from '../sqlite/indexer-repo.js';
+import type { MarketCandlesRepo } from '../sqlite/market-candles-repo.js';
+import type { MetaRepo } from '../sqlite/meta-repo.js';
+import type { RankingRepo } from '../sqlite/ranking-repo.js';
+import type { SearchIndexRepo } from '../sqlite/search-index-repo.js';
+import type { StatsRepo } from '../sqlite/stats-repo.js';
+import type { StreamRepo } from '../sqlite/stream-repo.js';
+import type { SubscriptionsRepo } from '../sqlite/subscriptions-repo.js';
+import type { SymbolsRepo } from '../sqlite/symbols-repo.js';
+import type { TokensRepo } from '../sqlite/tokens-repo.js';
+import type { TraderBoardRepo } from '../sqlite/trader-board-repo.js';
+import type { TradesRepo } from '../sqlite/trades-repo.js';
+import type { WebhookOutboxRepo } from '../sqlite/webhook-outbox-repo.js';
+import type { WindowRepo } from '../sqlite/window-repo.js';
 import type { RemovalLogReads } from './retract.js';
 
 export type {

@@ -4,10 +4,10 @@
  * a request reads at most countback x rowsPerBar rows however busy the token (docs/api.md, Seconds resolutions).
  */
 import type { Db } from './db.js';
-import { DescendingBarBuilder, type Bar, type RollupDelta } from '../domain/candles.js';
-import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../domain/resolution.js';
+import { DescendingBarBuilder, type Bar, type RollupDelta } from '../../domain/candles.js';
+import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../../domain/resolution.js';
 
-import { MAX_BARS, type BarQuery } from '../domain/history-range.js';
+import { MAX_BARS, type BarQuery } from '../../domain/history-range.js';
 
 export { MAX_BARS, type BarQuery };
 

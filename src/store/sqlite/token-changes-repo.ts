@@ -5,7 +5,7 @@
  * search index (one hook for what discovery reads), and pruned to the newest KEEP entries.
  */
 import type { Db } from './db.js';
-import type { SqliteIngestHook } from './port/ingest.js';
+import type { SqliteIngestHook } from '../port/ingest.js';
 import { searchIndexHook } from './search-index-repo.js';
 
 /** Entries kept: a reader that fell further behind rebuilds instead. */

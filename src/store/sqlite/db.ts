@@ -6,14 +6,14 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { migrationsDir } from '../paths.js';
+import { migrationsDir } from '../../paths.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
-import { createChangeHub, type StoreHandle } from './port/handle.js';
+import { createChangeHub, type StoreHandle } from '../port/handle.js';
 import { createPrivateFile } from './private-file.js';
 
 export type Db = Database.Database;
 
-export type { Change } from './port/handle.js';
+export type { Change } from '../port/handle.js';
 
 /** The SQLite store: the engine-neutral handle (src/store/port/handle.ts) plus its one connection. */
 export type Store = StoreHandle & {
@@ -123,7 +123,7 @@ function watchStatements(db: Db, before: () => void): void {
 /**
  * Opens (creating if needed) the store at `path` (`:memory:` allowed) and migrates it.
  * `backgroundCheckpoint` (default true for files): WAL checkpoints run on a worker thread instead
- * of inside a COMMIT on the event loop (src/store/checkpointer.ts).
+ * of inside a COMMIT on the event loop (src/store/sqlite/checkpointer.ts).
  */
 export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs?: number; backgroundCheckpoint?: boolean } = {}): Store {
   if (path !== ':memory:') {

@@ -4,10 +4,10 @@
  * transaction (src/services/ingest.ts), and the reads of the removal log the stream follows.
  */
 import type { Db } from './db.js';
-import type { Removal, RemovalLogEntry, Retraction } from './port/retract.js';
-import type { SqliteIngestHook } from './port/ingest.js';
+import type { Removal, RemovalLogEntry, Retraction } from '../port/retract.js';
+import type { SqliteIngestHook } from '../port/ingest.js';
 import { discoveryHook } from './token-changes-repo.js';
-import { retractStatements, retractSteps, tokenTablesOf, type Step, type StepResult } from './retract-steps.js';
+import { retractStatements, retractSteps, tokenTablesOf, type Step, type StepResult } from '../retract-steps.js';
 
 /** The SQLite half of a retraction: call `remove` and then `settle` inside one write transaction. */
 export type SqliteRetractor = {

@@ -9,8 +9,8 @@
  * allows) do not go through this object: they take the repos bound to their transaction.
  */
 import type { Store } from './db.js';
-import { asyncRepo, sqliteTransaction } from './async.js';
-import type { Repos } from './port/repos.js';
+import { asyncRepo, sqliteTransaction } from '../port/async.js';
+import type { Repos } from '../port/repos.js';
 import { createAccountsRepo } from './accounts-repo.js';
 import { createCandlesRepo } from './candles-repo.js';
 import { createDemoRepo } from './demo-repo.js';
@@ -35,7 +35,7 @@ import { createWebhookOutboxRepo } from './webhook-outbox-repo.js';
 import { createWindowRepo } from './window-repo.js';
 
 // The interfaces are the port's (src/store/port/repos.ts); named here for the SQLite engine's callers.
-export type { Repos, SessionsRepo, SignInCountsRepo, TokenChangesRepo } from './port/repos.js';
+export type { Repos, SessionsRepo, SignInCountsRepo, TokenChangesRepo } from '../port/repos.js';
 
 /** The repos of a SQLite store; `chain` names the store's chain for the symbols repo. */
 export function createSqliteRepos(store: Store, chain: string): Repos {

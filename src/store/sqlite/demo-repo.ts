@@ -5,7 +5,7 @@
  * belongs to a demo token, in one transaction). README, Demo data.
  */
 import { writeTransaction, type Db } from './db.js';
-import { ROLLUP_SECONDS } from '../domain/resolution.js';
+import { ROLLUP_SECONDS } from '../../domain/resolution.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 
 export type FeedToken = { id: number; address: string; price: number; createdAt: number; lastTradeAt: number | null };

@@ -11,8 +11,8 @@
  * liquidity) does it sort them.
  */
 import type { Db } from './db.js';
-import { normalizeAddress } from '../domain/address.js';
-import { nameHasPhrase, queryWords, type UdfToken } from '../domain/udf.js';
+import { normalizeAddress } from '../../domain/address.js';
+import { nameHasPhrase, queryWords, type UdfToken } from '../../domain/udf.js';
 
 /** `circulatingSupply`: what a market-cap chart multiplies its prices by (null: unknown, no cap). */
 export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null; circulatingSupply: number | null };

@@ -3,9 +3,9 @@
  * at the ragged edges, raw trades), added up by foldSegments (src/domain/window-cover.ts).
  */
 import type { Db } from './db.js';
-import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../domain/window-cover.js';
+import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 
-export type { WindowStats } from '../domain/window-cover.js';
+export type { WindowStats } from '../../domain/window-cover.js';
 
 export function createWindowRepo(db: Db) {
   // One statement per segment (aggregates, open and close together): a window has a handful of

@@ -11,7 +11,7 @@
  * bound to the transaction (on PostgreSQL, built on the transaction's client). Callers use `tx`,
  * never the outer repo, inside `fn`.
  */
-import type { Store } from './db.js';
+import type { Store } from '../sqlite/db.js';
 
 /** The repo `R` without its own transaction method. */
 type Body<R> = Omit<R, 'inTransaction'>;

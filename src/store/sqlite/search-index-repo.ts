@@ -5,7 +5,7 @@
  * counted (`rowsRead`), so tests can pin how much of the index one search may touch.
  */
 import type { Db } from './db.js';
-import type { SqliteIngestHook } from './port/ingest.js';
+import type { SqliteIngestHook } from '../port/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
 
 /** A token as the search index holds it: symbol and name folded with foldCase. */

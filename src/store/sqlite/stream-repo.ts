@@ -6,7 +6,7 @@
  * path but its commit notification and those ends.
  */
 import type { Db } from './db.js';
-import type { SqliteIngestHook } from './port/ingest.js';
+import type { SqliteIngestHook } from '../port/ingest.js';
 import { toTradeJson, type TradeJson, type TradeRowLike } from './trades-repo.js';
 
 /** Commit rows kept: the stream only ever asks about the last few seconds of commits. */

@@ -6,7 +6,7 @@
  * are gone since migration 013: top traders read their boards from the trades.)
  */
 import { writeTransaction, type Db } from './db.js';
-import type { SqliteIngestHook, InsertedTrade } from './port/ingest.js';
+import type { SqliteIngestHook, InsertedTrade } from '../port/ingest.js';
 
 /**
  * Bucket widths of market_rollups, widest first; each divides the one before, so a window's cover

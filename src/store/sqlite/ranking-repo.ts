@@ -7,9 +7,9 @@
  * traders read trader boards, src/read/trader-board.ts.)
  */
 import type { Db } from './db.js';
-import { windowSegments, type Segment } from '../domain/window-cover.js';
+import { windowSegments, type Segment } from '../../domain/window-cover.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
-import type { TraderFigures } from '../domain/trader-tally.js';
+import type { TraderFigures } from '../../domain/trader-tally.js';
 
 export type TraderSort = 'volume' | 'trades' | 'net';
 

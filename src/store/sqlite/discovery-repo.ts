@@ -5,7 +5,7 @@
  * window statistics.
  */
 import type { Db } from './db.js';
-import type { TokenSummaryLike } from '../domain/discovery.js';
+import type { TokenSummaryLike } from '../../domain/discovery.js';
 
 export type TokenSummary = TokenSummaryLike & { id: number; lastTradeAt: number | null };
 

@@ -6,9 +6,9 @@
  * repo's callers still name markets by address.
  */
 import type { Db } from './db.js';
-import type { Bar } from '../domain/candles.js';
-import type { MarketRollupDelta } from '../domain/market-candles.js';
-import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../domain/resolution.js';
+import type { Bar } from '../../domain/candles.js';
+import type { MarketRollupDelta } from '../../domain/market-candles.js';
+import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../../domain/resolution.js';
 import { foldBars, type BarQuery } from './candles-repo.js';
 
 export type Currency = 'usd' | 'native';

@@ -9,12 +9,12 @@
  * transaction: a statement costs microseconds here, and a wrapper per row would be measurable.
  */
 import type { Db } from './db.js';
-import type { IngestWriter, MarketBefore } from './port/ingest.js';
+import type { IngestWriter, MarketBefore } from '../port/ingest.js';
 import { createCandlesRepo } from './candles-repo.js';
 import { createMarketCandlesRepo } from './market-candles-repo.js';
 
 // The writer's contract is the port's (src/store/port/ingest.ts); named here for its callers.
-export type { IngestTx, IngestWriter, MarketBefore, SliceDerived, SliceRows, SliceWritten } from './port/ingest.js';
+export type { IngestTx, IngestWriter, MarketBefore, SliceDerived, SliceRows, SliceWritten } from '../port/ingest.js';
 
 export function createIngestRepo(db: Db) {
   const tokenId = db.prepare<[string], number>('SELECT id FROM tokens WHERE address = ?').pluck();
