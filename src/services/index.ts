@@ -14,7 +14,6 @@ import type { AnyStore } from '../open-store.js';
 import type { PgStore } from '../store/pg/pg-store.js';
 import type { Clock } from '../domain/clock.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';
-import { createEngineIngest } from './ingest-engine.js';
 import { createAccounts } from './accounts.js';
 import { ingestHooks, pgIngestHooks } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
@@ -24,6 +23,7 @@ import { createMetrics, walBytes } from './metrics.js';
 import { createSqliteRepos, type Repos } from '../store/sqlite/repos.js';
 import { createPgRepos } from '../store/pg/repos.js';
 import { createPgIngestEngine } from '../store/pg/ingest-repo.js';
+import { createSqliteIngestEngine } from '../store/sqlite/ingest-repo.js';
 import { createIndexerBoard } from '../indexer/evm/board.js';
 
 type Deps<S> = { store: S; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos };
@@ -34,7 +34,13 @@ type EngineParts = { repos: Repos; ingest: (hooks: IngestHook[]) => AnyIngest; w
 function sqliteParts(store: Store, clock: Clock, chain: string, repos: Repos | undefined): EngineParts & { ingest: (hooks: IngestHook[]) => Ingest } {
   return {
     repos: repos ?? createSqliteRepos(store, chain),
-    ingest: (hooks) => createIngest({ store, clock, hooks: [...ingestHooks({ db: store.db, clock }), ...hooks] }),
+    ingest: (hooks) =>
+      createIngest({
+        engine: createSqliteIngestEngine(store),
+        clock,
+        hooks: [...ingestHooks({ db: store.db, clock }), ...hooks],
+        onCommit: (change) => store.notifyChange(change),
+      }),
     walBytes: () => walBytes(store.path),
   };
 }
@@ -44,7 +50,7 @@ function pgParts(store: PgStore, clock: Clock, chain: string, repos: Repos | und
     repos: repos ?? createPgRepos(store.pool, chain),
     // Caches hear of a batch after its commit, through the store's listeners, as on SQLite.
     ingest: (hooks) =>
-      createEngineIngest({
+      createIngest({
         engine: createPgIngestEngine(store.pool),
         clock,
         hooks: [...pgIngestHooks({ clock }), ...hooks],
