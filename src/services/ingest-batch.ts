@@ -37,9 +37,18 @@ export async function writeInSlices(
   records: readonly NumberedRecord[],
   spillKib = SPILL_CACHE_KIB,
 ): Promise<IngestResult> {
-  const notify = ({ change }: SliceResult) => {
-    if (change === 'all' || change.size > 0) store.notifyChange({ tokens: change });
+  const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
+  const notify = () => {
+    if (sum.change === 'all' || sum.change.size > 0) store.notifyChange({ tokens: sum.change });
   };
-  const { accepted, duplicates } = await slicedWrite(store, writeSlice, records, notify, spillKib);
-  return { accepted, duplicates };
+  await slicedWrite(store, (slice) => addSlice(sum, writeSlice(slice)), records, notify, spillKib);
+  return { accepted: sum.accepted, duplicates: sum.duplicates };
+}
+
+/** Adds what one slice wrote to `sum` (the batch's total so far). */
+export function addSlice(sum: SliceResult, r: SliceResult): void {
+  sum.accepted += r.accepted;
+  sum.duplicates += r.duplicates;
+  if (r.change === 'all') sum.change = 'all';
+  else if (sum.change !== 'all') for (const id of r.change) sum.change.add(id);
 }

@@ -24,8 +24,7 @@ import type {
 } from '../store/port/ingest.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { validateChunked } from './ingest-batch.js';
-import { addSlice } from '../store/sqlite/sliced-write.js';
+import { addSlice, validateChunked } from './ingest-batch.js';
 import { addNames, createValidator, IngestRejected, noNames, type NamedAddresses, type Validator } from './ingest-validator.js';
 import type { RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 import { checkRetraction } from './ingest-retract.js';
@@ -172,15 +171,16 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
         let slices = 0;
         const last = Math.ceil(records.length / engine.slice) - 1;
         const demo = opts.demo === true;
-        const { accepted, duplicates } = await engine.sliced(
+        const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
+        await engine.sliced(
           (slice) => {
             const n = slices++;
-            return writeTx(slice, demo, n === 0, n === last ? opts.within : undefined);
+            addSlice(sum, writeTx(slice, demo, n === 0, n === last ? opts.within : undefined));
           },
           records,
-          (sum) => announce(sum.change),
+          () => announce(sum.change),
         );
-        return { accepted, duplicates };
+        return { accepted: sum.accepted, duplicates: sum.duplicates };
       },
       ingest(values, opts) {
         const v = validator();

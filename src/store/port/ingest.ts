@@ -135,14 +135,10 @@ export type SyncIngestEngine = {
   transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /**
    * Writes `records` as ONE transaction held open across turns of the event loop, `slice` at a
-   * time through `writeSlice`, readers waiting on `settled()` meanwhile; the summed result, handed
-   * to `committed` after the COMMIT and before those readers resume.
+   * time through `writeSlice`, readers waiting on `settled()` meanwhile; `committed` runs after the
+   * COMMIT and before those readers resume.
    */
-  sliced(
-    writeSlice: (slice: readonly NumberedRecord[]) => SliceResult,
-    records: readonly NumberedRecord[],
-    committed: (sum: SliceResult) => void,
-  ): Promise<SliceResult>;
+  sliced(writeSlice: (slice: readonly NumberedRecord[]) => void, records: readonly NumberedRecord[], committed: () => void): Promise<void>;
   /** The store's gate for writes held open across awaits (StoreHandle.exclusive, settled). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   settled(): Promise<void> | null;

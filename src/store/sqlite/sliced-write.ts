@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { beginSlicedWrite, type Store } from './db.js';
-import type { NumberedRecord, SliceResult } from '../port/ingest.js';
+import type { NumberedRecord } from '../port/ingest.js';
 
 /**
  * Records written between two yields of a sliced write. 250 trades over 50 tokens took 17-53 ms
@@ -26,35 +26,26 @@ export const WRITE_SLICE = 250;
  */
 export const SPILL_CACHE_KIB = 4096;
 
-/** Adds what one slice wrote to `sum` (the batch's total so far). */
-export function addSlice(sum: SliceResult, r: SliceResult): void {
-  sum.accepted += r.accepted;
-  sum.duplicates += r.duplicates;
-  if (r.change === 'all') sum.change = 'all';
-  else if (sum.change !== 'all') for (const id of r.change) sum.change.add(id);
-}
-
 /**
  * Writes `records` in one transaction, WRITE_SLICE at a time through `writeSlice` (a write
  * transaction, so nested here it is a savepoint), yielding between slices and before the COMMIT,
  * with the page cache at `spillKib` meanwhile (SPILL_CACHE_KIB); one batch at a time per store.
- * Answers the batch's total, handed first to `committed` (the change notice) after the COMMIT and
- * before readers waiting on `settled()` resume, so none of them caches a view the batch changed.
+ * `committed` (the change notice) runs after the COMMIT and before readers waiting on `settled()`
+ * resume, so none of them caches a view the batch changed.
  */
 export function slicedWrite(
   store: Store,
-  writeSlice: (slice: readonly NumberedRecord[]) => SliceResult,
+  writeSlice: (slice: readonly NumberedRecord[]) => void,
   records: readonly NumberedRecord[],
-  committed: (sum: SliceResult) => void,
+  committed: () => void,
   spillKib = SPILL_CACHE_KIB,
-): Promise<SliceResult> {
+): Promise<void> {
   return store.exclusive(async () => {
     const tx = beginSlicedWrite(store.db, spillKib);
-    const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
     try {
       for (let i = 0; i < records.length; i += WRITE_SLICE) {
         if (i > 0) await yieldToLoop();
-        addSlice(sum, writeSlice(records.slice(i, i + WRITE_SLICE)));
+        writeSlice(records.slice(i, i + WRITE_SLICE));
       }
       // The COMMIT gets a turn of its own: it is the batch's largest step (it re-reads and
       // re-checksums the WAL frames the batch wrote and then overwrote; about 13 ms of CPU for
@@ -66,7 +57,6 @@ export function slicedWrite(
       tx.end(false);
       throw err;
     }
-    committed(sum);
-    return sum;
+    committed();
   });
 }
