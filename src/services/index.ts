@@ -15,9 +15,9 @@ import type { PgStore } from '../store/pg/pg-store.js';
 import type { Clock } from '../domain/clock.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';
 import { createAccounts } from './accounts.js';
-import { ingestHooks, pgIngestHooks } from './ingest-hooks.js';
+import { ingestHooks, pgIngestHooks, retractEventsHook } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
-import { createEvents, createRetractEventsHook } from './events.js';
+import { createEvents } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
 import { createMetrics, walBytes } from './metrics.js';
 import { createSqliteRepos, type Repos } from '../store/sqlite/repos.js';
@@ -68,7 +68,7 @@ function build(deps: Deps<AnyStore>) {
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
   const ingest: AnyIngest = parts.ingest([({ trades }) => metrics.tradesInserted(trades.length)]);
   // trades_removed events and their webhooks, in each retraction's transaction (docs/api.md, Events).
-  ingest.addRetractHook(createRetractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
+  ingest.addRetractHook(retractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
   const subscriptions = createSubscriptions(withRepos);

@@ -17,7 +17,7 @@ type Call = { answer: unknown; who: string };
 export type Steps<R> = Generator<Call, R, unknown>;
 
 /** Yields one call and reads its answer. */
-function* call<T>(answer: T | Promise<T>, who = 'the engine'): Steps<T> {
+export function* call<T>(answer: T | Promise<T>, who = 'the engine'): Steps<T> {
   return (yield { answer, who }) as T;
 }
 
@@ -40,6 +40,11 @@ export async function runAsync<R>(steps: Steps<R>): Promise<R> {
     next = steps.next(answer instanceof Promise ? await answer : answer);
   }
   return next.value;
+}
+
+/** Runs `steps` as the transaction `tx` allows: at once on SQLite, awaited on PostgreSQL. */
+export function drive<R>(tx: IngestTx, steps: Steps<R>): R | Promise<R> {
+  return tx.engine === 'sqlite' ? runSync(steps) : runAsync(steps);
 }
 
 /** What a slice's steps call: the engine's writer, on the transaction `tx` its hooks are handed. */

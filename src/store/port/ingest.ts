@@ -9,6 +9,8 @@ import type pg from 'pg';
 import type { HolderRecord, IngestRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
+import type { ReadViewRows } from '../../domain/read-views.js';
+import type { TradeCommitStep } from '../../domain/trade-commits.js';
 import type { Async } from './async.js';
 import type { EngineRetractor, Removal, Retraction } from './retract.js';
 
@@ -161,3 +163,43 @@ export type AsyncIngestEngine = {
 
 /** A validated record and its line in the batch (1-based), as the writer's slices carry them. */
 export type NumberedRecord = { line: number; record: IngestRecord };
+
+/** An answer now (SQLite) or later (PostgreSQL). */
+export type Answer<T> = T | Promise<T>;
+
+/** A subscription to a token, as the events an ingest writes name it. */
+export type EventSubscriber = { subscriptionId: string; tenantId: string; webhookUrl: string | null };
+
+/**
+ * The reads and writes of the events hooks (src/services/events.ts) on one transaction: on SQLite
+ * the store's statements, answering at once; on PostgreSQL the repos on the transaction's client,
+ * so events are numbered in commit order.
+ */
+export type EventsWriter = {
+  /** Whether any tenant subscribes to anything (no events are written when none does). */
+  any(): Answer<boolean>;
+  subscribers(token: string): Answer<EventSubscriber[]>;
+  dexOf(market: string): Answer<string | null>;
+  /** Inserts an event; its id. */
+  insert(tenantId: string, token: string, createdAt: number, data: string): Answer<number>;
+  /** Queues an event's webhook delivery. */
+  enqueue(eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number): Answer<void>;
+};
+
+/**
+ * An engine's appliers of the rows ingest derives for its views (docs/architecture.md, The ingest
+ * boundary): the rows are computed once, engine-free (src/domain/read-views.ts,
+ * src/domain/trade-commits.ts, the events of src/services/events.ts), in the one list of view
+ * hooks (src/services/ingest-hooks.ts); each engine writes them with its own SQL on `tx`. On
+ * SQLite every applier answers at once.
+ */
+export type IngestViews = {
+  /** wallet_last, market_rollups and market_last rows of a slice's new trades. */
+  readViews(tx: IngestTx, rows: ReadViewRows): Answer<void>;
+  /** A slice's trade_commits step. */
+  tradeCommit(tx: IngestTx, step: TradeCommitStep): Answer<void>;
+  /** The search index rows and the token change log of the slice's touched tokens. */
+  discovery(tx: IngestTx, batch: IngestBatch): Answer<void>;
+  /** The events hooks' reads and writes on `tx`. */
+  events(tx: IngestTx): EventsWriter;
+};
