@@ -1,6 +1,7 @@
 /**
  * Events (docs/api.md, Subscriptions, events, ingest): the ingest hook that writes them, the
- * retract hook that writes `trades_removed` events, and the keyset-paged reader behind GET /v1/events.
+ * retract hook that writes `trades_removed` events (each written once for both engines), and the
+ * keyset-paged reader behind GET /v1/events.
  *
  * For each ingest transaction and each registered token it added trades to, every tenant
  * registered to that token gets one event per 1000 trades (in trade order), and, when its
@@ -14,20 +15,13 @@
  * a walk by id never skips or repeats an event.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../store/sqlite/db.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
-import { createEventsRepo, type EventRow } from '../store/sqlite/events-repo.js';
-import { createSubscriptionsRepo, type Subscriber } from '../store/sqlite/subscriptions-repo.js';
-import type pg from 'pg';
-import { createPgEventsRepo } from '../store/pg/events-repo.js';
-import { createPgSubscriptionsRepo } from '../store/pg/subscriptions-repo.js';
-import { createPgTradesRepo } from '../store/pg/trades-repo.js';
-import { createPgWebhookOutboxRepo } from '../store/pg/webhook-outbox-repo.js';
-import { createWebhookOutboxRepo } from '../store/sqlite/webhook-outbox-repo.js';
-import { createTradesRepo, toTradeJson, type TradeJson } from '../store/sqlite/trades-repo.js';
-import type { IngestHook, InsertedTrade } from './ingest.js';
+import type { EventRow } from '../store/sqlite/events-repo.js';
+import { toTradeJson, type TradeJson } from '../store/sqlite/trades-repo.js';
+import type { EventSubscriber as Subscriber, EventsWriter, IngestHook, IngestTx, InsertedTrade } from '../store/port/ingest.js';
+import { call, drive, type Steps } from './ingest-steps.js';
 import type { Repos } from '../store/port/repos.js';
 import type { RemovedTrade, RetractHook } from '../store/port/retract.js';
 
@@ -116,56 +110,27 @@ function eventsOf(token: string, list: InsertedTrade[], subscribers: readonly Su
 }
 
 /**
- * The ingest hook that writes events and queues their webhooks, on either engine: on SQLite with
- * the store's statements (synchronously, inside its transaction), on PostgreSQL with the repos
- * built on the ingest's transaction client (docs/architecture.md, The ingest boundary), so the
- * events are numbered in commit order and exist exactly when their trades do.
+ * The ingest hook that writes events and queues their webhooks, on either engine: written once,
+ * its reads and writes those of `events(tx)`, the engine's (src/store/port/ingest.ts,
+ * EventsWriter), answered at once inside SQLite's transaction and awaited on PostgreSQL's
+ * (docs/architecture.md, The ingest boundary), so the events are numbered in commit order and
+ * exist exactly when their trades do.
  */
-export function createEventsHook(deps: { db?: Db; clock: Clock }): IngestHook {
-  let sqlite: ReturnType<typeof sqliteRepos> | undefined;
-  return ({ trades: inserted, now }, tx) => {
-    if (tx.engine === 'postgres') return pgEvents(deps.clock, tx.client, inserted, now);
-    if (deps.db === undefined) throw new Error('the events hook was built without the SQLite connection it is called with');
-    const { subscriptions, events, outbox, trades } = (sqlite ??= sqliteRepos(deps.db));
-    if (inserted.length === 0 || !subscriptions.any()) return undefined;
-    const dexes = new Map<string, string | null>();
-    const nowMs = deps.clock.now();
-    for (const [token, list] of byToken(inserted)) {
-      const subscribers = subscriptions.subscribers(token);
-      if (subscribers.length === 0) continue;
-      for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, trades.dexOf(t.market));
-      for (const e of eventsOf(token, list, subscribers, dexes)) {
-        const id = events.insert(e.tenantId, token, now, e.data);
-        if (e.webhookUrl !== null) outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
-      }
-    }
-    return undefined;
-  };
+export function createEventsHook(deps: { events: (tx: IngestTx) => EventsWriter; clock: Clock }): IngestHook {
+  return ({ trades, now }, tx) => (trades.length === 0 ? undefined : drive(tx, eventSteps(deps.events(tx), deps.clock, trades, now)));
 }
 
-const sqliteRepos = (db: Db) => ({
-  subscriptions: createSubscriptionsRepo(db),
-  events: createEventsRepo(db),
-  outbox: createWebhookOutboxRepo(db),
-  trades: createTradesRepo(db),
-});
-
-/** The events hook's writes on PostgreSQL (the same rows as the SQLite branch above). */
-async function pgEvents(clock: Clock, client: pg.ClientBase, inserted: readonly InsertedTrade[], now: number): Promise<void> {
-  const subscriptions = createPgSubscriptionsRepo(client);
-  if (inserted.length === 0 || !(await subscriptions.any())) return;
-  const events = createPgEventsRepo(client);
-  const outbox = createPgWebhookOutboxRepo(client);
-  const trades = createPgTradesRepo(client);
+function* eventSteps(w: EventsWriter, clock: Clock, inserted: readonly InsertedTrade[], now: number): Steps<void> {
+  if (!(yield* call(w.any()))) return;
   const dexes = new Map<string, string | null>();
   const nowMs = clock.now();
   for (const [token, list] of byToken(inserted)) {
-    const subscribers = await subscriptions.subscribers(token);
+    const subscribers = yield* call(w.subscribers(token));
     if (subscribers.length === 0) continue;
-    for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, await trades.dexOf(t.market));
+    for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, yield* call(w.dexOf(t.market)));
     for (const e of eventsOf(token, list, subscribers, dexes)) {
-      const id = await events.insert(e.tenantId, token, now, e.data);
-      if (e.webhookUrl !== null) await outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+      const id = yield* call(w.insert(e.tenantId, token, now, e.data));
+      if (e.webhookUrl !== null) yield* call(w.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS));
     }
   }
 }
@@ -199,37 +164,18 @@ function removalEventsOf(token: string, list: readonly RemovedTradeRef[], subscr
  * inside the ingest's: an event exists exactly when its trades are gone. A tenant registered to a
  * token that lost trades gets one event per 1000 of them, delivered, signed and retried like any.
  */
-export function createRetractEventsHook(deps: { db?: Db; clock: Clock }): RetractHook {
-  let sqlite: ReturnType<typeof sqliteRepos> | undefined;
-  return ({ trades: removed, now }, tx) => {
-    if (tx.engine === 'postgres') return pgRemovalEvents(deps.clock, tx.client, removed, now);
-    if (deps.db === undefined) throw new Error('the retract events hook was built without the SQLite connection it is called with');
-    const { subscriptions, events, outbox } = (sqlite ??= sqliteRepos(deps.db));
-    if (removed.length === 0 || !subscriptions.any()) return undefined;
-    const nowMs = deps.clock.now();
-    for (const [token, list] of removedByToken(removed)) {
-      const subscribers = subscriptions.subscribers(token);
-      for (const e of removalEventsOf(token, list, subscribers)) {
-        const id = events.insert(e.tenantId, token, now, e.data);
-        if (e.webhookUrl !== null) outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
-      }
-    }
-    return undefined;
-  };
+export function createRetractEventsHook(deps: { events: (tx: IngestTx) => EventsWriter; clock: Clock }): RetractHook {
+  return ({ trades, now }, tx) => (trades.length === 0 ? undefined : drive(tx, removalEventSteps(deps.events(tx), deps.clock, trades, now)));
 }
 
-/** The retract hook's writes on PostgreSQL (the same rows as its SQLite branch). */
-async function pgRemovalEvents(clock: Clock, client: pg.ClientBase, removed: readonly RemovedTrade[], now: number): Promise<void> {
-  const subscriptions = createPgSubscriptionsRepo(client);
-  if (removed.length === 0 || !(await subscriptions.any())) return;
-  const events = createPgEventsRepo(client);
-  const outbox = createPgWebhookOutboxRepo(client);
+function* removalEventSteps(w: EventsWriter, clock: Clock, removed: readonly RemovedTrade[], now: number): Steps<void> {
+  if (!(yield* call(w.any()))) return;
   const nowMs = clock.now();
   for (const [token, list] of removedByToken(removed)) {
-    const subscribers = await subscriptions.subscribers(token);
+    const subscribers = yield* call(w.subscribers(token));
     for (const e of removalEventsOf(token, list, subscribers)) {
-      const id = await events.insert(e.tenantId, token, now, e.data);
-      if (e.webhookUrl !== null) await outbox.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS);
+      const id = yield* call(w.insert(e.tenantId, token, now, e.data));
+      if (e.webhookUrl !== null) yield* call(w.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS));
     }
   }
 }

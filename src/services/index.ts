@@ -14,16 +14,16 @@ import type { AnyStore } from '../open-store.js';
 import type { PgStore } from '../store/pg/pg-store.js';
 import type { Clock } from '../domain/clock.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';
-import { createEngineIngest } from './ingest-engine.js';
 import { createAccounts } from './accounts.js';
-import { ingestHooks, pgIngestHooks } from './ingest-hooks.js';
+import { ingestHooks, pgIngestHooks, retractEventsHook } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
-import { createEvents, createRetractEventsHook } from './events.js';
+import { createEvents } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
 import { createMetrics, walBytes } from './metrics.js';
 import { createSqliteRepos, type Repos } from '../store/sqlite/repos.js';
 import { createPgRepos } from '../store/pg/repos.js';
 import { createPgIngestEngine } from '../store/pg/ingest-repo.js';
+import { createSqliteIngestEngine } from '../store/sqlite/ingest-repo.js';
 import { createIndexerBoard } from '../indexer/evm/board.js';
 
 type Deps<S> = { store: S; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos };
@@ -34,7 +34,13 @@ type EngineParts = { repos: Repos; ingest: (hooks: IngestHook[]) => AnyIngest; w
 function sqliteParts(store: Store, clock: Clock, chain: string, repos: Repos | undefined): EngineParts & { ingest: (hooks: IngestHook[]) => Ingest } {
   return {
     repos: repos ?? createSqliteRepos(store, chain),
-    ingest: (hooks) => createIngest({ store, clock, hooks: [...ingestHooks({ db: store.db, clock }), ...hooks] }),
+    ingest: (hooks) =>
+      createIngest({
+        engine: createSqliteIngestEngine(store),
+        clock,
+        hooks: [...ingestHooks({ db: store.db, clock }), ...hooks],
+        onCommit: (change) => store.notifyChange(change),
+      }),
     walBytes: () => walBytes(store.path),
   };
 }
@@ -44,7 +50,7 @@ function pgParts(store: PgStore, clock: Clock, chain: string, repos: Repos | und
     repos: repos ?? createPgRepos(store.pool, chain),
     // Caches hear of a batch after its commit, through the store's listeners, as on SQLite.
     ingest: (hooks) =>
-      createEngineIngest({
+      createIngest({
         engine: createPgIngestEngine(store.pool),
         clock,
         hooks: [...pgIngestHooks({ clock }), ...hooks],
@@ -62,7 +68,7 @@ function build(deps: Deps<AnyStore>) {
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
   const ingest: AnyIngest = parts.ingest([({ trades }) => metrics.tradesInserted(trades.length)]);
   // trades_removed events and their webhooks, in each retraction's transaction (docs/api.md, Events).
-  ingest.addRetractHook(createRetractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
+  ingest.addRetractHook(retractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
   const subscriptions = createSubscriptions(withRepos);

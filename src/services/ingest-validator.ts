@@ -1,14 +1,14 @@
 /**
  * The validator of an ingest batch (docs/api.md, Data and ingest): each line checked on its own,
- * tokens and markets tracked in batch order, the first errors kept to name in the refusal. Both
- * ingests (the SQLite one in ingest.ts, the engine one in ingest-engine.ts) and the batch helpers
- * use it.
+ * tokens and markets tracked in batch order, the first errors kept to name in the refusal. The
+ * one ingest (ingest.ts, on either engine) and the batch helpers use it.
  */
 import { normalizeAddress } from '../domain/address.js';
 import { parseRecord, type IngestRecord } from '../domain/records.js';
 
 export type LineError = { line: number; error: string };
-export type NumberedRecord = { line: number; record: IngestRecord };
+// The writer's slices carry numbered records: the type is the port's (src/store/port/ingest.ts).
+export type { NumberedRecord } from '../store/port/ingest.js';
 
 /** A batch refused whole: nothing of it was written. */
 export class IngestRejected extends Error {

@@ -1,29 +1,38 @@
 /**
  * Ingest (docs/api.md, Data and ingest): the one write path for market data, used by the CLI, by
- * `POST /v1/ingest`, by the demo loader and by the demo feed.
+ * `POST /v1/ingest`, by the demo loader, the demo feed and the chain indexer, on either engine.
  *
  * A batch is validated whole before anything is written; a batch with any bad record is refused
- * naming each bad line. Writes happen in transactions; derived views (token price, candle
- * rollups, and the hooks registered below) are updated in the same transaction as the trades.
- * This is the SQLite ingest, synchronous; the rules it applies are engine-neutral
- * (ingest-slice.ts) and src/services/ingest-engine.ts applies them on any engine, awaited
- * (docs/architecture.md, The ingest boundary).
+ * naming each bad line. A batch is one transaction of the engine; derived views (token price,
+ * candle rollups, and the hooks registered below) are updated in the same transaction as the
+ * trades, and caches hear of the change only after the commit. The steps of a slice and of a
+ * retraction are written once (ingest-steps.ts) and driven two ways (docs/architecture.md, The
+ * ingest boundary): at once inside SQLite's write transaction, so the SQLite ingest answers
+ * `write` and `ingest` synchronously, and awaited on PostgreSQL.
  */
-import { writeTransaction, type Store } from '../store/sqlite/db.js';
+import type { Change } from '../store/port/handle.js';
+import type {
+  AsyncIngestEngine,
+  IngestEngine,
+  IngestHook,
+  IngestResult,
+  IngestTx,
+  NumberedRecord,
+  SliceResult,
+  SyncIngestEngine,
+  WriteOptions,
+} from '../store/port/ingest.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { createIngestRepo, createSqliteIngestWriter } from '../store/sqlite/ingest-repo.js';
-import type { IngestBatch, IngestHook, IngestResult, IngestTx, WriteOptions } from '../store/port/ingest.js';
-import { validateChunked, writeInSlices, WRITE_SLICE, type SliceResult } from './ingest-batch.js';
-import { settleSlice, sliceRows } from './ingest-slice.js';
-import { createValidator, IngestRejected, type NamedAddresses, type NumberedRecord, type Validator } from './ingest-validator.js';
-import type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
-import { createSqliteRetractor } from '../store/sqlite/retract-repo.js';
+import { addSlice, validateChunked } from './ingest-batch.js';
+import { addNames, createValidator, IngestRejected, noNames, type NamedAddresses, type Validator } from './ingest-validator.js';
+import type { RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 import { checkRetraction } from './ingest-retract.js';
+import { retractSteps, runAsync, runSync, sliceSteps, type RetractDone } from './ingest-steps.js';
 
 // The ingest contract is the store's (src/store/port/ingest.ts) and the validator its own file;
 // named here too so callers keep one import for the ingest.
-export type { IngestBatch, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
+export type { IngestBatch, IngestEngine, IngestHook, IngestResult, IngestTx, InsertedTrade, SqliteIngestHook, WriteOptions } from '../store/port/ingest.js';
 export {
   addNames,
   createValidator,
@@ -38,8 +47,8 @@ export type { RetractBatch, RetractHook, RetractOptions, RetractResult, Retracti
 
 /**
  * The ingest as services, routes and the CLI use it, on either engine (docs/architecture.md, The
- * ingest boundary): the SQLite ingest below answers `write` and `ingest` at once; the engine
- * ingest (src/services/ingest-engine.ts, on PostgreSQL) answers promises. Await both.
+ * ingest boundary): on SQLite it answers `write` and `ingest` at once; on PostgreSQL, promises.
+ * Await both.
  */
 export type AnyIngest = {
   /**
@@ -65,6 +74,7 @@ export type AnyIngest = {
   addRetractHook(hook: RetractHook): void;
 };
 
+/** The ingest on SQLite: `write` and `ingest` answer at once. */
 export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
   /** A validator for one batch: tracks which tokens and markets the batch defines, in order. */
   validator(): Validator;
@@ -87,119 +97,168 @@ export type Ingest = Omit<AnyIngest, 'write' | 'ingest'> & {
   addHook(hook: IngestHook): void;
 };
 
-export function createIngest(deps: { store: Store; clock: Clock; hooks?: IngestHook[] }): Ingest {
-  const { db } = deps.store;
+/** The ingest on an engine that answers promises (PostgreSQL): `write` is `writeSliced` (a batch is one transaction however long). */
+export type EngineIngest = Omit<AnyIngest, 'writeSliced' | 'write' | 'ingest'> & {
+  writeSliced(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
+  write(records: readonly NumberedRecord[], opts?: WriteOptions): Promise<IngestResult>;
+  ingest(values: readonly { line: number; value: unknown }[], opts?: { demo?: boolean }): Promise<IngestResult>;
+};
+
+type Deps<E extends IngestEngine> = {
+  engine: E;
+  clock: Clock;
+  hooks?: IngestHook[];
+  /** Tells caches (the store's listeners) what a batch or a retraction changed, after its commit. */
+  onCommit: (change: Change) => void;
+};
+
+/** The token and market addresses raw values name, valid or not (validation decides). */
+function namedIn(values: readonly { value: unknown }[]): NamedAddresses {
+  const out = noNames();
+  for (const { value } of values) addNames(out, value);
+  return out;
+}
+
+export function createIngest(deps: Deps<SyncIngestEngine>): Ingest;
+export function createIngest(deps: Deps<AsyncIngestEngine>): EngineIngest;
+export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest;
+export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
   const retractHooks: RetractHook[] = [];
-  const retractor = createSqliteRetractor(db);
-  const { tokenId, marketId, tokenAddress } = createIngestRepo(db);
-  const writer = createSqliteIngestWriter(db);
-  const tx: IngestTx = { engine: 'sqlite' };
-
-  function validator(): Validator {
-    return createValidator({ token: (address) => tokenId.get(address) !== undefined, market: (address) => marketId.get(address) !== undefined });
-  }
-
-  const writeTx = writeTransaction(db, (records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']): SliceResult => {
-    const now = nowSeconds(deps.clock);
-    const settled = settleSlice(records, writer.rows(sliceRows(records, now, demo)), now);
-    writer.derived(settled.derived);
-    const batch: IngestBatch = { trades: settled.trades, touchedTokens: settled.touched, now, first };
-    for (const hook of hooks) {
-      // Nothing may await inside this transaction: a hook answering a promise would run after it.
-      if (hook(batch, tx) instanceof Promise) throw new Error('an ingest hook answered a promise inside a SQLite transaction');
-    }
-    if (within !== undefined && within(tx) instanceof Promise) throw new Error('a write answered a promise inside a SQLite transaction');
-    return settled.result;
-  });
-
-  const retractTx = writeTransaction(db, (r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) => {
-    const now = nowSeconds(deps.clock);
-    const removal = retractor.remove(r, now);
-    const touched = new Set(removal.touched);
-    // A deleted market changes every token that names it, as a new one does at ingest.
-    let all = removal.deletedMarkets > 0;
-    if (records.length > 0) {
-      const settled = settleSlice(records, writer.rows(sliceRows(records, now, false)), now);
-      writer.derived(settled.derived);
-      for (const id of settled.touched) touched.add(id);
-      all ||= settled.result.change === 'all';
-    }
-    retractor.settle(touched, now);
-    const batch: RetractBatch = { trades: removal.trades, touchedTokens: touched, deletedTokens: removal.deletedTokens, now };
-    for (const hook of retractHooks) {
-      if (hook(batch, tx) instanceof Promise) throw new Error('a retract hook answered a promise inside a SQLite transaction');
-    }
-    if (within !== undefined && within(tx) instanceof Promise) throw new Error('a retraction answered a promise inside a SQLite transaction');
-    const tokens = tokenAddresses(touched, removal.deletedTokens);
-    return { removed: removal.trades.length, touched, all, tokens };
-  });
-  // Addresses of the touched tokens, read inside the transaction (deleted ones are gone from the table by then).
-  const tokenAddresses = (ids: ReadonlySet<number>, deleted: readonly string[]): string[] => {
-    const out = new Set(deleted);
-    for (const id of ids) {
-      const a = tokenAddress.get(id);
-      if (a !== undefined) out.add(a);
-    }
-    return [...out].sort();
+  const announce = (change: SliceResult['change']): void => {
+    if (change === 'all' || change.size > 0) deps.onCommit({ tokens: change });
   };
-
-  async function retract(r: Retraction, opts: RetractOptions = {}): Promise<RetractResult> {
-    const records = checkRetraction(
-      r,
-      // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
-      createValidator({ token: (address) => !r.tokens.includes(address) && tokenId.get(address) !== undefined, market: () => false }),
-    );
-    // In the ingest's write order: after a sliced batch of this process, never inside it.
-    const done = await deps.store.exclusive(async () => retractTx(r, records, opts.within));
-    if (done.all || done.touched.size > 0) deps.store.notifyChange({ tokens: done.all ? 'all' : done.touched });
-    return { removed: done.removed, tokens: done.tokens };
-  }
-
-  function write(records: readonly NumberedRecord[], opts: WriteOptions = {}): IngestResult {
-    const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true, opts.within);
-    // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
-    if (change === 'all' || change.size > 0) deps.store.notifyChange({ tokens: change });
-    return { accepted, duplicates };
-  }
-
-  return {
-    validator,
-    validatorFor: async () => validator(),
-    validate: (values) => validateChunked(validator(), values),
-    write,
-    writeSliced: (records, opts = {}) => {
-      // A refusal answers a rejected promise, as the sliced and PostgreSQL writes do, not a throw.
-      if (records.length <= WRITE_SLICE && deps.store.settled() === null) return new Promise((resolve) => resolve(write(records, opts)));
-      // writeInSlices writes no slice for an empty batch: its `within` still needs a transaction.
-      if (records.length === 0) return deps.store.exclusive(async () => write(records, opts));
-      let slices = 0;
-      const last = Math.ceil(records.length / WRITE_SLICE) - 1;
-      return writeInSlices(
-        deps.store,
-        (slice) => {
-          const n = slices++;
-          return writeTx(slice, opts.demo === true, n === 0, n === last ? opts.within : undefined);
-        },
-        records,
-      );
-    },
-    ingest(values, opts) {
-      const v = validator();
-      const records: NumberedRecord[] = [];
-      for (const { line, value } of values) {
-        const record = v.check(line, value);
-        if (record !== null) records.push({ line, record });
-      }
-      if (v.errors.length > 0) throw new IngestRejected(v.errors);
-      return write(records, opts);
-    },
-    addHook(hook) {
+  const announceRetraction = (done: RetractDone): void => {
+    if (done.all || done.touched.size > 0) deps.onCommit({ tokens: done.all ? 'all' : done.touched });
+  };
+  const common = {
+    addHook(hook: IngestHook) {
       hooks.push(hook);
     },
-    retract,
-    addRetractHook(hook) {
+    addRetractHook(hook: RetractHook) {
       retractHooks.push(hook);
     },
   };
+  return deps.engine.sync ? sqliteIngest(deps.engine) : asyncIngest(deps.engine);
+
+  function sqliteIngest(engine: SyncIngestEngine): Ingest {
+    const { tx, writer, retractor } = engine;
+    const writeTx = engine.transaction((records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']) =>
+      runSync(sliceSteps({ tx, writer, hooks }, records, nowSeconds(deps.clock), demo, first, within)),
+    );
+    const retractTx = engine.transaction((r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) =>
+      runSync(retractSteps({ tx, writer, retractor, hooks: retractHooks }, r, records, nowSeconds(deps.clock), within)),
+    );
+    const validator = (): Validator => createValidator({ token: engine.isToken, market: engine.isMarket });
+
+    function write(records: readonly NumberedRecord[], opts: WriteOptions = {}): IngestResult {
+      const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true, opts.within);
+      // Tell caches only after the commit, so no reader can cache a view of uncommitted data.
+      announce(change);
+      return { accepted, duplicates };
+    }
+
+    return {
+      ...common,
+      validator,
+      validatorFor: async () => validator(),
+      validate: (values) => validateChunked(validator(), values),
+      write,
+      async writeSliced(records, opts = {}) {
+        if (records.length <= engine.slice && engine.settled() === null) return write(records, opts);
+        // The sliced write writes no slice for an empty batch: its `within` still needs a transaction.
+        if (records.length === 0) return engine.exclusive(async () => write(records, opts));
+        let slices = 0;
+        const last = Math.ceil(records.length / engine.slice) - 1;
+        const demo = opts.demo === true;
+        const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
+        await engine.sliced(
+          (slice) => {
+            const n = slices++;
+            addSlice(sum, writeTx(slice, demo, n === 0, n === last ? opts.within : undefined));
+          },
+          records,
+          () => announce(sum.change),
+        );
+        return { accepted: sum.accepted, duplicates: sum.duplicates };
+      },
+      ingest(values, opts) {
+        const v = validator();
+        const records: NumberedRecord[] = [];
+        for (const { line, value } of values) {
+          const record = v.check(line, value);
+          if (record !== null) records.push({ line, record });
+        }
+        if (v.errors.length > 0) throw new IngestRejected(v.errors);
+        return write(records, opts);
+      },
+      async retract(r, opts = {}) {
+        const records = checkRetraction(
+          r,
+          // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
+          createValidator({ token: (address) => !r.tokens.includes(address) && engine.isToken(address), market: () => false }),
+        );
+        // In the ingest's write order: after a sliced batch of this process, never inside it.
+        const done = await engine.exclusive(async () => retractTx(r, records, opts.within));
+        announceRetraction(done);
+        return { removed: done.removed, tokens: done.tokens };
+      },
+    };
+  }
+
+  function asyncIngest(engine: AsyncIngestEngine): EngineIngest {
+    async function writeSliced(records: readonly NumberedRecord[], opts: WriteOptions = {}): Promise<IngestResult> {
+      const demo = opts.demo === true;
+      const total = await engine.transaction(async (tx: IngestTx, writer) => {
+        const sum: SliceResult = { accepted: 0, duplicates: 0, change: new Set() };
+        // An empty batch still runs its one slice, as on SQLite: hooks see every transaction.
+        for (let i = 0; i === 0 || i < records.length; i += engine.slice) {
+          const lastSlice = i + engine.slice >= records.length;
+          const steps = sliceSteps(
+            { tx, writer, hooks },
+            records.slice(i, i + engine.slice),
+            nowSeconds(deps.clock),
+            demo,
+            i === 0,
+            lastSlice ? opts.within : undefined,
+          );
+          addSlice(sum, await runAsync(steps));
+        }
+        return sum;
+      });
+      announce(total.change);
+      return { accepted: total.accepted, duplicates: total.duplicates };
+    }
+
+    /** A validator answering from two reads: the stored tokens and the stored markets of those named. */
+    async function validatorOf(named: NamedAddresses): Promise<Validator> {
+      const [tokens, markets] = await Promise.all([engine.storedTokens([...named.tokens]), engine.storedMarkets([...named.markets])]);
+      return createValidator({ token: (address) => tokens.has(address), market: (address) => markets.has(address) });
+    }
+    const validate = async (values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]> =>
+      validateChunked(await validatorOf(namedIn(values)), values);
+
+    return {
+      ...common,
+      validatorFor: async (names) => validatorOf(await names()),
+      validate,
+      writeSliced,
+      write: writeSliced,
+      ingest: async (values, opts) => writeSliced(await validate(values), opts),
+      async retract(r, opts = {}) {
+        // Validation first, outside the transaction: a refusal writes nothing.
+        const stored = await engine.storedTokens([...new Set(r.records.map((x) => (x.type === 'token' ? x.address : x.token)))]);
+        const records = checkRetraction(
+          r,
+          // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
+          createValidator({ token: (address) => !r.tokens.includes(address) && stored.has(address), market: () => false }),
+        );
+        const done = await engine.transaction(async (tx, writer) =>
+          runAsync(retractSteps({ tx, writer, retractor: engine.retractor(tx), hooks: retractHooks }, r, records, nowSeconds(deps.clock), opts.within)),
+        );
+        announceRetraction(done);
+        return { removed: done.removed, tokens: done.tokens };
+      },
+    };
+  }
 }

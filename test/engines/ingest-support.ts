@@ -9,8 +9,8 @@ import type pg from 'pg';
 import type { Store } from '../../src/store/sqlite/db.js';
 import { createIngest } from '../../src/services/ingest.js';
 import { ingestHooks, pgIngestHooks } from '../../src/services/ingest-hooks.js';
-import { createEngineIngest } from '../../src/services/ingest-engine.js';
 import { createPgIngestEngine } from '../../src/store/pg/ingest-repo.js';
+import { createSqliteIngestEngine } from '../../src/store/sqlite/ingest-repo.js';
 import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -152,10 +152,10 @@ export const testClock = (): TestClock => ({
 
 /** Ingest on each engine, with every hook, at the same slice size. */
 export function sqliteIngest(store: Store, clock: TestClock) {
-  return createIngest({ store, clock, hooks: ingestHooks({ db: store.db, clock }) });
+  return createIngest({ engine: createSqliteIngestEngine(store), clock, hooks: ingestHooks({ db: store.db, clock }), onCommit: (c) => store.notifyChange(c) });
 }
 export function pgIngest(pool: pg.Pool, clock: TestClock) {
-  return createEngineIngest({ engine: createPgIngestEngine(pool, WRITE_SLICE), clock, hooks: pgIngestHooks({ clock }) });
+  return createIngest({ engine: createPgIngestEngine(pool, WRITE_SLICE), clock, hooks: pgIngestHooks({ clock }), onCommit: () => undefined });
 }
 
 /** A tenant subscribed to two tokens (one with a webhook), on both stores, so the events hook writes. */

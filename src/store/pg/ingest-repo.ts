@@ -14,7 +14,7 @@
  */
 import type pg from 'pg';
 import type { Async } from '../port/async.js';
-import type { IngestEngine, IngestWriter, MarketBefore, SliceWritten } from '../port/ingest.js';
+import type { AsyncIngestEngine, IngestWriter, MarketBefore, SliceWritten } from '../port/ingest.js';
 import type { MarketRecord, TokenRecord } from '../../domain/records.js';
 import { rows } from './pg-repo.js';
 import { inWriteOrder } from './write-order.js';
@@ -217,11 +217,12 @@ export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
 export const PG_INGEST_SLICE = 1000;
 
 /**
- * The ingest engine on a pool (src/services/ingest-engine.ts): a batch is one inWriteOrder()
- * transaction, its writer and hooks on that transaction's client.
+ * The ingest engine on a pool (src/services/ingest.ts awaits its calls): a batch is one
+ * inWriteOrder() transaction, its writer and hooks on that transaction's client.
  */
-export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): IngestEngine {
+export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): AsyncIngestEngine {
   return {
+    sync: false,
     slice,
     transaction: (fn) => inWriteOrder(pool, (client) => fn({ engine: 'postgres', client }, createPgIngestWriter(client))),
     retractor: (tx) => pgRetractor(clientOf(tx)),

@@ -1,15 +1,14 @@
 /**
  * The live stream's reads on PostgreSQL: the twin of createStreamRepo() in
  * src/store/sqlite/stream-repo.ts (same answers for the same calls, each a promise), and the twin of its
- * trade commits hook, which records on the ingest's transaction client where each transaction's
+ * trade commits applier, which records on the ingest's transaction client where each transaction's
  * trades end (one row per transaction however many slices it writes).
  */
 import type { Async } from '../port/async.js';
-import type { IngestHook } from '../port/ingest.js';
+import { KEEP_COMMITS, type TradeCommitStep } from '../../domain/trade-commits.js';
 import type { StreamRepo } from '../port/repos.js';
 import { toTradeJson, type TradeRowLike } from '../sqlite/trades-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
-import { clientOf } from './ingest-tx.js';
 
 export type PgStreamRepo = Async<StreamRepo>;
 
@@ -35,27 +34,14 @@ export function createPgStreamRepo(db: Queryable): PgStreamRepo {
   };
 }
 
-/** Commit rows kept, and how often pruning runs: as src/store/sqlite/stream-repo.ts. */
-const KEEP_COMMITS = 100_000;
-const PRUNE_EVERY = 1000;
-
-export function pgTradeCommitsHook(): IngestHook {
-  let open: number | null = null;
-  let transactions = 0;
-  return async (batch, tx) => {
-    if (batch.first) open = null;
-    if (batch.trades.length === 0) return;
-    const client = clientOf(tx);
-    let last = 0;
-    for (const t of batch.trades) if (t.id > last) last = t.id;
-    if (open === null) {
-      await client.query('INSERT INTO trade_commits (last_id) VALUES ($1)', [last]);
-      if (++transactions % PRUNE_EVERY === 0) {
-        await client.query('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET $1)', [
-          KEEP_COMMITS,
-        ]);
-      }
-    } else await client.query('UPDATE trade_commits SET last_id = $1 WHERE last_id = $2', [last, open]);
-    open = last;
-  };
+/** The applier of the trade_commits steps (src/domain/trade-commits.ts) on the ingest's transaction client. */
+export async function pgWriteTradeCommit(client: Queryable, step: TradeCommitStep): Promise<void> {
+  if (step.kind === 'move') {
+    await client.query('UPDATE trade_commits SET last_id = $1 WHERE last_id = $2', [step.last, step.from]);
+    return;
+  }
+  await client.query('INSERT INTO trade_commits (last_id) VALUES ($1)', [step.last]);
+  if (step.prune) {
+    await client.query('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET $1)', [KEEP_COMMITS]);
+  }
 }

@@ -1,16 +1,18 @@
 /**
  * The ingest contract, owned by the store (docs/architecture.md, The ingest boundary): what the
  * ingest service hands an engine and its hooks, and what an engine gives back. The services'
- * ingest (src/services/ingest.ts, ingest-engine.ts) keeps the rules; each engine (the SQLite
+ * one ingest (src/services/ingest.ts) keeps the rules; each engine (the SQLite
  * repos, src/store/pg/) implements the writer, the engine and its hooks against these types, so
  * nothing in src/store/ imports from above it.
  */
 import type pg from 'pg';
-import type { HolderRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
+import type { HolderRecord, IngestRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
+import type { ReadViewRows } from '../../domain/read-views.js';
+import type { TradeCommitStep } from '../../domain/trade-commits.js';
 import type { Async } from './async.js';
-import type { EngineRetractor } from './retract.js';
+import type { EngineRetractor, Removal, Retraction } from './retract.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
 /**
@@ -98,8 +100,55 @@ export type IngestWriter = {
   derived(d: SliceDerived): void;
 };
 
-/** What an engine gives the ingest. */
-export type IngestEngine = {
+/** What one slice wrote, and which tokens it changed (for the caches, after the commit). */
+export type SliceResult = IngestResult & { change: Set<number> | 'all' };
+
+/**
+ * The engine's half of a retraction on SQLite: EngineRetractor (src/store/port/retract.ts)
+ * answering at once, inside the one connection's write transaction.
+ */
+export type SyncRetractor = {
+  remove(r: Pick<Retraction, 'trades' | 'markets' | 'tokens'>, now: number): Removal;
+  settle(touched: ReadonlySet<number>, now: number): void;
+  addresses(ids: ReadonlySet<number>): string[];
+};
+
+/**
+ * What an engine gives the one ingest (src/services/ingest.ts). The steps of a batch and of a
+ * retraction are written once there; an engine answers their calls either at once (SQLite: a
+ * better-sqlite3 transaction cannot await, so the ingest answers `write` synchronously) or as
+ * promises (PostgreSQL), and says which by `sync`.
+ */
+export type IngestEngine = SyncIngestEngine | AsyncIngestEngine;
+
+/** An engine that answers at once, on one connection (SQLite). */
+export type SyncIngestEngine = {
+  readonly sync: true;
+  /** Records per slice of a sliced write. */
+  readonly slice: number;
+  /** The handle hooks are given: the one connection needs none. */
+  readonly tx: IngestTx;
+  readonly writer: IngestWriter;
+  readonly retractor: SyncRetractor;
+  /** Whether `address` is a stored token, a stored market (the validator asks per record). */
+  isToken(address: string): boolean;
+  isMarket(address: string): boolean;
+  /** `fn` as one write transaction (a savepoint inside a sliced write). */
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /**
+   * Writes `records` as ONE transaction held open across turns of the event loop, `slice` at a
+   * time through `writeSlice`, readers waiting on `settled()` meanwhile; `committed` runs after the
+   * COMMIT and before those readers resume.
+   */
+  sliced(writeSlice: (slice: readonly NumberedRecord[]) => void, records: readonly NumberedRecord[], committed: () => void): Promise<void>;
+  /** The store's gate for writes held open across awaits (StoreHandle.exclusive, settled). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  settled(): Promise<void> | null;
+};
+
+/** An engine whose every call answers a promise (PostgreSQL). */
+export type AsyncIngestEngine = {
+  readonly sync: false;
   /** Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: IngestTx, writer: Async<IngestWriter>) => Promise<T>): Promise<T>;
   /** Which of `addresses` are stored tokens (one read for a whole batch's validation). */
@@ -110,4 +159,47 @@ export type IngestEngine = {
   readonly slice: number;
   /** The engine's half of a retraction, on the transaction `tx` of transaction() (docs/indexer.md, Reorgs). */
   retractor(tx: IngestTx): EngineRetractor;
+};
+
+/** A validated record and its line in the batch (1-based), as the writer's slices carry them. */
+export type NumberedRecord = { line: number; record: IngestRecord };
+
+/** An answer now (SQLite) or later (PostgreSQL). */
+export type Answer<T> = T | Promise<T>;
+
+/** A subscription to a token, as the events an ingest writes name it. */
+export type EventSubscriber = { subscriptionId: string; tenantId: string; webhookUrl: string | null };
+
+/**
+ * The reads and writes of the events hooks (src/services/events.ts) on one transaction: on SQLite
+ * the store's statements, answering at once; on PostgreSQL the repos on the transaction's client,
+ * so events are numbered in commit order.
+ */
+export type EventsWriter = {
+  /** Whether any tenant subscribes to anything (no events are written when none does). */
+  any(): Answer<boolean>;
+  subscribers(token: string): Answer<EventSubscriber[]>;
+  dexOf(market: string): Answer<string | null>;
+  /** Inserts an event; its id. */
+  insert(tenantId: string, token: string, createdAt: number, data: string): Answer<number>;
+  /** Queues an event's webhook delivery. */
+  enqueue(eventId: number, subscriptionId: string, dueAt: number, deadlineAt: number): Answer<void>;
+};
+
+/**
+ * An engine's appliers of the rows ingest derives for its views (docs/architecture.md, The ingest
+ * boundary): the rows are computed once, engine-free (src/domain/read-views.ts,
+ * src/domain/trade-commits.ts, the events of src/services/events.ts), in the one list of view
+ * hooks (src/services/ingest-hooks.ts); each engine writes them with its own SQL on `tx`. On
+ * SQLite every applier answers at once.
+ */
+export type IngestViews = {
+  /** wallet_last, market_rollups and market_last rows of a slice's new trades. */
+  readViews(tx: IngestTx, rows: ReadViewRows): Answer<void>;
+  /** A slice's trade_commits step. */
+  tradeCommit(tx: IngestTx, step: TradeCommitStep): Answer<void>;
+  /** The search index rows and the token change log of the slice's touched tokens. */
+  discovery(tx: IngestTx, batch: IngestBatch): Answer<void>;
+  /** The events hooks' reads and writes on `tx`. */
+  events(tx: IngestTx): EventsWriter;
 };

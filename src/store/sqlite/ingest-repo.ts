@@ -1,6 +1,6 @@
 /**
- * The write side of the ingest boundary (docs/architecture.md, The ingest boundary) and its
- * SQLite writer. The ingest service (src/services/ingest.ts) keeps the rules: it validates,
+ * The write side of the ingest boundary (docs/architecture.md, The ingest boundary) on SQLite: its
+ * writer and its ingest engine. The ingest service (src/services/ingest.ts) keeps the rules: it validates,
  * splits a batch into slices and decides from what a slice wrote which trades are new, which
  * tokens changed and which candle deltas follow. An engine writer stores one slice's rows in one
  * call and its derived rows (candle rollups, last trades, touched tokens) in a second, so the
@@ -8,10 +8,12 @@
  * This SQLite writer runs today's prepared statements row by row inside the caller's
  * transaction: a statement costs microseconds here, and a wrapper per row would be measurable.
  */
-import type { Db } from './db.js';
-import type { IngestWriter, MarketBefore } from '../port/ingest.js';
+import { writeTransaction, type Db, type Store } from './db.js';
+import type { IngestWriter, MarketBefore, SyncIngestEngine } from '../port/ingest.js';
 import { createCandlesRepo } from './candles-repo.js';
 import { createMarketCandlesRepo } from './market-candles-repo.js';
+import { createSqliteRetractor } from './retract-repo.js';
+import { slicedWrite, WRITE_SLICE } from './sliced-write.js';
 
 // The writer's contract is the port's (src/store/port/ingest.ts); named here for its callers.
 export type { IngestTx, IngestWriter, MarketBefore, SliceDerived, SliceRows, SliceWritten } from '../port/ingest.js';
@@ -133,5 +135,41 @@ export function createSqliteIngestWriter(db: Db): IngestWriter {
       for (const t of d.last) s.setLastTrade.run({ priceUsd: t.priceUsd, blockTime: t.blockTime, id: t.id, tokenId: t.tokenId });
       for (const id of d.touched) s.touchToken.run(d.now, id);
     },
+  };
+}
+
+/**
+ * The ingest engine of a SQLite store (src/store/port/ingest.ts, SyncIngestEngine): every call
+ * answers at once on the one connection, inside a write transaction the ingest opens through
+ * `transaction` (or `sliced`, for a batch held open across turns of the event loop).
+ */
+export function createSqliteIngestEngine(store: Store): SyncIngestEngine {
+  const { db } = store;
+  const { tokenId, marketId, tokenAddress } = createIngestRepo(db);
+  const retractor = createSqliteRetractor(db);
+  return {
+    sync: true,
+    slice: WRITE_SLICE,
+    tx: { engine: 'sqlite' },
+    writer: createSqliteIngestWriter(db),
+    retractor: {
+      remove: (r, now) => retractor.remove(r, now),
+      settle: (touched, now) => retractor.settle(touched, now),
+      // Read inside the transaction: deleted tokens are gone from the table by then.
+      addresses(ids) {
+        const out: string[] = [];
+        for (const id of ids) {
+          const a = tokenAddress.get(id);
+          if (a !== undefined) out.push(a);
+        }
+        return out;
+      },
+    },
+    isToken: (address) => tokenId.get(address) !== undefined,
+    isMarket: (address) => marketId.get(address) !== undefined,
+    transaction: (fn) => writeTransaction(db, fn),
+    sliced: (writeSlice, records, committed) => slicedWrite(store, writeSlice, records, committed),
+    exclusive: (fn) => store.exclusive(fn),
+    settled: () => store.settled(),
   };
 }

@@ -1,40 +1,30 @@
 /**
  * The reads of the live stream (docs/api.md, Live stream): a token's trades after a record number, in
  * the JSON form T, the newest trade id of a token, and where one ingest transaction's trades end
- * (the trade_commits table of migration 012, kept by the ingest hook below). The stream learns
+ * (the trade_commits table of migration 012, written by the applier below). The stream learns
  * what an ingest added by reading `id > last id delivered`, so it needs nothing from the ingest
  * path but its commit notification and those ends.
  */
 import type { Db } from './db.js';
-import type { SqliteIngestHook } from '../port/ingest.js';
+import { KEEP_COMMITS, type TradeCommitStep } from '../../domain/trade-commits.js';
 import { toTradeJson, type TradeJson, type TradeRowLike } from './trades-repo.js';
 
-/** Commit rows kept: the stream only ever asks about the last few seconds of commits. */
-const KEEP_COMMITS = 100_000;
-/** Prune once every this many transactions. */
-const PRUNE_EVERY = 1000;
-
 /**
- * The ingest hook that records, in the write transaction, the highest trade id the transaction
- * added. A sliced batch calls it once per slice; its first slice opens the row, later ones move
- * its end, so one transaction is always one row.
+ * The applier of the trade_commits steps (src/domain/trade-commits.ts, computed once for both
+ * engines), in the write transaction: one row per ingest transaction, its end the highest trade
+ * id the transaction added.
  */
-export function tradeCommitsHook(db: Db): SqliteIngestHook {
+export function tradeCommitsWriter(db: Db): (step: TradeCommitStep) => void {
   const insert = db.prepare<[number]>('INSERT INTO trade_commits (last_id) VALUES (?)');
   const move = db.prepare<[number, number]>('UPDATE trade_commits SET last_id = ? WHERE last_id = ?');
   const prune = db.prepare<[number]>('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET ?)');
-  let open: number | null = null;
-  let transactions = 0;
-  return (batch) => {
-    if (batch.first) open = null;
-    if (batch.trades.length === 0) return;
-    let last = 0;
-    for (const t of batch.trades) if (t.id > last) last = t.id;
-    if (open === null) {
-      insert.run(last);
-      if (++transactions % PRUNE_EVERY === 0) prune.run(KEEP_COMMITS);
-    } else move.run(last, open);
-    open = last;
+  return (step) => {
+    if (step.kind === 'move') {
+      move.run(step.last, step.from);
+      return;
+    }
+    insert.run(step.last);
+    if (step.prune) prune.run(KEEP_COMMITS);
   };
 }
 
