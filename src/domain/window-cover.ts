@@ -80,3 +80,6 @@ export function foldSegments(aggs: Iterable<SegmentAgg>): WindowStats {
   s.sells = s.trades - s.buys;
   return s;
 }
+
+/** The window (now - seconds, now] as the half-open block-time range [from, to) the store reads. */
+export const trailingWindow = (now: number, seconds: number): { from: number; to: number } => ({ from: now - seconds + 1, to: now + 1 });

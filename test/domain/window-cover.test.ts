@@ -1,7 +1,7 @@
 /** The covering of a window by rollup buckets, and the fold of the segments' figures. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { coverSegments, foldSegments, windowSegments, type SegmentAgg } from '../../src/domain/window-cover.js';
+import { coverSegments, foldSegments, trailingWindow, windowSegments, type SegmentAgg } from '../../src/domain/window-cover.js';
 
 describe('coverSegments', () => {
   it('covers [from, to) exactly with aligned segments in order', () => {
@@ -122,5 +122,11 @@ describe('foldSegments', () => {
       low: 4,
       sells: 1,
     });
+  });
+});
+
+describe('trailingWindow', () => {
+  it('reads (now - seconds, now] as [now - seconds + 1, now + 1)', () => {
+    expect(trailingWindow(1_700_000_000, 3600)).toEqual({ from: 1_699_996_401, to: 1_700_000_001 });
   });
 });
