@@ -1,4 +1,4 @@
-/** Port contract: window statistics, the ranking repo (a token's lists) and the discovery repo. */
+/** Port contract: window statistics, the ranking repo (a token's lists), the discovery repo and the token change log. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A, B, D, MA1, MA2, MB, NOW, openPortStore, SOL, W1, W2, type PortStore } from './fixture.js';
 
@@ -89,5 +89,34 @@ describe('discovery', () => {
     };
     expect(await t.repos.discovery.summary(t.idB)).toEqual(b);
     expect((await t.repos.discovery.newest(2)).map((s) => s.address)).toEqual([A, B]);
+  });
+});
+
+describe('tokenChanges', () => {
+  it('logs the tokens of each ingest transaction; bounds, last and since read it', async () => {
+    const { first, last } = await t.repos.tokenChanges.bounds();
+    expect(last - first).toBe(1);
+    expect(await t.repos.tokenChanges.last()).toBe(last);
+    expect([...(await t.repos.tokenChanges.since(first - 1, last))].sort((x, y) => x - y)).toEqual([t.idA, t.idB].sort((x, y) => x - y));
+    await t.ingest([
+      {
+        type: 'trade',
+        token: B,
+        market: MB,
+        signature: 'portsig-change',
+        index: 0,
+        blockTime: D + 400,
+        side: 'buy',
+        priceUsd: 6,
+        amount: 10,
+        quoteAmount: 0.6,
+        volumeUsd: 60,
+        wallet: W1,
+      },
+    ]);
+    const next = await t.repos.tokenChanges.last();
+    expect(next).toBe(last + 1);
+    expect(await t.repos.tokenChanges.since(last, next)).toEqual([t.idB]);
+    expect(await t.repos.tokenChanges.since(next, next)).toEqual([]);
   });
 });
