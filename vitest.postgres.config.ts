@@ -15,6 +15,7 @@ const DIRECTORIES = [
   'test/http',
   'test/indexer',
   'test/ops',
+  'test/port',
   'test/sdk',
   'test/services',
   'test/store',

@@ -41,3 +41,10 @@ const marketRollup: RollupKind<TradeForMarketRollup, MarketRollupDelta> = {
 
 /** Folds new trades into one delta per (token, market, rollup width, bucket). */
 export const marketRollupDeltas = (trades: Iterable<TradeForMarketRollup>): MarketRollupDelta[] => foldRollups(trades, marketRollup);
+
+/**
+ * A market's last price in a currency from its newest rollup's closes (`c` in USD, `qc` in its
+ * quote token), or null when it has no rollup: the rule of lastPrice on every engine.
+ */
+export const priceIn = (currency: 'usd' | 'native', close: { c: number; qc: number } | undefined): number | null =>
+  close === undefined ? null : currency === 'usd' ? close.c : close.qc;

@@ -80,3 +80,33 @@ export function foldSegments(aggs: Iterable<SegmentAgg>): WindowStats {
   s.sells = s.trades - s.buys;
   return s;
 }
+
+/** The window (now - seconds, now] as the half-open block-time range [from, to) the store reads. */
+export const trailingWindow = (now: number, seconds: number): { from: number; to: number } => ({ from: now - seconds + 1, to: now + 1 });
+
+/**
+ * A window's covering as reads: per level (in `levels`' order) the start of every bucket to read,
+ * and the raw-trade ranges [from, to) at the ragged edges, in time order. Throws on a segment at
+ * a level not in `levels` (the covering was made with other levels).
+ */
+export function coverBuckets(levels: readonly number[], segments: readonly Segment[]): { buckets: number[][]; raw: [number, number][] } {
+  const buckets = levels.map((): number[] => []);
+  const raw: [number, number][] = [];
+  for (const seg of segments) {
+    if (seg.level === null) {
+      raw.push([seg.from, seg.to]);
+      continue;
+    }
+    const list = buckets[levels.indexOf(seg.level)];
+    if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
+    for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
+  }
+  return { buckets, raw };
+}
+
+/**
+ * How the wallets of the window (now - seconds, now] are counted: none without trades; from each
+ * wallet's last trade time while no trade is newer than `now` (exact then); else from the trades.
+ */
+export const walletCountSource = (now: number, lastTradeAt: number | null): 'none' | 'lastTimes' | 'trades' =>
+  lastTradeAt === null ? 'none' : lastTradeAt > now ? 'trades' : 'lastTimes';

@@ -1,6 +1,6 @@
 /** The per-market rollup fold: the USD bar and the quote-token bar open and close with the same trade. */
 import { describe, expect, it } from 'vitest';
-import { marketRollupDeltas, nativePrice, type TradeForMarketRollup } from '../../src/domain/market-candles.js';
+import { marketRollupDeltas, nativePrice, priceIn, type TradeForMarketRollup } from '../../src/domain/market-candles.js';
 
 const trade = (id: number, blockTime: number, priceUsd: number, amount: number, quoteAmount: number, market = 'M1'): TradeForMarketRollup => ({
   id,
@@ -51,5 +51,13 @@ describe('marketRollupDeltas', () => {
 
   it('gives nothing for no trades', () => {
     expect(marketRollupDeltas([])).toEqual([]);
+  });
+});
+
+describe('priceIn', () => {
+  it('reads the USD close or the quote close, and null without a rollup', () => {
+    expect(priceIn('usd', { c: 2.5, qc: 0.01 })).toBe(2.5);
+    expect(priceIn('native', { c: 2.5, qc: 0.01 })).toBe(0.01);
+    expect(priceIn('usd', undefined)).toBeNull();
   });
 });

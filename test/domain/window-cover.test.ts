@@ -1,7 +1,15 @@
 /** The covering of a window by rollup buckets, and the fold of the segments' figures. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { coverSegments, foldSegments, windowSegments, type SegmentAgg } from '../../src/domain/window-cover.js';
+import {
+  coverBuckets,
+  coverSegments,
+  foldSegments,
+  trailingWindow,
+  walletCountSource,
+  windowSegments,
+  type SegmentAgg,
+} from '../../src/domain/window-cover.js';
 
 describe('coverSegments', () => {
   it('covers [from, to) exactly with aligned segments in order', () => {
@@ -122,5 +130,44 @@ describe('foldSegments', () => {
       low: 4,
       sells: 1,
     });
+  });
+});
+
+describe('trailingWindow', () => {
+  it('reads (now - seconds, now] as [now - seconds + 1, now + 1)', () => {
+    expect(trailingWindow(1_700_000_000, 3600)).toEqual({ from: 1_699_996_401, to: 1_700_000_001 });
+  });
+});
+
+describe('coverBuckets', () => {
+  it("lists each level's bucket starts and the raw edges, in time order", () => {
+    const segments = [
+      { level: null, from: 3590, to: 3600 },
+      { level: 3600, from: 3600, to: 10_800 },
+      { level: 60, from: 10_800, to: 10_920 },
+      { level: null, from: 10_920, to: 10_930 },
+    ];
+    expect(coverBuckets([3600, 60], segments)).toEqual({
+      buckets: [
+        [3600, 7200],
+        [10_800, 10_860],
+      ],
+      raw: [
+        [3590, 3600],
+        [10_920, 10_930],
+      ],
+    });
+  });
+
+  it('refuses a segment of a level it was not given', () => {
+    expect(() => coverBuckets([3600], [{ level: 60, from: 0, to: 60 }])).toThrow('unexpected window cover at level 60');
+  });
+});
+
+describe('walletCountSource', () => {
+  it('counts none without trades, from last times up to now, from the trades past it', () => {
+    expect(walletCountSource(100, null)).toBe('none');
+    expect(walletCountSource(100, 100)).toBe('lastTimes');
+    expect(walletCountSource(100, 101)).toBe('trades');
   });
 });

@@ -7,14 +7,12 @@
  */
 import type { Async } from '../port/async.js';
 import type { RollupDelta } from '../../domain/candles.js';
-import { bucketStart, nextBucket, rollupSourceFor, rowsPerBar, type Resolution } from '../../domain/resolution.js';
-import { foldBars, MAX_BARS, type BarQuery, type CandlesRepo } from '../sqlite/candles-repo.js';
+import { rollupSourceFor } from '../../domain/resolution.js';
+import { barsBeforeUpper, barStartOf, foldBars, foldBounds, foldLimit } from '../../domain/bar-fold.js';
+import type { CandlesRepo } from '../sqlite/candles-repo.js';
 import { row, type Queryable } from './pg-repo.js';
 
 export type PgCandlesRepo = Async<CandlesRepo>;
-
-/** The most rollup rows foldBars() reads for `q` at `res`. */
-export const foldLimit = (res: Resolution, q: BarQuery): number => (q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS) * rowsPerBar(res) + 1;
 
 /** Rows of one statement as arrays, as foldBars() takes them. */
 export async function arrays(db: Queryable, text: string, values: unknown[]): Promise<number[][]> {
@@ -70,8 +68,7 @@ export function createPgCandlesRepo(db: Queryable): PgCandlesRepo {
     applyDeltas: (deltas) => applyDeltas([...deltas]),
 
     async readBars(tokenId, res, q, stats) {
-      const upper = nextBucket(res, bucketStart(res, q.to - 1));
-      const lower = q.mode === 'range' ? bucketStart(res, q.from) : -1;
+      const { lower, upper } = foldBounds(res, q);
       const found = await arrays(db, 'SELECT t, o, h, l, c, v FROM candles WHERE token_id = $1 AND res = $2 AND t >= $3 AND t < $4 ORDER BY t DESC LIMIT $5', [
         tokenId,
         rollupSourceFor(res),
@@ -83,13 +80,12 @@ export function createPgCandlesRepo(db: Queryable): PgCandlesRepo {
     },
 
     async newestBarBefore(tokenId, res, before) {
-      const upper = nextBucket(res, bucketStart(res, before - 1));
-      const t = (await row<{ t: number | null }>(db, 'SELECT max(t) AS t FROM candles WHERE token_id = $1 AND res = $2 AND t < $3', [
+      const found = await row<{ t: number | null }>(db, 'SELECT max(t) AS t FROM candles WHERE token_id = $1 AND res = $2 AND t < $3', [
         tokenId,
         rollupSourceFor(res),
-        upper,
-      ]))!.t;
-      return t === null ? null : bucketStart(res, t);
+        barsBeforeUpper(res, before),
+      ]);
+      return barStartOf(res, found!.t);
     },
   };
 }

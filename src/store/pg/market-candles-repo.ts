@@ -6,12 +6,12 @@
  * SQLite numbers them) and merge a slice's deltas in one multi-row upsert.
  */
 import type { Async } from '../port/async.js';
-import type { MarketRollupDelta } from '../../domain/market-candles.js';
-import { bucketStart, nextBucket, rollupSourceFor } from '../../domain/resolution.js';
-import { foldBars } from '../sqlite/candles-repo.js';
+import { rollupSourceFor } from '../../domain/resolution.js';
+import { barsBeforeUpper, barStartOf, foldBars, foldBounds, foldLimit } from '../../domain/bar-fold.js';
+import { priceIn, type MarketRollupDelta } from '../../domain/market-candles.js';
 import type { MarketCandlesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
-import { arrays, foldLimit, TAKE_CLOSE, TAKE_OPEN } from './candles-repo.js';
+import { arrays, TAKE_CLOSE, TAKE_OPEN } from './candles-repo.js';
 
 export type PgMarketCandlesRepo = Async<MarketCandlesRepo>;
 
@@ -79,7 +79,7 @@ export function createPgMarketCandlesRepo(db: Queryable): PgMarketCandlesRepo {
         `SELECT c, qc FROM market_candles WHERE token_id = $1 AND market_id = ${KEY} AND res = 86400 ORDER BY t DESC LIMIT 1`,
         [tokenId, market],
       );
-      return r === undefined ? null : currency === 'usd' ? r.c : r.qc;
+      return priceIn(currency, r);
     },
 
     marketToken: async (market) => (await row<{ id: number }>(db, 'SELECT token_id AS id FROM markets WHERE address = $1', [market]))?.id ?? null,
@@ -88,8 +88,7 @@ export function createPgMarketCandlesRepo(db: Queryable): PgMarketCandlesRepo {
 
     async readBars(tokenId, market, currency, res, q, stats) {
       const cols = currency === 'usd' ? 't, o, h, l, c, v' : 't, qo, qh, ql, qc, qv';
-      const upper = nextBucket(res, bucketStart(res, q.to - 1));
-      const lower = q.mode === 'range' ? bucketStart(res, q.from) : -1;
+      const { lower, upper } = foldBounds(res, q);
       const found = await arrays(
         db,
         `SELECT ${cols} FROM market_candles WHERE token_id = $1 AND market_id = ${KEY} AND res = $3 AND t >= $4 AND t < $5 ORDER BY t DESC LIMIT $6`,
@@ -99,13 +98,12 @@ export function createPgMarketCandlesRepo(db: Queryable): PgMarketCandlesRepo {
     },
 
     async newestBarBefore(tokenId, market, res, before) {
-      const upper = nextBucket(res, bucketStart(res, before - 1));
-      const t = (await row<{ t: number | null }>(
+      const found = await row<{ t: number | null }>(
         db,
         `SELECT max(t) AS t FROM market_candles WHERE token_id = $1 AND market_id = ${KEY} AND res = $3 AND t < $4`,
-        [tokenId, market, rollupSourceFor(res), upper],
-      ))!.t;
-      return t === null ? null : bucketStart(res, t);
+        [tokenId, market, rollupSourceFor(res), barsBeforeUpper(res, before)],
+      );
+      return barStartOf(res, found!.t);
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Async } from '../port/async.js';
 import type { HolderRow, MarketRow, MarketStats } from '../sqlite/ranking-repo.js';
 import type { RankingRepo } from '../port/repos.js';
 import { MARKET_ROLLUP_SECONDS } from '../sqlite/read-views-repo.js';
-import { windowSegments } from '../../domain/window-cover.js';
+import { coverBuckets, trailingWindow, walletCountSource, windowSegments } from '../../domain/window-cover.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
 /**
@@ -21,17 +21,8 @@ import { limitParam, row, rows, type Queryable } from './pg-repo.js';
  */
 function cover(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): { sql: string; params: unknown[] } {
   const params: unknown[] = [tokenId];
-  const buckets = MARKET_ROLLUP_SECONDS.map((): number[] => []);
-  const raw: [number, number][] = [];
-  for (const seg of windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS)) {
-    if (seg.level === null) {
-      raw.push([seg.from, seg.to]);
-      continue;
-    }
-    const list = buckets[MARKET_ROLLUP_SECONDS.indexOf(seg.level as (typeof MARKET_ROLLUP_SECONDS)[number])];
-    if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
-    for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
-  }
+  const { from, to } = trailingWindow(now, seconds);
+  const { buckets, raw } = coverBuckets(MARKET_ROLLUP_SECONDS, windowSegments(from, to, lastTradeAt, MARKET_ROLLUP_SECONDS));
   const parts: string[] = [];
   MARKET_ROLLUP_SECONDS.forEach((res, i) => {
     if (buckets[i]!.length === 0) return;
@@ -56,9 +47,10 @@ export function createPgRankingRepo(db: Queryable): PgRankingRepo {
   const count = async (sql: string, params: unknown[]): Promise<number> => (await row<{ n: number }>(db, sql, params))!.n;
   return {
     async uniqueWallets(tokenId, now, seconds, lastTradeAt) {
-      if (lastTradeAt === null) return 0;
+      const source = walletCountSource(now, lastTradeAt);
+      if (source === 'none') return 0;
       const sql =
-        lastTradeAt > now
+        source === 'trades'
           ? 'SELECT count(DISTINCT wallet) AS n FROM trades WHERE token_id = $1 AND block_time >= $2 AND block_time <= $3'
           : 'SELECT count(*) AS n FROM wallet_last WHERE token_id = $1 AND last_time >= $2 AND last_time <= $3';
       return count(sql, [tokenId, now - seconds + 1, now]);

@@ -8,12 +8,11 @@
  * (byte order, as SQLite's BINARY).
  */
 import type { Async } from '../port/async.js';
-import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../sqlite/search-index-repo.js';
-import { escapeLike, holdsNul } from '../sqlite/symbols-repo.js';
+import type { IndexedToken, SearchIndexRepo } from '../sqlite/search-index-repo.js';
+import { foldCase, prefixEnd, prefixSeek, shortGrams, TRIGRAM } from '../../domain/search-text.js';
+import { escapeLike, holdsControl, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
-/** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
-const TOP = '\u{10FFFF}';
 const COLS = 's.token_id AS id, s.address, s.sym, s.name';
 
 export type PgSearchIndexRepo = Async<SearchIndexRepo>;
@@ -31,19 +30,20 @@ export function createPgSearchIndexRepo(db: Queryable): PgSearchIndexRepo {
     byAddress: async (address) => (holdsNul(address) ? undefined : (await read(`SELECT ${COLS} FROM token_search s WHERE s.address = $1`, [address]))[0]),
     bySymbol: async (sym, after, n) =>
       holdsNul(sym) ? [] : read(`SELECT ${COLS} FROM token_search s WHERE s.sym = $1 AND s.address > $2 ORDER BY s.address LIMIT $3`, [sym, after, n]),
-    bySymbolPrefix: async (prefix, from, n) =>
-      holdsNul(prefix)
-        ? []
-        : read(
-            `SELECT ${COLS} FROM token_search s
-         WHERE s.sym >= $1 AND s.sym < $2 AND (s.sym, s.address) > ($3, $4) ORDER BY s.sym, s.address LIMIT $5`,
-            [prefix, prefix + TOP, from.sym, from.address, n],
-          ),
+    bySymbolPrefix: async (prefix, from, n) => {
+      if (holdsNul(prefix)) return [];
+      const seek = prefixSeek(prefix, from);
+      return read(
+        `SELECT ${COLS} FROM token_search s
+         WHERE (s.sym, s.address) > ($1, $2) AND s.sym < $3 ORDER BY s.sym, s.address LIMIT $4`,
+        [seek.sym, seek.address, prefixEnd(prefix), n],
+      );
+    },
     inAddressOrder: (after, n) => read(`SELECT ${COLS} FROM token_search s WHERE s.address > $1 ORDER BY s.address LIMIT $2`, [after, n]),
     // Names never hold control characters (ingest refuses them): such a text matches no name, as on
     // SQLite. Neither does a text shorter than a trigram, as FTS5's trigram MATCH answers it.
     byName: async (text, after, n) =>
-      /[\u0000-\u001f]/.test(text) || [...text].length < 3
+      holdsControl(text) || [...text].length < TRIGRAM
         ? []
         : read(`SELECT ${COLS} FROM token_search s WHERE s.name LIKE $1 ESCAPE '\\' AND s.token_id > $2 ORDER BY s.token_id LIMIT $3`, [
             `%${escapeLike(text)}%`,

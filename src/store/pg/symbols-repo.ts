@@ -10,15 +10,23 @@
  * many tokens match, PostgreSQL by the sort, so the answers are the same.
  */
 import type { Async } from '../port/async.js';
-import { escapeLike, holdsNul, type Resolved, type SymbolRow, type SymbolsRepo } from '../sqlite/symbols-repo.js';
+import type { Resolved, SymbolRow, SymbolsRepo } from '../sqlite/symbols-repo.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
+import {
+  dexAllows,
+  dexKey as dexKeyOn,
+  hitExchange,
+  mayBeCasedAddress,
+  pairName,
+  rankHits,
+  searchesAddressPrefix,
+  symbolLookups,
+  topDexOr,
+  type SymbolHit,
+} from '../../domain/udf-search.js';
+import { escapeLike, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';
-
-/** Characters an address may have in any letter case (as the SQLite repo). */
-const ADDRESS_LIKE = /^(0x[0-9a-fA-F]{40}|[0-9A-Za-z]{32,44})$/;
-/** Shorter queries would match addresses by chance (as the SQLite repo). */
-const MIN_ADDRESS_PREFIX = 4;
 
 const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.last_trade_at AS "lastTradeAt",
   t.circulating_supply AS "circulatingSupply",
@@ -26,7 +34,7 @@ const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUs
   coalesce((SELECT m.dex FROM markets m WHERE m.token_id = t.id ORDER BY m.liquidity_usd DESC, m.address LIMIT 1), '') AS "topDex"
   FROM tokens t JOIN udf_listing l ON l.token_id = t.id AND l.dex = ''`;
 
-type Hit = { id: number; liq: number; address: string; dex: string };
+type Hit = SymbolHit;
 const HIT = 'l.token_id AS id, l.liquidity_usd AS liq, l.address, l.dex';
 const ORDER = 'ORDER BY l.liquidity_usd DESC, l.address';
 
@@ -34,18 +42,16 @@ export type PgSymbolsRepo = Async<SymbolsRepo>;
 
 export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo {
   const token = async (id: number): Promise<SymbolRow> => {
-    const r = (await row<SymbolRow>(db, `${TOKEN} WHERE t.id = $1`, [id]))!;
-    return r.topDex === '' ? { ...r, topDex: chain } : r;
+    return topDexOr((await row<SymbolRow>(db, `${TOKEN} WHERE t.id = $1`, [id]))!, chain);
   };
-  /** The dex filter key: '' for all exchanges, which the chain name also means. */
-  const dexKey = (exchange: string | null): string => (exchange === null || exchange.toLowerCase() === chain.toLowerCase() ? '' : exchange);
+  const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
   const hits = (where: string, params: unknown[], limit: number, from = 'udf_listing l'): Promise<Hit[]> =>
     rows<Hit>(db, `SELECT ${HIT} FROM ${from} WHERE lower(l.dex) = lower($1) AND ${where} ${ORDER} LIMIT ${Number(limit)}`, params);
 
   async function idOfAddress(name: string): Promise<number | undefined> {
     const exact = normalizeAddress(name);
     const id = exact === null ? undefined : (await row<{ id: number }>(db, 'SELECT id FROM tokens WHERE address = $1', [exact]))?.id;
-    if (id !== undefined || !ADDRESS_LIKE.test(name)) return id;
+    if (id !== undefined || !mayBeCasedAddress(name)) return id;
     // The Charting Library upper-cases what users type: accept a single case-insensitive match.
     const ids = await rows<{ id: number }>(db, 'SELECT id FROM tokens WHERE lower(address) = lower($1) LIMIT 2', [name]);
     return ids.length === 1 ? ids[0]!.id : undefined;
@@ -85,22 +91,15 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
 
   return {
     async resolve(name) {
-      const n = name.trim();
-      if (n === '') return null;
-      const colon = n.indexOf(':');
-      if (colon >= 0) {
-        const rest = n.slice(colon + 1).trim();
-        const found = rest === '' ? null : await lookup(rest, dexKey(n.slice(0, colon).trim() || null));
+      for (const l of symbolLookups(name, chain)) {
+        const found = await lookup(l.name, l.dex);
         if (found !== null) return found;
       }
-      return lookup(n, '');
+      return null;
     },
 
     async pair(name) {
-      const n = name.trim();
-      const colon = n.indexOf(':');
-      const dex = colon < 0 ? '' : dexKey(n.slice(0, colon).trim() || null);
-      const address = normalizeAddress(colon < 0 ? n : n.slice(colon + 1).trim());
+      const { dex, address } = pairName(name, chain);
       const m =
         address === null
           ? undefined
@@ -109,7 +108,7 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
               'SELECT token_id AS "tokenId", address, dex, quote_symbol AS "quoteSymbol" FROM markets WHERE address = $1',
               [address],
             );
-      if (m === undefined || (dex !== '' && dex.toLowerCase() !== m.dex.toLowerCase())) return null;
+      if (m === undefined || !dexAllows(dex, m.dex)) return null;
       return { token: await token(m.tokenId), market: { address: m.address, dex: m.dex, quoteSymbol: m.quoteSymbol } };
     },
 
@@ -131,24 +130,14 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
         classes.push(await hits(`lower(l.symbol) LIKE lower($2) ESCAPE '\\' AND lower(l.symbol) <> lower($3)`, [dex, prefix, text], limit));
         classes.push([
           ...(words === null ? [] : await nameHits(dex, words, limit)),
-          ...(text.length >= MIN_ADDRESS_PREFIX ? await hits(`lower(t.address) LIKE lower($2) ESCAPE '\\'`, [dex, prefix], limit, tokensJoin) : []),
+          ...(searchesAddressPrefix(text) ? await hits(`lower(t.address) LIKE lower($2) ESCAPE '\\'`, [dex, prefix], limit, tokensJoin) : []),
         ]);
       }
-      // Each class holds its own best `limit`; a token keeps its best class (as the SQLite repo).
-      const seen = new Set<number>();
-      const out: Hit[] = [];
-      for (const cls of classes) {
-        cls.sort((a, b) => b.liq - a.liq || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-        for (const h of cls) {
-          if (seen.has(h.id)) continue;
-          seen.add(h.id);
-          out.push(h);
-        }
-      }
+      // Each class holds its own best `limit`; a token keeps its best class.
       const found: Resolved[] = [];
-      for (const h of out.slice(0, limit)) {
+      for (const h of rankHits(classes, limit)) {
         const t = await token(h.id);
-        found.push({ token: t, exchange: h.dex === '' ? t.topDex : h.dex });
+        found.push({ token: t, exchange: hitExchange(h, t.topDex) });
       }
       return found;
     },

@@ -6,12 +6,10 @@
  * inWriteOrder() transactions (src/store/pg/write-order.ts): no id below maxId() commits later.
  */
 import type { Async } from '../port/async.js';
-import type { PricePoint, TradeFilter, TradePosition, TradeRowLike } from '../sqlite/trades-repo.js';
+import type { PricePoint, TradeFilter, TradeRowLike } from '../sqlite/trades-repo.js';
 import type { TradesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
-
-/** Before every trade (times are at most year 9999, far below this). */
-const TOP: TradePosition = { blockTime: 2 ** 48 - 1, id: 0 };
+import { pageStart } from '../../domain/trade-page.js';
 
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS "blockTime", t.is_buy AS "isBuy", t.price_usd AS "priceUsd",
   t.amount, t.quote_amount AS "quoteAmount", t.volume_usd AS "volumeUsd", t.wallet, t.market, m.dex`;
@@ -34,8 +32,7 @@ export function createPgTradesRepo(db: Queryable): PgTradesRepo {
     maxId: async () => (await row<{ n: number | null }>(db, 'SELECT max(id) AS n FROM trades'))!.n ?? 0,
 
     page(tokenId, filter, after, bound, limit) {
-      // `before` is a position too (see the SQLite repo): every trade with blockTime < before comes before (before, 0).
-      const pos = after ?? (filter.before != null ? { blockTime: filter.before, id: 0 } : TOP);
+      const pos = pageStart(after, filter.before);
       const params: unknown[] = [tokenId, pos.blockTime, pos.id, filter.after ?? 0, bound, limit];
       if (filter.wallet !== null) params.push(filter.wallet);
       if (filter.side !== null) params.push(filter.side === 'buy' ? 1 : 0);

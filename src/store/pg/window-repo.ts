@@ -7,7 +7,7 @@
  */
 import type { Async } from '../port/async.js';
 import type { WindowRepo } from '../port/repos.js';
-import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
+import { foldSegments, trailingWindow, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 /** One rollup segment: $1 is the token; `p` the number of its first parameter (res, from, to). */
@@ -52,7 +52,10 @@ export function createPgWindowRepo(db: Queryable): PgWindowRepo {
 
   return {
     between,
-    window: (tokenId, now, seconds, lastTradeAt) => between(tokenId, now - seconds + 1, now + 1, lastTradeAt),
+    window: (tokenId, now, seconds, lastTradeAt) => {
+      const { from, to } = trailingWindow(now, seconds);
+      return between(tokenId, from, to, lastTradeAt);
+    },
     priceAt: async (tokenId, t) =>
       (
         await row<{ p: number }>(db, 'SELECT price_usd AS p FROM trades WHERE token_id = $1 AND block_time <= $2 ORDER BY block_time DESC, id DESC LIMIT 1', [

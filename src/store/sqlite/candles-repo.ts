@@ -4,8 +4,9 @@
  * a request reads at most countback x rowsPerBar rows however busy the token (docs/api.md, Seconds resolutions).
  */
 import type { Db } from './db.js';
-import { DescendingBarBuilder, type Bar, type RollupDelta } from '../../domain/candles.js';
-import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../../domain/resolution.js';
+import type { Bar, RollupDelta } from '../../domain/candles.js';
+import { barsBeforeUpper, barStartOf, foldBars } from '../../domain/bar-fold.js';
+import { rollupSourceFor, type Resolution } from '../../domain/resolution.js';
 
 import { MAX_BARS, type BarQuery } from '../../domain/history-range.js';
 
@@ -22,36 +23,6 @@ export type CandlesRepo = {
   /** The start of the newest bar before `before`, or null when there is none. */
   newestBarBefore(tokenId: number, res: Resolution, before: number): number | null;
 };
-
-const NEG_INF = -1;
-
-/**
- * Folds rollup rows into the bars of a query: `rows(lower, upper)` yields [t, o, h, l, c, v] of
- * the rollup width for `res`, t in [lower, upper), newest first. Shared by the token's and the
- * markets' rollups, so both give the same bars by the same rules.
- */
-export function foldBars(res: Resolution, q: BarQuery, rows: (lower: number, upper: number) => Iterable<number[]>, stats?: { rows: number }): Bar[] {
-  const want = q.mode === 'countback' ? Math.min(q.countback, MAX_BARS) : MAX_BARS;
-  // The newest bar is the bucket holding to - 1; all of its rows count, even those at or after `to`.
-  const upper = nextBucket(res, bucketStart(res, q.to - 1));
-  const lower = q.mode === 'range' ? bucketStart(res, q.from) : NEG_INF;
-  const builder = new DescendingBarBuilder();
-  // The bar being built is complete once a row of an older bucket arrives, so stop when
-  // `want` bars are complete and the next row starts another bucket.
-  let read = 0;
-  for (const row of rows(lower, upper)) {
-    read++;
-    const bucket = bucketStart(res, row[0]!);
-    if (builder.completed === want - 1 && builder.currentBucket !== null && builder.currentBucket !== bucket) {
-      break;
-    }
-    builder.add(bucket, row[1]!, row[2]!, row[3]!, row[4]!, row[5]!);
-  }
-  if (stats !== undefined) stats.rows = read;
-  let bars = builder.finish();
-  if (q.mode === 'range') bars = bars.filter((b) => b.t >= q.from);
-  return bars.length > want ? bars.slice(bars.length - want) : bars;
-}
 
 export function createCandlesRepo(db: Db): CandlesRepo {
   const upsert = db.prepare(`
@@ -87,9 +58,7 @@ export function createCandlesRepo(db: Db): CandlesRepo {
     },
 
     newestBarBefore(tokenId, res, before) {
-      const upper = nextBucket(res, bucketStart(res, before - 1));
-      const t = newestRollup.get(tokenId, rollupSourceFor(res), upper);
-      return t === null || t === undefined ? null : bucketStart(res, t);
+      return barStartOf(res, newestRollup.get(tokenId, rollupSourceFor(res), barsBeforeUpper(res, before)));
     },
   };
 }

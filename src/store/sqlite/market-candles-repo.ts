@@ -1,15 +1,16 @@
 /**
  * Per-market candle rollups (README, Pairs and native prices): written at ingest next to the
  * token's, read for a market's bars in USD or in its quote token. Reads fold rollups only, by the
- * same rules as the token's (candles-repo foldBars), so a request stays bounded by its bars.
+ * same rules as the token's (foldBars, src/domain/bar-fold.ts), so a request stays bounded by its bars.
  * Rows are keyed by the market's integer key (market_keys, migration 013), not its address; the
  * repo's callers still name markets by address.
  */
 import type { Db } from './db.js';
 import type { Bar } from '../../domain/candles.js';
-import type { MarketRollupDelta } from '../../domain/market-candles.js';
-import { bucketStart, nextBucket, rollupSourceFor, type Resolution } from '../../domain/resolution.js';
-import { foldBars, type BarQuery } from './candles-repo.js';
+import { priceIn, type MarketRollupDelta } from '../../domain/market-candles.js';
+import { rollupSourceFor, type Resolution } from '../../domain/resolution.js';
+import { barsBeforeUpper, barStartOf, foldBars } from '../../domain/bar-fold.js';
+import type { BarQuery } from './candles-repo.js';
 
 export type Currency = 'usd' | 'native';
 
@@ -72,8 +73,7 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
 
   return {
     lastPrice(tokenId, market, currency) {
-      const row = lastPrice.get(tokenId, market);
-      return row === undefined ? null : currency === 'usd' ? row.c : row.qc;
+      return priceIn(currency, lastPrice.get(tokenId, market));
     },
 
     marketToken: (market) => marketToken.get(market) ?? null,
@@ -96,9 +96,7 @@ export function createMarketCandlesRepo(db: Db): MarketCandlesRepo {
     },
 
     newestBarBefore(tokenId, market, res, before) {
-      const upper = nextBucket(res, bucketStart(res, before - 1));
-      const t = newest.get(tokenId, market, rollupSourceFor(res), upper);
-      return t === null || t === undefined ? null : bucketStart(res, t);
+      return barStartOf(res, newest.get(tokenId, market, rollupSourceFor(res), barsBeforeUpper(res, before)));
     },
   };
 }

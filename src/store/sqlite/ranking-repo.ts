@@ -7,7 +7,7 @@
  * traders read trader boards, src/read/trader-board.ts.)
  */
 import type { Db } from './db.js';
-import { windowSegments, type Segment } from '../../domain/window-cover.js';
+import { coverBuckets, trailingWindow, walletCountSource, windowSegments, type Segment } from '../../domain/window-cover.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 import type { TraderFigures } from '../../domain/trader-tally.js';
 
@@ -40,21 +40,9 @@ const RAW_SLOTS = 2;
  */
 function coverParams(levels: readonly number[], segments: readonly Segment[]): Record<string, number | string> {
   const params: Record<string, number | string> = {};
-  const buckets = levels.map((): number[] => []);
-  for (let j = 0; j < RAW_SLOTS; j++) params[`r${j}f`] = params[`r${j}t`] = 0;
-  let raw = 0;
-  for (const seg of segments) {
-    if (seg.level === null) {
-      if (raw >= RAW_SLOTS) throw new Error('unexpected window cover: more than two raw edges');
-      params[`r${raw}f`] = seg.from;
-      params[`r${raw}t`] = seg.to;
-      raw++;
-      continue;
-    }
-    const list = buckets[levels.indexOf(seg.level)];
-    if (list === undefined) throw new Error(`unexpected window cover at level ${seg.level}`);
-    for (let t = seg.from; t < seg.to; t += seg.level) list.push(t);
-  }
+  const { buckets, raw } = coverBuckets(levels, segments);
+  if (raw.length > RAW_SLOTS) throw new Error('unexpected window cover: more than two raw edges');
+  for (let j = 0; j < RAW_SLOTS; j++) [params[`r${j}f`], params[`r${j}t`]] = raw[j] ?? [0, 0];
   buckets.forEach((list, i) => (params[`l${i}`] = JSON.stringify(list)));
   return params;
 }
@@ -100,9 +88,9 @@ export function createRankingRepo(db: Db) {
      * exact unless the token has trades after `now` (`lastTradeAt`); then counted from the trades.
      */
     uniqueWallets(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): number {
-      if (lastTradeAt === null) return 0;
-      const stmt = lastTradeAt > now ? walletsExact : walletsSince;
-      return stmt.get(tokenId, now - seconds + 1, now) ?? 0;
+      const source = walletCountSource(now, lastTradeAt);
+      if (source === 'none') return 0;
+      return (source === 'trades' ? walletsExact : walletsSince).get(tokenId, now - seconds + 1, now) ?? 0;
     },
 
     /**
@@ -111,7 +99,8 @@ export function createRankingRepo(db: Db) {
      */
     marketStats(tokenId: number, now: number, seconds: number, lastTradeAt: number | null): Map<string, MarketStats> {
       const out = new Map<string, MarketStats>();
-      const segments = windowSegments(now - seconds + 1, now + 1, lastTradeAt, MARKET_ROLLUP_SECONDS);
+      const { from, to } = trailingWindow(now, seconds);
+      const segments = windowSegments(from, to, lastTradeAt, MARKET_ROLLUP_SECONDS);
       const rows = marketStats.all({ tokenId, ...coverParams(MARKET_ROLLUP_SECONDS, segments) });
       for (const [market, v, n] of rows) out.set(market, { volumeUsd: v, trades: n });
       return out;

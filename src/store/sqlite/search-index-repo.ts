@@ -7,33 +7,18 @@
 import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
+import { foldCase, prefixEnd, prefixSeek, shortGrams } from '../../domain/search-text.js';
+import { holdsControl } from '../shared/sql-text.js';
+
+export { foldCase, shortGrams };
 
 /** A token as the search index holds it: symbol and name folded with foldCase. */
 export type IndexedToken = { id: number; address: string; sym: string; name: string };
 
-/**
- * The folding search uses for symbols, names and queries: JavaScript's toLowerCase, so
- * case-insensitive matching covers more than ASCII (SQLite's lower() and NOCASE fold ASCII only).
- */
-export const foldCase = (s: string): string => s.toLowerCase();
-
-/** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
-const TOP = '\u{10FFFF}';
 const FOLDED_KEY = 'search_index_folded';
 
 type Row = [number, string, string, string];
 const toToken = ([id, address, sym, name]: Row): IndexedToken => ({ id, address, sym, name });
-
-/** The distinct one- and two-character substrings of `s` (characters are code points, as in SQLite). */
-export function shortGrams(s: string): Set<string> {
-  const cs = [...s];
-  const out = new Set<string>();
-  for (let i = 0; i < cs.length; i++) {
-    out.add(cs[i]!);
-    if (i + 1 < cs.length) out.add(cs[i]! + cs[i + 1]!);
-  }
-  return out;
-}
 
 /** Writes one token's row (and its name in the trigram index) when it is missing or changed. */
 function indexWriter(db: Db) {
@@ -147,8 +132,10 @@ export function createSearchIndexRepo(db: Db) {
     /** Up to `n` tokens whose folded symbol is `sym`, with addresses after `after`, by address. */
     bySymbol: (sym: string, after: string, n: number): IndexedToken[] => count(bySymbol.all({ sym, after, n })),
     /** Up to `n` tokens whose folded symbol starts with `prefix`, after (sym, address) = `from`, by (sym, address). */
-    bySymbolPrefix: (prefix: string, from: { sym: string; address: string }, n: number): IndexedToken[] =>
-      count(bySymbolPrefix.all({ hi: prefix + TOP, sym: from.sym < prefix ? prefix : from.sym, after: from.sym < prefix ? '' : from.address, n })),
+    bySymbolPrefix: (prefix: string, from: { sym: string; address: string }, n: number): IndexedToken[] => {
+      const seek = prefixSeek(prefix, from);
+      return count(bySymbolPrefix.all({ hi: prefixEnd(prefix), sym: seek.sym, after: seek.address, n }));
+    },
     /** Up to `n` tokens with addresses after `after`, by address. */
     inAddressOrder: (after: string, n: number): IndexedToken[] => count(inAddressOrder.all({ after, n })),
     /**
@@ -158,7 +145,7 @@ export function createSearchIndexRepo(db: Db) {
     byName: (text: string, after: number, n: number): IndexedToken[] =>
       // Names never hold control characters (ingest refuses them), and FTS5 reads NUL as the end
       // of its query string: such a text matches no name.
-      /[\u0000-\u001f]/.test(text) ? [] : count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
+      holdsControl(text) ? [] : count(byName.all({ match: `"${text.replaceAll('"', '""')}"`, after, n })),
     /** Up to `n` tokens whose folded name contains `gram` (one or two characters), with ids after `after`, by id. */
     byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
   };

@@ -13,6 +13,21 @@
 import type { Db } from './db.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords, type UdfToken } from '../../domain/udf.js';
+import {
+  dexAllows,
+  dexKey as dexKeyOn,
+  hitExchange,
+  mayBeCasedAddress,
+  pairName,
+  rankHits,
+  searchesAddressPrefix,
+  symbolLookups,
+  topDexOr,
+  type SymbolHit,
+} from '../../domain/udf-search.js';
+import { escapeLike, holdsNul } from '../shared/sql-text.js';
+
+export { escapeLike, holdsNul };
 
 /** `circulatingSupply`: what a market-cap chart multiplies its prices by (null: unknown, no cap). */
 export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null; circulatingSupply: number | null };
@@ -39,21 +54,6 @@ export type SearchQuery = {
 const DENSE_MATCHES = 2000;
 /** Rows a walk by liquidity may read before the sorted path takes over (matches all sit low). */
 const WALK_BUDGET = 3000;
-/** Characters an address may have in any letter case (base58 upper-cased holds I and O). */
-const ADDRESS_LIKE = /^(0x[0-9a-fA-F]{40}|[0-9A-Za-z]{32,44})$/;
-/** Shorter queries would match addresses by chance; symbols and names serve them. */
-const MIN_ADDRESS_PREFIX = 4;
-
-/** Escapes LIKE's wildcards so `%` and `_` match themselves (used with ESCAPE '\'). */
-export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * Whether a text holds a NUL. No stored symbol, name, address or dex holds one (ingest refuses
- * control characters), so such a text names and finds nothing, on either engine: PostgreSQL
- * refuses a NUL in any text parameter outright, and SQLite's LIKE reads a pattern only up to it
- * (`AB\0x%` would find the symbol AB).
- */
-export const holdsNul = (s: string): boolean => s.includes('\u0000');
 
 /** The FTS5 query for words in a row, the last one a prefix (["super", "b"] -> `"super b"*`). */
 const ftsPrefixPhrase = (words: readonly string[]): string => `"${words.join(' ')}"*`;
@@ -65,7 +65,7 @@ const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd
   FROM tokens t JOIN udf_listing l ON l.token_id = t.id AND l.dex = ''`;
 
 /** One search candidate: a token listed under @dex ('' = all), in ranking order within its class. */
-type Hit = { id: number; liq: number; address: string; dex: string };
+type Hit = SymbolHit;
 const HIT = 'l.token_id AS id, l.liquidity_usd AS liq, l.address, l.dex';
 const ORDER = 'ORDER BY l.liquidity_usd DESC, l.address LIMIT @limit';
 type HitParams = { dex: string; q: string; limit: number };
@@ -167,17 +167,13 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
     return hits;
   }
 
-  const token = (id: number): SymbolRow => {
-    const row = tokenById.get(id)!;
-    return row.topDex === '' ? { ...row, topDex: chain } : row;
-  };
-  /** The dex filter key: '' for all exchanges, which the chain name also means. */
-  const dexKey = (exchange: string | null): string => (exchange === null || exchange.toLowerCase() === chain.toLowerCase() ? '' : exchange);
+  const token = (id: number): SymbolRow => topDexOr(tokenById.get(id)!, chain);
+  const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
 
   function idOfAddress(name: string): number | undefined {
     const exact = normalizeAddress(name);
     const id = exact === null ? undefined : idByAddress.get(exact);
-    if (id !== undefined || !ADDRESS_LIKE.test(name)) return id;
+    if (id !== undefined || !mayBeCasedAddress(name)) return id;
     // The Charting Library upper-cases what users type: accept a single case-insensitive match.
     const ids = idsByAddressNocase.all(name);
     return ids.length === 1 ? ids[0] : undefined;
@@ -203,15 +199,11 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
      * blanks are ignored. A name that is not found as `EXCHANGE:...` is still tried whole.
      */
     resolve(name: string): Resolved | null {
-      const n = name.trim();
-      if (n === '') return null;
-      const colon = n.indexOf(':');
-      if (colon >= 0) {
-        const rest = n.slice(colon + 1).trim();
-        const found = rest === '' ? null : lookup(rest, dexKey(n.slice(0, colon).trim() || null));
+      for (const l of symbolLookups(name, chain)) {
+        const found = lookup(l.name, l.dex);
         if (found !== null) return found;
       }
-      return lookup(n, '');
+      return null;
     },
 
     /**
@@ -219,12 +211,9 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
      * chain name, must be the market's dex, case-insensitively); null when it names no market.
      */
     pair(name: string): ResolvedPair | null {
-      const n = name.trim();
-      const colon = n.indexOf(':');
-      const dex = colon < 0 ? '' : dexKey(n.slice(0, colon).trim() || null);
-      const address = normalizeAddress(colon < 0 ? n : n.slice(colon + 1).trim());
+      const { dex, address } = pairName(name, chain);
       const m = address === null ? undefined : marketByAddress.get(address);
-      if (m === undefined || (dex !== '' && dex.toLowerCase() !== m.dex.toLowerCase())) return null;
+      if (m === undefined || !dexAllows(dex, m.dex)) return null;
       return { token: token(m.tokenId), market: { address: m.address, dex: m.dex, quoteSymbol: m.quoteSymbol } };
     },
 
@@ -242,22 +231,12 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
         const words = queryWords(p.q);
         classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
         classes.push(symbolPrefixHits(p, prefix));
-        classes.push([...(words === null ? [] : nameHits(p, words)), ...(p.q.length >= MIN_ADDRESS_PREFIX ? addressPrefix.all({ ...p, prefix }) : [])]);
+        classes.push([...(words === null ? [] : nameHits(p, words)), ...(searchesAddressPrefix(p.q) ? addressPrefix.all({ ...p, prefix }) : [])]);
       }
       // Each class holds its own best `limit`; a token keeps its best class.
-      const seen = new Set<number>();
-      const out: Hit[] = [];
-      for (const hits of classes) {
-        hits.sort((a, b) => b.liq - a.liq || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-        for (const h of hits) {
-          if (seen.has(h.id)) continue;
-          seen.add(h.id);
-          out.push(h);
-        }
-      }
-      return out.slice(0, q.limit).map((h) => {
+      return rankHits(classes, q.limit).map((h) => {
         const found = token(h.id);
-        return { token: found, exchange: h.dex === '' ? found.topDex : h.dex };
+        return { token: found, exchange: hitExchange(h, found.topDex) };
       });
     },
 

@@ -4,6 +4,7 @@
  * the webhook events.
  */
 import type { Db } from './db.js';
+import { pageStart } from '../../domain/trade-page.js';
 
 /** A trade as the API shows it. */
 export type TradeJson = {
@@ -57,9 +58,6 @@ export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null; 
 /** A keyset position: only trades strictly before it in trade order are returned. */
 export type TradePosition = { blockTime: number; id: number };
 
-/** Before every trade (times are at most year 9999, far below this). */
-const TOP: TradePosition = { blockTime: 2 ** 48 - 1, id: 0 };
-
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
   t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
 
@@ -94,9 +92,7 @@ export function createTradesRepo(db: Db) {
      * (from the newest when null) and with id <= `bound`.
      */
     page(tokenId: number, filter: TradeFilter, after: TradePosition | null, bound: number, limit: number): TradeRowLike[] {
-      // `before` is a position too: every trade with blockTime < before comes before (before, 0),
-      // since ids start at 1. A cursor's position already lies inside the range.
-      const pos = after ?? (filter.before != null ? { blockTime: filter.before, id: 0 } : TOP);
+      const pos = pageStart(after, filter.before);
       const params: PageParams = {
         tokenId,
         blockTime: pos.blockTime,

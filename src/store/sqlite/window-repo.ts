@@ -3,7 +3,7 @@
  * at the ragged edges, raw trades), added up by foldSegments (src/domain/window-cover.ts).
  */
 import type { Db } from './db.js';
-import { foldSegments, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
+import { foldSegments, trailingWindow, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 
 export type { WindowStats } from '../../domain/window-cover.js';
 
@@ -39,8 +39,10 @@ export function createWindowRepo(db: Db) {
   return {
     between,
     /** Statistics of the window (now - seconds, now] of a token whose newest trade is at `lastTradeAt`. */
-    window: (tokenId: number, now: number, seconds: number, lastTradeAt: number | null): WindowStats =>
-      between(tokenId, now - seconds + 1, now + 1, lastTradeAt),
+    window: (tokenId: number, now: number, seconds: number, lastTradeAt: number | null): WindowStats => {
+      const { from, to } = trailingWindow(now, seconds);
+      return between(tokenId, from, to, lastTradeAt);
+    },
     /** The price of the last trade at or before `t` (the base price of a window), or null. */
     priceAt: (tokenId: number, t: number): number | null => priceAt.get(tokenId, t) ?? null,
   };
