@@ -1,10 +1,11 @@
 /**
  * A least-recently-used map bounded by bytes, not entries (docs/api.md, Response cache): one answer
  * may be 650 KB and another 50 bytes, so a count says nothing about memory. Sizes are estimates
- * of what V8 keeps (see approxBytes); entries also expire after their TTL.
+ * of what V8 keeps (see approxBytes); entries also expire after their TTL. The bookkeeping is
+ * lru-cache's (`maxSize` with a size per entry, a TTL per entry; docs/architecture.md, Caches says
+ * why that library); this file adds what it lacks: an entry that grows after it was stored.
  */
-
-type Entry<V> = { value: V; bytes: number; expiresAt: number };
+import { LRUCache } from 'lru-cache';
 
 export type ByteLru<V> = {
   get(key: string): V | undefined;
@@ -23,77 +24,52 @@ export type ByteLru<V> = {
   readonly evictions: number;
 };
 
-export function createByteLru<V>(maxBytes: number, now: () => number = Date.now): ByteLru<V> {
-  // A Map iterates in insertion order: re-inserting on every hit keeps the oldest use first.
-  const map = new Map<string, Entry<V>>();
-  /**
-   * The entry inserted last, so the most recently used: a hit on it is not re-inserted. A Map
-   * keeps deleted slots until it rehashes, so a delete and set on every hit of a hot answer
-   * made it rebuild its table every few hits (most often when it held few entries).
-   */
-  let newest: Entry<V> | undefined;
-  let bytes = 0;
+/** What a key and an entry's bookkeeping hold besides the value (a UTF-16 key, slots, a TTL). */
+const keyBytes = (key: string): number => 2 * key.length + 64;
+/** lru-cache takes whole positive sizes; the estimates are whole already except a caller's own. */
+const whole = (n: number): number => Math.max(1, Math.ceil(n));
+
+/** `V` is never undefined: lru-cache reads a stored undefined as a delete. */
+export function createByteLru<V extends NonNullable<unknown>>(maxBytes: number, now?: () => number): ByteLru<V> {
   let evictions = 0;
-
-  const remove = (key: string, e: Entry<V>) => {
-    map.delete(key);
-    bytes -= e.bytes;
-  };
-
-  return {
-    get(key) {
-      const e = map.get(key);
-      if (e === undefined) return undefined;
-      if (e.expiresAt <= now()) {
-        remove(key, e);
-        return undefined;
-      }
-      if (e !== newest) {
-        map.delete(key);
-        map.set(key, e);
-        newest = e;
-      }
-      return e.value;
+  const lru = new LRUCache<string, V>({
+    maxSize: maxBytes,
+    // Read the clock on every check rather than lru-cache's default of once a millisecond, which
+    // arms a timer to forget the reading: one clock read is cheaper than one timer, and an
+    // injected clock (tests) is then read exactly when asked.
+    ttlResolution: 0,
+    // lru-cache takes a start time of 0 for "no TTL": an injected clock (tests start theirs at 0)
+    // is read one millisecond on, which changes no age.
+    ...(now === undefined ? {} : { perf: { now: () => now() + 1 } }),
+    // Only entries pushed out for room count (an expired one found by a read leaves as 'expire').
+    dispose: (_value, _key, reason) => {
+      if (reason === 'evict') evictions++;
     },
-    set(key, value, size, ttlMs) {
-      const total = size + 2 * key.length + 64;
-      const old = map.get(key);
-      if (old !== undefined) remove(key, old);
-      // An answer larger than the whole cache is not kept (it would evict everything for nothing).
-      if (total > maxBytes) return;
-      const t = now();
-      for (const [k, e] of map) {
-        if (bytes + total <= maxBytes && e.expiresAt > t) break;
-        remove(k, e);
-        if (e.expiresAt > t) evictions++;
-      }
-      newest = { value, bytes: total, expiresAt: t + ttlMs };
-      map.set(key, newest);
-      bytes += total;
+  });
+  return {
+    get: (key) => lru.get(key),
+    set(key, value, bytes, ttlMs) {
+      // An answer larger than the whole cache is not kept (lru-cache's maxEntrySize is maxSize):
+      // it would evict everything for nothing.
+      lru.set(key, value, { size: whole(bytes + keyBytes(key)), ttl: whole(ttlMs) });
     },
     grow(key, value, extra) {
-      const e = map.get(key);
-      if (e === undefined || e.value !== value) return;
-      e.bytes += extra;
-      bytes += extra;
-      for (const [k, other] of map) {
-        if (bytes <= maxBytes) break;
-        if (other === e) continue;
-        remove(k, other);
-        evictions++;
-      }
-      if (bytes > maxBytes) remove(key, e);
+      // peek, not info alone: it also answers undefined for an entry that has expired.
+      if (lru.peek(key) !== value) return;
+      const held = lru.info(key);
+      if (held?.size === undefined) return;
+      // lru-cache resizes an entry only when its value changes: the entry is stored again, its
+      // TTL running on. lru-cache evicts others to make room, and does not keep the entry once
+      // it outgrows the whole bound.
+      lru.delete(key);
+      lru.set(key, value, { size: whole(held.size + extra), ...(held.ttl === undefined ? {} : { ttl: whole(held.ttl) }) });
     },
-    clear() {
-      map.clear();
-      newest = undefined;
-      bytes = 0;
-    },
+    clear: () => lru.clear(),
     get size() {
-      return map.size;
+      return lru.size;
     },
     get bytes() {
-      return bytes;
+      return lru.calculatedSize;
     },
     get evictions() {
       return evictions;

@@ -14,6 +14,7 @@ import type { TokenRow } from '../store/sqlite/tokens-repo.js';
 import { figuresOf, type TraderSort } from '../domain/trader-tally.js';
 import { nowSeconds } from '../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';
+import { PreparedJson } from './prepared-json.js';
 import { NO_TRADES, OVERVIEW_WINDOWS, WINDOW_SECONDS, product, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
 
 /** The most items a ranked list can hold. */
@@ -111,6 +112,30 @@ export function createTokenViews(deps: TokenViewsDeps) {
     return board.top(sort, limit).map((t, i) => ({ rank: i + 1, ...figuresOf(t) }));
   }
 
+  /**
+   * Top traders as a prepared answer (serialised, tagged and compressed once, src/read/prepared-json.ts):
+   * cached under the board's version, so requests between two changes of the board share one
+   * answer instead of each serialising, hashing and compressing its own (docs/operations.md,
+   * Benchmark: the profile of issue 33). The stamp is taken before the board is brought forward:
+   * an answer made across a change of the token is stored where no later read looks.
+   */
+  async function topTradersJson<W extends WindowKey>(token: TokenRef & { address: string }, window: W, sort: TraderSort, limit: number) {
+    const stamp = cache.stamp({ token: token.id });
+    const board = traderBoards.get(token.id, token.address, WINDOW_SECONDS[window]);
+    await board.refresh(() => nowSeconds(deps.clock));
+    // The version and the rows are read in one synchronous step, so they belong together.
+    const version = board.version();
+    const answer = () => ({ window, traders: board.top(sort, limit).map((t, i) => ({ rank: i + 1, ...figuresOf(t) })) });
+    if (version === null) return new PreparedJson(answer());
+    return cache.json(stamp, `top-traders|${window}|${sort}|${limit}|${version}`, () => Promise.resolve(answer()), TIMED_TTL);
+  }
+
+  /** The overview as a prepared answer, cached as the overview is (per token change and second). */
+  const overviewJson = (token: TokenRow, now: number) => cache.json({ token: token.id }, `overview:${now}`, () => overview(token, now), TIMED_TTL);
+
+  /** Holders as a prepared answer per `limit`, cached until the token changes. */
+  const holdersJson = (token: TokenRow, limit: number) => cache.json({ token: token.id }, `holders|${limit}`, () => holders(token, limit));
+
   async function holders(token: TokenRow, limit: number) {
     const size = cache.enabled ? MAX_LIST : limit;
     const all = await cache.through({ token: token.id }, 'holders', async () => {
@@ -159,7 +184,7 @@ export function createTokenViews(deps: TokenViewsDeps) {
     return all.length > limit ? all.slice(0, limit) : all;
   }
 
-  return { figures, overview, topTraders, holders, markets };
+  return { figures, overview, overviewJson, topTraders, topTradersJson, holders, holdersJson, markets };
 }
 
 export type TokenViews = ReturnType<typeof createTokenViews>;

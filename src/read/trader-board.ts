@@ -233,6 +233,16 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
       return s === null ? [] : s.sets[sort].first(limit).map((row) => s.table.tally(row));
     },
 
+    /**
+     * What the board's figures are exact for, as a string (`asOf.seenId.removalSeq`): two reads
+     * with the same version see the same figures, so an answer made from `top` can be cached under
+     * it. Null while there is no board or a removal may or may not be in it (it is rebuilt next).
+     */
+    version(): string | null {
+      const s = state;
+      return s === null || s.removalSeq < 0 ? null : `${s.asOf}.${s.seenId}.${s.removalSeq}`;
+    },
+
     /** Wallets on the board. */
     size: (): number => state?.table.size ?? 0,
 

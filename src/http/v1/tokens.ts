@@ -32,7 +32,7 @@ export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDe
       response: S.tokenOverview,
       example: S.tokenOverviewExample,
     },
-    async ({ params }) => views.overview(await findToken(tokens, params.address), now()),
+    async ({ params }) => views.overviewJson(await findToken(tokens, params.address), now()),
   );
 
   addTradeRoutes(api, deps);
@@ -53,7 +53,7 @@ export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDe
       response: S.topTraders,
       example: S.topTradersExample,
     },
-    async ({ query: q, params }) => ({ window: q.window, traders: await views.topTraders(await findToken(tokens, params.address), q.window, q.sort, q.limit) }),
+    async ({ query: q, params }) => views.topTradersJson(await findToken(tokens, params.address), q.window, q.sort, q.limit),
   );
 
   api.add(
@@ -68,7 +68,7 @@ export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDe
       response: S.tokenHolders,
       example: S.tokenHoldersExample,
     },
-    async ({ query, params }) => views.holders(await findToken(tokens, params.address), query.limit),
+    async ({ query, params }) => views.holdersJson(await findToken(tokens, params.address), query.limit),
   );
 
   api.add(
