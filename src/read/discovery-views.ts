@@ -47,6 +47,29 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     return topWithLiquidity(board.ranking(kind), minLiquidityUsd, limit);
   }
 
+  /**
+   * `ranked` as a prepared answer (serialised, tagged and compressed once, src/read/prepared-json.ts)
+   * under the board's version: requests between two steps of the board share one answer instead
+   * of each serialising, hashing and compressing its own (docs/operations.md, Benchmark). The
+   * stamp is taken before the board is brought forward, so an answer made across a change is
+   * stored where no later read looks.
+   */
+  async function rankedJson<W extends (typeof DISCOVERY_WINDOWS)[number]>(
+    kind: DiscoveryKind,
+    window: W,
+    minLiquidityUsd: number,
+    limit: number,
+    clockNow: () => number,
+  ) {
+    const stamp = cache.stamp('tokens');
+    const board = boards[window];
+    await board.refresh(clockNow);
+    // The version and the ranking are read in one synchronous step, so they belong together.
+    const version = board.version();
+    const answer = () => ({ window, tokens: topWithLiquidity(board.ranking(kind), minLiquidityUsd, limit) });
+    return cache.json(stamp, `ranked|${kind}|${window}|${minLiquidityUsd}|${limit}|${version}`, () => Promise.resolve(answer()), TIMED_TTL);
+  }
+
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
   async function newest(limit: number, now: number): Promise<DiscoveryItem[]> {
     const all = await cache.through(
@@ -124,7 +147,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     return out;
   }
 
-  return { ranked, newest, search, prices };
+  return { ranked, rankedJson, newest, search, prices };
 }
 
 export type DiscoveryViews = ReturnType<typeof createDiscoveryViews>;

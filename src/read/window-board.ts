@@ -205,6 +205,12 @@ export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, w
     /** The board as it is now, unchanged by later refreshes (for a reader that awaits). */
     view,
 
+    /**
+     * Counts the board's steps: its rankings change only when a step ends, so two reads with the
+     * same version see the same rankings, and an answer made from them can be cached under it.
+     */
+    version: (): number => generation,
+
     /** Tokens recomputed since the board was made. */
     recomputed: (): number => recomputed,
 

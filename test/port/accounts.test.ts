@@ -66,6 +66,25 @@ describe('accounts', () => {
   });
 });
 
+describe('accounts.inTransaction', () => {
+  it('commits what its function wrote when it resolves, and nothing when it throws', async () => {
+    const count = await t.repos.accounts.inTransaction(async (tx) => {
+      await tx.insertTenant(tenant('tx1', D));
+      await tx.insertKey(key('kx1', 'tx1', D));
+      return tx.countActiveKeys('tx1');
+    });
+    expect(count).toBe(1);
+    expect((await t.repos.accounts.tenant('tx1'))?.id).toBe('tx1');
+    await expect(
+      t.repos.accounts.inTransaction(async (tx) => {
+        await tx.insertTenant(tenant('tx2', D));
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await t.repos.accounts.tenant('tx2')).toBeUndefined();
+  });
+});
+
 describe('sessions', () => {
   it('insert, find, touch, remove, removeTenant and removeExpired', async () => {
     await t.repos.accounts.insertTenant(tenant('ts', D));

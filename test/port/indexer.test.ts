@@ -39,4 +39,20 @@ describe('indexer', () => {
     expect(await t.repos.indexer.journal(chain, 3)).toEqual({ undo: [], added: [] });
     expect(await t.repos.indexer.position('other-chain')).toBeUndefined();
   });
+
+  it("a rollback in a retraction's transaction goes back before the batch: its blocks, journal and state changes go", async () => {
+    const chain = 'port-chain';
+    await t.services.ingest.retract(
+      { trades: [], markets: [], tokens: [], records: [] },
+      {
+        within: (tx) => t.repos.indexer.rollback(tx, { chain, to: { number: 0, hash: 'h0' }, restore: [{ kind: 'pool', key: 'p1', body: null }], now: D + 1 }),
+      },
+    );
+    // Block 0 was never kept: the position knows no parent for it.
+    expect(await t.repos.indexer.position(chain)).toEqual({ number: 0, hash: 'h0', parentHash: '' });
+    expect(await t.repos.indexer.blocks(chain)).toEqual([]);
+    expect(Object.fromEntries(await t.repos.indexer.state(chain, 'pool'))).toEqual({});
+    expect(await t.repos.indexer.batches(chain)).toEqual([]);
+    expect(await t.repos.indexer.journal(chain, 1)).toEqual({ undo: [], added: [] });
+  });
 });

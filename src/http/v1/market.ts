@@ -42,7 +42,7 @@ export function marketRouter(deps: { clock: Clock; views: Pick<Views, 'discovery
         response: S.rankedTokens,
         example: S.rankedTokensExample,
       },
-      async ({ query: q }) => ({ window: q.window, tokens: await discovery.ranked(kind, q.window, q.minLiquidityUsd, q.limit, now) }),
+      async ({ query: q }) => discovery.rankedJson(kind, q.window, q.minLiquidityUsd, q.limit, now),
     );
   }
 

@@ -9,12 +9,13 @@ import type { Async } from '../port/async.js';
 import type { KeyRow, Plan, Tenant } from '../sqlite/accounts-repo.js';
 import type { AccountsRepo } from '../port/repos.js';
 import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
+import { scopesColumn, withScopes } from '../shared/key-scopes.js';
 
 /** The advisory lock key of account transactions (migrations hold ...0001, numbered writes ...0002). */
 export const ACCOUNTS_LOCK_KEY = '7301746852145370003';
 
 type RawKey = Omit<KeyRow, 'scopes'> & { scopes: string };
-const toKey = (r: RawKey): KeyRow => ({ ...r, scopes: r.scopes === '' ? [] : r.scopes.split(',') });
+const toKey = (r: RawKey): KeyRow => withScopes(r);
 
 const KEY_COLUMNS = `id, tenant_id AS "tenantId", name, prefix, last4, scopes, created_at AS "createdAt",
   last_used_at AS "lastUsedAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
@@ -48,7 +49,7 @@ export function createPgAccountsRepo(db: Queryable): PgAccountsRepo {
       await db.query(
         `INSERT INTO api_keys (id, tenant_id, name, hash, prefix, last4, scopes, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [k.id, k.tenantId, k.name, k.hash, k.prefix, k.last4, k.scopes.join(','), k.createdAt, k.expiresAt],
+        [k.id, k.tenantId, k.name, k.hash, k.prefix, k.last4, scopesColumn(k.scopes), k.createdAt, k.expiresAt],
       );
     },
     key: (id) => key('id', id),

@@ -7,7 +7,7 @@
 import type { Async } from '../port/async.js';
 import { KEEP_COMMITS, type TradeCommitStep } from '../../domain/trade-commits.js';
 import type { StreamRepo } from '../port/repos.js';
-import { toTradeJson, type TradeRowLike } from '../sqlite/trades-repo.js';
+import { toTradeJson, type TradeRowLike } from '../../domain/trade-json.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
 export type PgStreamRepo = Async<StreamRepo>;

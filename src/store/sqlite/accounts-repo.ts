@@ -1,5 +1,6 @@
 /** Tenants, plans and API keys: the rows behind accounts, keys and authentication. */
 import { writeTransaction, type Db } from './db.js';
+import { scopesColumn, withScopes } from '../shared/key-scopes.js';
 
 export type Plan = { name: string; requestsPerMinute: number; maxKeys: number; maxSubscriptions: number };
 export type Tenant = { id: string; name: string; plan: string; email: string | null; createdAt: number };
@@ -17,7 +18,7 @@ export type KeyRow = {
 };
 
 type RawKey = Omit<KeyRow, 'scopes'> & { scopes: string };
-const toKey = (r: RawKey): KeyRow => ({ ...r, scopes: r.scopes === '' ? [] : r.scopes.split(',') });
+const toKey = (r: RawKey): KeyRow => withScopes(r);
 
 const KEY_COLUMNS = `id, tenant_id AS tenantId, name, prefix, last4, scopes, created_at AS createdAt,
   last_used_at AS lastUsedAt, expires_at AS expiresAt, revoked_at AS revokedAt`;
@@ -63,7 +64,7 @@ export function createAccountsRepo(db: Db) {
       scopes: string[];
       createdAt: number;
       expiresAt: number | null;
-    }) => void s.insertKey.run({ ...k, scopes: k.scopes.join(',') }),
+    }) => void s.insertKey.run({ ...k, scopes: scopesColumn(k.scopes) }),
     key: (id: string) => {
       const r = s.key.get(id) as RawKey | undefined;
       return r && toKey(r);

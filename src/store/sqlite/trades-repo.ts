@@ -1,50 +1,13 @@
 /**
- * Trade reads: keyset pages of a token's trades, newest first in trade order (blockTime, id),
- * and the one mapping from a stored trade to its JSON form T (docs/api.md, Token reads), shared with
- * the webhook events.
+ * Trade reads: keyset pages of a token's trades, newest first in trade order (blockTime, id). The
+ * one mapping from a stored trade to its JSON form T (docs/api.md, Token reads), shared with the
+ * webhook events and the stream, is src/domain/trade-json.ts (re-exported here).
  */
 import type { Db } from './db.js';
 import { pageStart } from '../../domain/trade-page.js';
+import { toTradeJson, type TradeJson, type TradeRowLike } from '../../domain/trade-json.js';
 
-/** A trade as the API shows it. */
-export type TradeJson = {
-  id: number;
-  signature: string;
-  index: number;
-  blockTime: number;
-  side: 'buy' | 'sell';
-  priceUsd: number;
-  amount: number;
-  quoteAmount: number;
-  volumeUsd: number;
-  wallet: string;
-  market: string;
-  dex: string | null;
-};
-
-/**
- * What toTradeJson needs: a stored trade (isBuy as 0/1 or boolean instead of side) and its
- * market's dex (null when the market is not in the store).
- */
-export type TradeRowLike = Omit<TradeJson, 'side'> & { isBuy: number | boolean };
-
-/** The JSON form T of a trade, fields in the contract's order. */
-export function toTradeJson(r: TradeRowLike): TradeJson {
-  return {
-    id: r.id,
-    signature: r.signature,
-    index: r.index,
-    blockTime: r.blockTime,
-    side: r.isBuy === true || r.isBuy === 1 ? 'buy' : 'sell',
-    priceUsd: r.priceUsd,
-    amount: r.amount,
-    quoteAmount: r.quoteAmount,
-    volumeUsd: r.volumeUsd,
-    wallet: r.wallet,
-    market: r.market,
-    dex: r.dex,
-  };
-}
+export { toTradeJson, type TradeJson, type TradeRowLike };
 
 /** A trade's price and where it stands in trade order: the answer of GET /v1/prices/at. */
 export type PricePoint = { priceUsd: number; blockTime: number; tradeId: number };
