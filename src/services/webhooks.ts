@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/port/async.js';
-import type { DueDelivery, WebhookOutboxRepo } from '../store/sqlite/webhook-outbox-repo.js';
+import type { DueDelivery, WebhookOutboxRepo } from '../store/port/repos.js';
 import { eventId, eventJson } from './events.js';
 import { refusedLiteral } from './webhook-target.js';
 import { post, type Outcome } from './webhook-post.js';

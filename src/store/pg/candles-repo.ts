@@ -8,7 +8,9 @@
 import type { Async } from '../port/async.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import { bucketStart, nextBucket, rollupSourceFor, rowsPerBar, type Resolution } from '../../domain/resolution.js';
-import { foldBars, MAX_BARS, type BarQuery, type CandlesRepo } from '../sqlite/candles-repo.js';
+import { foldBars } from '../sqlite/candles-repo.js';
+import { MAX_BARS } from '../../domain/history-range.js';
+import type { BarQuery, CandlesRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 export type PgCandlesRepo = Async<CandlesRepo>;

@@ -8,7 +8,8 @@
  * (byte order, as SQLite's BINARY).
  */
 import type { Async } from '../port/async.js';
-import { foldCase, shortGrams, type IndexedToken, type SearchIndexRepo } from '../sqlite/search-index-repo.js';
+import { shortGrams } from '../sqlite/search-index-repo.js';
+import { foldCase, type IndexedToken, type SearchIndexRepo } from '../port/repos.js';
 import { escapeLike, holdsNul } from '../sqlite/symbols-repo.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 

@@ -6,8 +6,7 @@
  */
 import type { Async } from '../port/async.js';
 import type { IngestHook } from '../port/ingest.js';
-import type { StreamRepo } from '../port/repos.js';
-import { toTradeJson, type TradeRowLike } from '../sqlite/trades-repo.js';
+import { toTradeJson, type StreamRepo, type TradeRowLike } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { clientOf } from './ingest-tx.js';
 

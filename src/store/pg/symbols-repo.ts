@@ -10,7 +10,8 @@
  * many tokens match, PostgreSQL by the sort, so the answers are the same.
  */
 import type { Async } from '../port/async.js';
-import { escapeLike, holdsNul, type Resolved, type SymbolRow, type SymbolsRepo } from '../sqlite/symbols-repo.js';
+import { escapeLike, holdsNul } from '../sqlite/symbols-repo.js';
+import type { Resolved, SymbolRow, SymbolsRepo } from '../port/repos.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import { row, rows, type Queryable } from './pg-repo.js';

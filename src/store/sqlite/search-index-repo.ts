@@ -7,15 +7,12 @@
 import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
+import type { IndexedToken, SearchIndexRepo } from '../port/tokens.js';
+import { foldCase } from '../port/tokens.js';
 
-/** A token as the search index holds it: symbol and name folded with foldCase. */
-export type IndexedToken = { id: number; address: string; sym: string; name: string };
-
-/**
- * The folding search uses for symbols, names and queries: JavaScript's toLowerCase, so
- * case-insensitive matching covers more than ASCII (SQLite's lower() and NOCASE fold ASCII only).
- */
-export const foldCase = (s: string): string => s.toLowerCase();
+// The interface and row types are the port's (src/store/port/tokens.ts), named here too.
+export type { IndexedToken, SearchIndexRepo } from '../port/tokens.js';
+export { foldCase } from '../port/tokens.js';
 
 /** Highest code point: no folded symbol with the prefix P sorts at or after P + this. */
 const TOP = '\u{10FFFF}';
@@ -98,7 +95,7 @@ export function rebuildSearchIndex(db: Db): void {
   })();
 }
 
-export function createSearchIndexRepo(db: Db) {
+export function createSearchIndexRepo(db: Db): SearchIndexRepo {
   const COLS = 's.token_id, s.address, s.sym, s.name';
   const byAddress = db.prepare<[string], Row>(`SELECT ${COLS} FROM token_search s WHERE s.address = ?`).raw();
   const bySymbol = db
@@ -163,5 +160,3 @@ export function createSearchIndexRepo(db: Db) {
     byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
   };
 }
-
-export type SearchIndexRepo = ReturnType<typeof createSearchIndexRepo>;

@@ -7,7 +7,10 @@
  */
 import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
-import { toTradeJson, type TradeJson, type TradeRowLike } from './trades-repo.js';
+import { toTradeJson, type StreamRepo, type TradeJson, type TradeRowLike } from '../port/trades.js';
+
+// The interface and row types are the port's (src/store/port/trades.ts), named here too.
+export type { StreamRepo } from '../port/trades.js';
 
 /** Commit rows kept: the stream only ever asks about the last few seconds of commits. */
 const KEEP_COMMITS = 100_000;
@@ -41,7 +44,7 @@ export function tradeCommitsHook(db: Db): SqliteIngestHook {
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
   t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
 
-export function createStreamRepo(db: Db) {
+export function createStreamRepo(db: Db): StreamRepo {
   const after = db.prepare<[number, number, number, number], TradeRowLike>(
     `SELECT ${COLUMNS} FROM trades t LEFT JOIN markets m ON m.address = t.market
      WHERE t.token_id = ? AND t.id > ? AND t.id <= ? ORDER BY t.id LIMIT ?`,
@@ -64,5 +67,3 @@ export function createStreamRepo(db: Db) {
     maxTradeId: (tokenId: number): number => maxId.get(tokenId) ?? 0,
   };
 }
-
-export type StreamRepo = ReturnType<typeof createStreamRepo>;

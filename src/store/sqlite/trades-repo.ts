@@ -1,61 +1,14 @@
 /**
- * Trade reads: keyset pages of a token's trades, newest first in trade order (blockTime, id),
- * and the one mapping from a stored trade to its JSON form T (docs/api.md, Token reads), shared with
- * the webhook events.
+ * Trade reads on SQLite: keyset pages of a token's trades, newest first in trade order (blockTime,
+ * id). The one mapping from a stored trade to its JSON form T (docs/api.md, Token reads) is the
+ * port's (src/store/port/trades.ts).
  */
 import type { Db } from './db.js';
+import type { PricePoint, TradeFilter, TradePosition, TradeRowLike, TradesRepo } from '../port/trades.js';
 
-/** A trade as the API shows it. */
-export type TradeJson = {
-  id: number;
-  signature: string;
-  index: number;
-  blockTime: number;
-  side: 'buy' | 'sell';
-  priceUsd: number;
-  amount: number;
-  quoteAmount: number;
-  volumeUsd: number;
-  wallet: string;
-  market: string;
-  dex: string | null;
-};
-
-/**
- * What toTradeJson needs: a stored trade (isBuy as 0/1 or boolean instead of side) and its
- * market's dex (null when the market is not in the store).
- */
-export type TradeRowLike = Omit<TradeJson, 'side'> & { isBuy: number | boolean };
-
-/** The JSON form T of a trade, fields in the contract's order. */
-export function toTradeJson(r: TradeRowLike): TradeJson {
-  return {
-    id: r.id,
-    signature: r.signature,
-    index: r.index,
-    blockTime: r.blockTime,
-    side: r.isBuy === true || r.isBuy === 1 ? 'buy' : 'sell',
-    priceUsd: r.priceUsd,
-    amount: r.amount,
-    quoteAmount: r.quoteAmount,
-    volumeUsd: r.volumeUsd,
-    wallet: r.wallet,
-    market: r.market,
-    dex: r.dex,
-  };
-}
-
-/** A trade's price and where it stands in trade order: the answer of GET /v1/prices/at. */
-export type PricePoint = { priceUsd: number; blockTime: number; tradeId: number };
-
-/**
- * Which trades a page may return: a side, a wallet, and a time range `after <= blockTime < before`
- * (null: unbounded).
- */
-export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null; after?: number | null; before?: number | null };
-
-/** A keyset position: only trades strictly before it in trade order are returned. */
-export type TradePosition = { blockTime: number; id: number };
+// The interface and row types are the port's (src/store/port/trades.ts), named here too.
+export type { PricePoint, TradeFilter, TradeJson, TradePosition, TradeRowLike, TradesRepo } from '../port/trades.js';
+export { toTradeJson } from '../port/trades.js';
 
 /** Before every trade (times are at most year 9999, far below this). */
 const TOP: TradePosition = { blockTime: 2 ** 48 - 1, id: 0 };
@@ -65,7 +18,7 @@ const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime,
 
 type PageParams = { tokenId: number; blockTime: number; id: number; after: number; bound: number; limit: number; isBuy: number; wallet: string };
 
-export function createTradesRepo(db: Db) {
+export function createTradesRepo(db: Db): TradesRepo {
   // One statement per filter, each a seek on the index that leads with its equality columns and
   // ends in (block_time, id), read backwards: a page deep in the history costs what the first does.
   const page = (index: string, extra: string) =>
@@ -118,5 +71,3 @@ export function createTradesRepo(db: Db) {
     dexOf: (market: string): string | null => dex.get(market) ?? null,
   };
 }
-
-export type TradesRepo = ReturnType<typeof createTradesRepo>;
