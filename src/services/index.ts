@@ -3,15 +3,14 @@
  * is given none), so every entry point shares the same write paths, caches and counters. Each
  * service is made here and nowhere else: routes and workers take it from here.
  *
- * This is the one place that picks each engine's parts (docs/architecture.md, The store): on
- * SQLite the synchronous repos wrapped as async ones, the SQLite ingest and its hooks on the one
- * connection; on PostgreSQL the twins of src/store/pg/ on the pool and the engine ingest, one
- * write-ordered transaction per batch, its hooks on that transaction's client. Every service
- * above this line is the same code on both.
+ * The engine's parts come from its engine object (src/store/port/engine.ts), which the
+ * composition root (src/open-store.ts) picked: its repos, its ingest engine, the size of its WAL.
+ * Every service above this line is the same code on every engine.
  */
-import type { Store } from '../store/sqlite/db.js';
 import type { AnyStore } from '../open-store.js';
-import type { PgStore } from '../store/pg/pg-store.js';
+import { engineOf } from '../open-store.js';
+import type { StoreEngine } from '../store/port/engine.js';
+import type { Repos } from '../store/port/repos.js';
 import type { Clock } from '../domain/clock.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';
 import { createEngineIngest } from './ingest-engine.js';
@@ -20,49 +19,51 @@ import { ingestHooks, pgIngestHooks } from './ingest-hooks.js';
 import { createSubscriptions } from './subscriptions.js';
 import { createEvents, createRetractEventsHook } from './events.js';
 import { createSessions, createSignInThrottle } from './sessions.js';
-import { createMetrics, walBytes } from './metrics.js';
-import { createSqliteRepos, type Repos } from '../store/sqlite/repos.js';
-import { createPgRepos } from '../store/pg/repos.js';
-import { createPgIngestEngine } from '../store/pg/ingest-repo.js';
+import { createMetrics } from './metrics.js';
 import { createIndexerBoard } from '../indexer/evm/board.js';
 
-type Deps<S> = { store: S; clock: Clock; config?: { webhookAllowPrivate: boolean; chain?: string }; repos?: Repos };
+/** The SQLite store createIngest drives (src/services/ingest.ts), named without importing the engine. */
+type SqliteStore = Parameters<typeof createIngest>[0]['store'];
 
-/** What differs between the engines: the repos, the ingest, and the size of SQLite's WAL. */
-type EngineParts = { repos: Repos; ingest: (hooks: IngestHook[]) => AnyIngest; walBytes: () => number };
+type Deps<S> = {
+  store: S;
+  clock: Clock;
+  config?: { webhookAllowPrivate: boolean; chain?: string };
+  repos?: Repos;
+  /** The store's engine object; the composition root's pick for the store when absent. */
+  engine?: StoreEngine;
+};
 
-function sqliteParts(store: Store, clock: Clock, chain: string, repos: Repos | undefined): EngineParts & { ingest: (hooks: IngestHook[]) => Ingest } {
-  return {
-    repos: repos ?? createSqliteRepos(store, chain),
-    ingest: (hooks) => createIngest({ store, clock, hooks: [...ingestHooks({ db: store.db, clock }), ...hooks] }),
-    walBytes: () => walBytes(store.path),
-  };
-}
-
-function pgParts(store: PgStore, clock: Clock, chain: string, repos: Repos | undefined): EngineParts {
-  return {
-    repos: repos ?? createPgRepos(store.pool, chain),
-    // Caches hear of a batch after its commit, through the store's listeners, as on SQLite.
-    ingest: (hooks) =>
-      createEngineIngest({
-        engine: createPgIngestEngine(store.pool),
-        clock,
-        hooks: [...pgIngestHooks({ clock }), ...hooks],
-        onCommit: (change) => store.notifyChange(change),
-      }),
-    walBytes: () => 0,
-  };
+/**
+ * The ingest of `store`: the engine ingest over the engine's IngestEngine where it has one (its
+ * hooks on the transaction's client, caches told after the commit through the store's
+ * listeners); else, on SQLite until the two orchestrators are one, createIngest on the store's
+ * one connection with the SQLite hooks.
+ */
+function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, hooks: IngestHook[]): AnyIngest {
+  const ingestEngine = engine.ingestEngine?.(store);
+  if (ingestEngine !== undefined) {
+    return createEngineIngest({
+      engine: ingestEngine,
+      clock,
+      hooks: [...pgIngestHooks({ clock }), ...hooks],
+      onCommit: (change) => store.notifyChange(change),
+    });
+  }
+  const sqlite = store as SqliteStore;
+  return createIngest({ store: sqlite, clock, hooks: [...ingestHooks({ db: sqlite.db, clock }), ...hooks] });
 }
 
 function build(deps: Deps<AnyStore>) {
   const chain = deps.config?.chain ?? 'solana';
-  const parts = deps.store.kind === 'postgres' ? pgParts(deps.store, deps.clock, chain, deps.repos) : sqliteParts(deps.store, deps.clock, chain, deps.repos);
-  const { repos } = parts;
-  const metrics = createMetrics(deps.store, repos, { walBytes: parts.walBytes });
+  const { store } = deps;
+  const engine = deps.engine ?? engineOf(store);
+  const repos = deps.repos ?? engine.repos(store, chain);
+  const metrics = createMetrics(store, repos, { walBytes: () => engine.walBytes(store) });
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
-  const ingest: AnyIngest = parts.ingest([({ trades }) => metrics.tradesInserted(trades.length)]);
+  const ingest = makeIngest(store, engine, deps.clock, [({ trades }) => metrics.tradesInserted(trades.length)]);
   // trades_removed events and their webhooks, in each retraction's transaction (docs/api.md, Events).
-  ingest.addRetractHook(createRetractEventsHook({ db: deps.store.kind === 'sqlite' ? deps.store.db : undefined, clock: deps.clock }));
+  ingest.addRetractHook(createRetractEventsHook({ db: 'db' in store ? store.db : undefined, clock: deps.clock }));
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
   const subscriptions = createSubscriptions(withRepos);
@@ -71,7 +72,7 @@ function build(deps: Deps<AnyStore>) {
   const signInThrottle = createSignInThrottle(withRepos);
   // The chain indexer's status for /healthz: the server's indexer job attaches to it.
   const indexers = createIndexerBoard(repos.indexer);
-  return { repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics, indexers };
+  return { engine, repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics, indexers };
 }
 
 /** The services of a store of either engine. */
@@ -82,9 +83,9 @@ export type SqliteServices = Omit<Services, 'ingest'> & { ingest: Ingest };
 /**
  * `config.webhookAllowPrivate` defaults to false (webhooks to private addresses are refused);
  * `config.chain` names the store's chain (default `solana`). `repos` is the storage boundary
- * (src/store/port/repos.ts), made here from the store unless given.
+ * (src/store/port/repos.ts), made here by the store's engine unless given.
  */
-export function createServices(deps: Deps<Store>): SqliteServices;
+export function createServices(deps: Deps<SqliteStore>): SqliteServices;
 export function createServices(deps: Deps<AnyStore>): Services;
 export function createServices(deps: Deps<AnyStore>): Services {
   return build(deps);
