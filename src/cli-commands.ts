@@ -7,11 +7,9 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { AnyStore } from './open-store.js';
-import { backupStore } from './store/sqlite/backup.js';
+import { engineFor, type AnyStore } from './open-store.js';
 import type { Services } from './services/index.js';
 import { removeDemo } from './services/demo.js';
-import { reclaimSpace } from './store/sqlite/reclaim.js';
 
 /** A wrong call (exit 2) or a failed command (exit 1), raised as the caller's own error types. */
 export type Fail = { usage(message: string): Error; command(message: string): Error };
@@ -100,7 +98,9 @@ export async function backup(ctx: CommandContext): Promise<Output> {
   const [file, ...extra] = ctx.positionals;
   if (file === undefined) throw ctx.fail.usage('backup needs a FILE to write');
   if (extra.length > 0) throw ctx.fail.usage(`backup takes one FILE (got ${ctx.positionals.length})`);
-  if (ctx.databaseUrl() !== null) throw ctx.fail.command('DATABASE_URL names a PostgreSQL store: back it up with pg_dump (docs/operations.md, Backups)');
+  // An online copy of a store file is the SQLite engine's alone (its `backup` capability).
+  const { backup: backupStore } = engineFor({ databaseUrl: ctx.databaseUrl() });
+  if (backupStore === undefined) throw ctx.fail.command('DATABASE_URL names a PostgreSQL store: back it up with pg_dump (docs/operations.md, Backups)');
   const source = ctx.databasePath();
   if (source === ':memory:') throw ctx.fail.command('DATABASE_PATH is :memory:; there is no store file to back up');
   if (!existsSync(source)) throw ctx.fail.command(`no store at ${source} (DATABASE_PATH)`);
@@ -136,9 +136,11 @@ export async function backup(ctx: CommandContext): Promise<Output> {
 export async function removeDemoData(ctx: CommandContext): Promise<Output> {
   const { removed, reclaimed } = await ctx.withStore(async (store, sv) => {
     const removed = await removeDemo({ store, repos: sv.repos });
-    if (removed.tokens === 0 || store.kind !== 'sqlite') return { removed, reclaimed: null };
+    // Only an engine that can give space back (SQLite's `reclaim`) does; PostgreSQL's autovacuum makes it reusable.
+    const { reclaim } = sv.engine;
+    if (removed.tokens === 0 || reclaim === undefined) return { removed, reclaimed: null };
     ctx.stderr('demo --remove: giving the freed space back to the file system\n');
-    return { removed, reclaimed: reclaimSpace(store.db) };
+    return { removed, reclaimed: reclaim(store) };
   });
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   return {

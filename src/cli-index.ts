@@ -6,7 +6,6 @@
  * A bad file is a usage error (exit 2) naming the field.
  */
 import { loadConfig } from './config.js';
-import { setBusyTimeout } from './store/sqlite/db.js';
 import { createLogger } from './logger.js';
 import { readIndexerFile } from './indexer/evm/config-file.js';
 import type { IndexSummary } from './indexer/evm/run.js';
@@ -38,7 +37,7 @@ export async function indexChains(
   const log = createLogger(appConfig.logLevel === 'silent' ? 'silent' : 'info', undefined, appConfig.instanceId);
   return ctx.withStore(async (store, services) => {
     // Beside a running server on SQLite, wait for its write lock as `cli ingest` does.
-    if (store.kind === 'sqlite') setBusyTimeout(store.db, 120_000);
+    services.engine.setBusyTimeout?.(store, 120_000);
     // Loaded here, not with the CLI: the other commands need neither viem nor the indexer.
     const { startIndexer } = await import('./indexer/evm/run.js');
     const handle = startIndexer({ config, services, log, until });

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setBusyTimeout } from './store/sqlite/db.js';
 import type { Services } from './services/index.js';
 import { addNames, noNames, type LineError, type NamedAddresses, type NumberedRecord } from './services/ingest.js';
 import type { CommandContext, Output } from './cli-commands.js';
@@ -111,8 +110,10 @@ export async function ingestFiles(ctx: CommandContext): Promise<Output> {
   if (files.length === 0) throw ctx.fail.usage('ingest needs at least one FILE (- for stdin)');
   const result = await ctx.withStore(async (store, sv) => {
     let pace: Pace = { batch: PG_CLI_BATCH, pauseMs: 0 };
-    if (store.kind === 'sqlite') {
-      setBusyTimeout(store.db, CLI_BUSY_TIMEOUT_MS);
+    // An engine with a busy timeout (SQLite's write lock) waits longer, and ingests in small paced slices.
+    const { setBusyTimeout } = sv.engine;
+    if (setBusyTimeout !== undefined) {
+      setBusyTimeout(store, CLI_BUSY_TIMEOUT_MS);
       pace = { batch: CLI_SLICE, pauseMs: CLI_PAUSE_MS };
     }
     let accepted = 0;

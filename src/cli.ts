@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { SchemaTooNewError } from './store/sqlite/db.js';
+import { SchemaTooNewError } from './store/port/engine.js';
 import { openConfiguredStore, type AnyStore } from './open-store.js';
 import { createCoord, type Coord } from './coord/wiring.js';
 import { createLogger } from './logger.js';

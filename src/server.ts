@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { SchemaTooNewError } from './store/sqlite/db.js';
+import { SchemaTooNewError } from './store/port/engine.js';
 import { openConfiguredStore, type AnyStore } from './open-store.js';
 import { createApp, type App } from './app.js';
 import { gracefulClose } from './http/graceful-close.js';

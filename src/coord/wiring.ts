@@ -32,7 +32,7 @@ import type { Logger } from 'pino';
 import type { Counter, Gauge, Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Change } from '../store/port/handle.js';
-import type { AnyStore } from '../open-store.js';
+import { engineOf, type AnyStore } from '../open-store.js';
 import type { Bus, BusOptions, BusState, Notice } from '../store/port/bus.js';
 import type { Middleware } from 'koa';
 import type { Limiter } from '../limiter/limiter.js';
@@ -105,18 +105,15 @@ export function createCoord(deps: { config: Config; store: AnyStore; logger: Log
   const malformed = deps.registry.getSingleMetric('bus_notices_malformed_total') as Counter | undefined;
   const onMalformed = () => malformed?.inc();
   const redisUrl = config.redisUrl;
+  // The store's own bus, where its engine has one (PostgreSQL's LISTEN/NOTIFY).
+  const engine = engineOf(store);
+  const storeBus = engine.openBus?.bind(engine);
+  const openStoreBus: ((o: BusOptions) => Promise<Bus>) | null = storeBus === undefined ? null : (o) => storeBus(store, o);
   // Each bus's client is imported only when it is the one used.
   const openBus: ((o: BusOptions) => Promise<Bus>) | null =
-    redisUrl !== null
-      ? async (o) => (await import('./redis-bus.js')).createRedisBus({ ...o, url: redisUrl, prefix: channelPrefix(redisUrl) })
-      : store.kind === 'postgres'
-        ? async (o) => (await import('../store/pg/pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
-        : null;
+    redisUrl !== null ? async (o) => (await import('./redis-bus.js')).createRedisBus({ ...o, url: redisUrl, prefix: channelPrefix(redisUrl) }) : openStoreBus;
   // With Redis on PostgreSQL: the database's channel too, where processes without REDIS_URL announce.
-  const openListener: ((o: BusOptions) => Promise<Bus>) | null =
-    redisUrl !== null && store.kind === 'postgres'
-      ? async (o) => (await import('../store/pg/pg-bus.js')).createPgBus({ ...o, url: store.url, pool: store.pool })
-      : null;
+  const openListener: ((o: BusOptions) => Promise<Bus>) | null = redisUrl !== null ? openStoreBus : null;
   if (openBus === null) {
     return {
       redis: () => 'off',

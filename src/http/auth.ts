@@ -16,7 +16,7 @@
 import { ApiError, errors, forbidden, unauthorized } from '../errors.js';
 import { KEY_PREFIX, hashKey, looksLikeKey } from '../domain/api-key.js';
 import { nowSeconds } from '../domain/clock.js';
-import type { KeyRow, Plan, Tenant } from '../store/sqlite/accounts-repo.js';
+import type { KeyRow, Plan, Tenant } from '../store/port/repos.js';
 import type { AppContext, AppMiddleware, Caller } from './types.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../errors.js';
 import { GRANTABLE_SCOPES } from '../services/accounts.js';
 import { sameSecret, SESSION_DEFAULTS, type Session } from '../services/sessions.js';
-import type { Plan, Tenant } from '../store/sqlite/accounts-repo.js';
+import type { Plan, Tenant } from '../store/port/repos.js';
 import { bodyObject, bodyString, bodyText } from './body.js';
 import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';

@@ -14,7 +14,7 @@
  * fetch the docs bundle without limit (docs/api.md, Rate limits).
  */
 import type { Limiter } from '../limiter/limiter.js';
-import type { Plan } from '../store/sqlite/accounts-repo.js';
+import type { Plan } from '../store/port/repos.js';
 import type { Decision, Rate } from '../limiter/gcra.js';
 import { clientIp } from './client-ip.js';
 import { createLimiter } from '../limiter/limiter.js';

@@ -7,16 +7,16 @@ import { errors } from '../errors.js';
 import { AccountError } from '../services/accounts.js';
 import { EventCursorError } from '../services/events.js';
 import { SubscriptionError } from '../services/subscriptions.js';
-import { isUnavailable } from '../store/pg/unavailable.js';
+import { isUnavailableOnAnyEngine } from '../open-store.js';
 
 /**
- * The store cannot be used now: PostgreSQL unreachable (isUnavailable), or SQLite's write lock
- * still held by another process after the busy timeout (SQLITE_BUSY and its variants). Both are
+ * The store cannot be used now, as its engine tells (src/store/port/engine.ts, isUnavailable):
+ * PostgreSQL unreachable, or SQLite's write lock still held by another process after the busy
+ * timeout (SQLITE_BUSY and its variants). Both are
  * passing states, so the answer is 503 with Retry-After, not a 500 (docs/api.md, Conventions).
  */
 export function isStoreUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || isUnavailable(err);
+  return isUnavailableOnAnyEngine(err);
 }
 
 export function fromServiceError(err: unknown): unknown {

@@ -5,7 +5,7 @@
  */
 import type { ParameterizedContext, Middleware } from 'koa';
 import type { ApiError } from '../errors.js';
-import type { KeyRow, Plan, Tenant } from '../store/sqlite/accounts-repo.js';
+import type { KeyRow, Plan, Tenant } from '../store/port/repos.js';
 
 /**
  * Who is calling. `invalid` carries the error to answer with once the limiter has counted the

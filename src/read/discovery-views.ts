@@ -7,8 +7,7 @@
 import type { ResponseCache } from './response-cache.js';
 import type { TokenViews } from './token-views.js';
 import type { StoreHandle } from '../store/port/handle.js';
-import type { Repos } from '../store/port/repos.js';
-import type { MatchKind } from '../store/sqlite/discovery-repo.js';
+import type { MatchKind, Repos } from '../store/port/repos.js';
 import { DISCOVERY_WINDOWS } from '../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';
 import { normalizeAddress } from '../domain/address.js';

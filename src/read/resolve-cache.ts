@@ -14,7 +14,7 @@
  */
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Async } from '../store/port/async.js';
-import type { Resolved, SymbolsRepo } from '../store/sqlite/symbols-repo.js';
+import type { Resolved, SymbolsRepo } from '../store/port/repos.js';
 import { normalizeAddress } from '../domain/address.js';
 
 /** Names kept at most; the whole map is dropped when full (a chart's names come back at once). */

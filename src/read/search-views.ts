@@ -10,10 +10,8 @@
  * first to finish gives the answer. The walk finishes after about need / density rows, the
  * enumeration after the number of matches: the cheaper of the two, at most twice over.
  */
-import type { IndexedToken, SearchIndexRepo } from '../store/sqlite/search-index-repo.js';
+import { MATCH_KINDS, foldCase, type IndexedToken, type MatchKind, type SearchIndexRepo } from '../store/port/repos.js';
 import type { Async } from '../store/port/async.js';
-import { foldCase } from '../store/sqlite/search-index-repo.js';
-import { MATCH_KINDS, type MatchKind } from '../store/sqlite/discovery-repo.js';
 import type { BoardEntry, BoardView } from './window-board.js';
 import { RANKINGS, byAddress, matchKind } from '../domain/discovery.js';
 

@@ -7,10 +7,9 @@
  */
 import type { Config } from '../config.js';
 import type { StoreHandle } from '../store/port/handle.js';
-import type { Repos } from '../store/port/repos.js';
+import type { Repos, TokenRow } from '../store/port/repos.js';
 import type { Clock } from '../domain/clock.js';
 import type { ResponseCache } from './response-cache.js';
-import type { TokenRow } from '../store/sqlite/tokens-repo.js';
 import { figuresOf, type TraderSort } from '../domain/trader-tally.js';
 import { nowSeconds } from '../domain/clock.js';
 import { createTraderBoards } from './trader-board.js';

@@ -20,7 +20,7 @@
  * the least recently read ones beyond BOARD_BUDGET_BYTES.
  */
 import type { StoreHandle } from '../store/port/handle.js';
-import type { TraderBoardRepo, BoardTrade } from '../store/sqlite/trader-board-repo.js';
+import type { TraderBoardRepo, BoardTrade } from '../store/port/repos.js';
 import type { Async } from '../store/port/async.js';
 import { RankedSet, sortInSlices } from '../domain/ranked-set.js';
 import { TallyTable, WalletNames } from '../domain/trader-table.js';

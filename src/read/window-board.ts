@@ -11,9 +11,7 @@
  * per rebuild and then only re-place the recomputed tokens; every request reads them.
  */
 import type { StoreHandle } from '../store/port/handle.js';
-import type { Repos } from '../store/port/repos.js';
-import type { TokenSummary } from '../store/sqlite/discovery-repo.js';
-import { foldCase } from '../store/sqlite/search-index-repo.js';
+import { foldCase, type Repos, type TokenSummary } from '../store/port/repos.js';
 import { WINDOW_SECONDS, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
 import { RANKINGS, insertSorted, type RankingKind } from '../domain/discovery.js';
 import { slicedSort, type SliceLimits } from '../domain/sliced-sort.js';

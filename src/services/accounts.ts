@@ -6,8 +6,7 @@ import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { newId, newKeySecret } from '../domain/api-key.js';
-import type { KeyRow, Tenant } from '../store/sqlite/accounts-repo.js';
-import type { Repos } from '../store/port/repos.js';
+import type { KeyRow, Repos, Tenant } from '../store/port/repos.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 
 export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';

@@ -10,8 +10,7 @@ import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { TradeRecord } from '../domain/records.js';
 import { demoLiveRates, type DemoOptions, type LiveRate } from '../domain/demo-data.js';
-import type { FeedMarket } from '../store/sqlite/demo-repo.js';
-import type { Repos } from '../store/port/repos.js';
+import type { FeedMarket, Repos } from '../store/port/repos.js';
 import type { AnyIngest, NumberedRecord } from './ingest.js';
 import type { Metrics } from './metrics.js';
 

@@ -11,7 +11,7 @@
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import type { StoreHandle } from '../store/port/handle.js';
-import type { Repos } from '../store/sqlite/repos.js';
+import type { Repos } from '../store/port/repos.js';
 import { DEMO_DEFAULTS } from './demo.js';
 import type { DemoMeta } from './demo-feed.js';
 

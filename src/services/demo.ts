@@ -4,11 +4,10 @@
  */
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
-import type { Repos } from '../store/port/repos.js';
+import type { DemoRemoval, Repos } from '../store/port/repos.js';
 import { nowSeconds } from '../domain/clock.js';
 import { demoRecords, type DemoOptions } from '../domain/demo-data.js';
 import type { AnyIngest, NumberedRecord } from './ingest.js';
-import type { DemoRemoval } from '../store/sqlite/demo-repo.js';
 import type { DemoMeta } from './demo-feed.js';
 
 export type DemoCounts = { tokens: number; markets: number; holders: number; trades: number; seed: number; until: number; days: number };

@@ -3,7 +3,7 @@
  * once): loading demo data into an empty store, the demo feed, the pruning of old events and
  * the chain indexer (INDEXER_CONFIG; docs/indexer.md). On
  * SQLite there is one instance, and each simply runs here. On PostgreSQL each runs under its job
- * lock (src/store/pg/job-lock.ts), so exactly one instance runs it and it moves to another within
+ * lock (its engine's jobLock: src/store/pg/job-lock.ts), so exactly one instance runs it and it moves to another within
  * 10 s when that one stops or dies; the demo load is done by the lock's holder while the other
  * instances wait for the `demo` meta row it writes last.
  */
@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { AnyStore } from '../open-store.js';
 import type { Clock } from '../domain/clock.js';
-import { holdJobLock, type Job, type JobLock } from '../store/pg/job-lock.js';
+import type { Job, JobLock } from '../store/port/engine.js';
 import { defaultDemoOptions, loadDemo, startDemoFeed, type DemoCounts } from './demo.js';
 import { startDemoPrune } from './demo-prune.js';
 import type { Services } from './index.js';
@@ -47,10 +47,12 @@ export async function loadDemoIfEmpty(deps: JobsDeps): Promise<DemoCounts | null
     logger.info({ ...counts, ms: Date.now() - t0 }, 'loaded demo data into the empty store');
     return counts;
   };
-  if (store.kind === 'sqlite') return load();
+  // An engine without job locks has one instance: it loads at once.
+  const { engine } = services;
+  if (engine.jobLock === undefined) return load();
 
   const { meta, stats, demo } = services.repos;
-  const lock = holdJobLock({ url: store.url, job: 'demoLoad', instanceId: config.instanceId, intervalMs: deps.lockIntervalMs });
+  const lock = engine.jobLock(store, { job: 'demoLoad', instanceId: config.instanceId, intervalMs: deps.lockIntervalMs });
   try {
     for (let said = false; ; said = true) {
       // The holder writes the `demo` row last: once it is there, the set is whole.
@@ -120,7 +122,8 @@ export function startJobs(deps: JobsDeps): Jobs {
       stopPrune();
     };
   };
-  if (store.kind === 'sqlite') {
+  const { engine } = services;
+  if (engine.jobLock === undefined) {
     const stopFeed = config.demoFeed ? startFeed() : () => {};
     const stopIndexer = indexer !== null ? runIndexer(deps, indexer) : async () => {};
     return {
@@ -133,9 +136,9 @@ export function startJobs(deps: JobsDeps): Jobs {
   }
 
   const locks: JobLock[] = [];
+  const jobLock = engine.jobLock.bind(engine);
   const hold = (job: Job, onChange: (held: boolean) => void): JobLock => {
-    const lock = holdJobLock({
-      url: store.url,
+    const lock = jobLock(store, {
       job,
       instanceId: config.instanceId,
       intervalMs: deps.lockIntervalMs,

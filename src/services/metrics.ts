@@ -4,7 +4,6 @@
  * to whatever counts: the HTTP middleware, the ingest path, the webhook worker, the demo feed.
  * Gauges about the store (its size, how many tokens and trades) are read when scraped.
  */
-import { statSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Repos } from '../store/port/repos.js';
@@ -47,7 +46,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 /**
  * The metrics of `store`'s services; scraping reads the store's gauges through `repos.stats`.
- * `walBytes` sizes SQLite's write-ahead log (0 elsewhere).
+ * `walBytes` sizes the store's write-ahead log (its engine's walBytes: SQLite's WAL file, 0 elsewhere).
  */
 export function createMetrics(
   store: Pick<StoreHandle, 'isOpen'>,
@@ -174,14 +173,4 @@ export function createMetrics(
       return registry.metrics();
     },
   };
-}
-
-/** The size of the WAL file beside the SQLite store at `path`. */
-export function walBytes(path: string): number {
-  if (path === ':memory:' || path === '') return 0;
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
-  }
 }

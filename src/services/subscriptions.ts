@@ -11,11 +11,10 @@ import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { normalizeAddress } from '../domain/address.js';
 import { newId } from '../domain/api-key.js';
-import type { Subscription } from '../store/sqlite/subscriptions-repo.js';
-import type { Repos } from '../store/port/repos.js';
+import type { Repos, Subscription } from '../store/port/repos.js';
 import { checkWebhookUrl, WebhookUrlError } from './webhook-target.js';
 
-export type { Subscription } from '../store/sqlite/subscriptions-repo.js';
+export type { Subscription } from '../store/port/repos.js';
 
 /**
  * A refused subscription operation. `invalid`: a bad address or webhook URL (`param` names the

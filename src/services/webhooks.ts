@@ -17,11 +17,11 @@ import type { Logger } from 'pino';
 import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/port/async.js';
-import type { DueDelivery, WebhookOutboxRepo } from '../store/sqlite/webhook-outbox-repo.js';
+import type { DueDelivery, WebhookOutboxRepo } from '../store/port/repos.js';
 import { eventId, eventJson } from './events.js';
 import { refusedLiteral } from './webhook-target.js';
 import { post, type Outcome } from './webhook-post.js';
-import { isUnavailable } from '../store/pg/unavailable.js';
+import { engineOf } from '../open-store.js';
 import type { Services } from './index.js';
 
 export const FIRST_RETRY_MS = 1000;
@@ -245,7 +245,7 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const refill = () => {
     launchDue().catch((err: unknown) => {
       if (!deps.store.isOpen()) return;
-      if (!isUnavailable(err)) return deps.logger?.error({ err }, 'webhook pass failed');
+      if (!engineOf(deps.store).isUnavailable(err)) return deps.logger?.error({ err }, 'webhook pass failed');
       if (Date.now() - lastUnreachable < 60_000) return;
       lastUnreachable = Date.now();
       deps.logger?.warn({ err }, 'webhook pass failed: the store cannot be reached; deliveries wait in the outbox');

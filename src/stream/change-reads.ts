@@ -18,7 +18,7 @@
  */
 import type { Bar } from '../domain/candles.js';
 import type { Resolution } from '../domain/resolution.js';
-import type { TradeJson } from '../store/sqlite/trades-repo.js';
+import type { TradeJson } from '../store/port/repos.js';
 import type { RemovalLogEntry } from '../store/port/retract.js';
 import type { Fanout, TokenState } from './fanout.js';
 import type { PriceState, StreamReads, StreamSource } from './types.js';

@@ -6,7 +6,7 @@
  */
 import { bucketStart } from '../domain/resolution.js';
 import type { Bar } from '../domain/candles.js';
-import type { TradeJson } from '../store/sqlite/trades-repo.js';
+import type { TradeJson } from '../store/port/repos.js';
 import type { RemovalLogEntry } from '../store/port/retract.js';
 import type { Framer, StreamSource } from './types.js';
 import { Encoded, barJson, overviewBody, priceBody } from './messages.js';

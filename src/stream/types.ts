@@ -5,7 +5,7 @@
  */
 import type { Bar } from '../domain/candles.js';
 import type { Resolution } from '../domain/resolution.js';
-import type { TradeJson } from '../store/sqlite/trades-repo.js';
+import type { TradeJson } from '../store/port/repos.js';
 import type { RemovalLogEntry, RemovalLogReads } from '../store/port/retract.js';
 
 export type TokenRef = { id: number; address: string };

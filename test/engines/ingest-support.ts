@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import type pg from 'pg';
 import type { Store } from '../../src/store/sqlite/db.js';
 import { createIngest } from '../../src/services/ingest.js';
-import { ingestHooks, pgIngestHooks } from '../../src/services/ingest-hooks.js';
+import { viewHooks } from '../../src/services/ingest-hooks.js';
+import { sqliteIngestViews } from '../../src/store/sqlite/ingest-views.js';
+import { pgIngestViews } from '../../src/store/pg/ingest-views.js';
 import { createPgIngestEngine } from '../../src/store/pg/ingest-repo.js';
 import { createSqliteIngestEngine } from '../../src/store/sqlite/ingest-repo.js';
 import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
@@ -152,10 +154,15 @@ export const testClock = (): TestClock => ({
 
 /** Ingest on each engine, with every hook, at the same slice size. */
 export function sqliteIngest(store: Store, clock: TestClock) {
-  return createIngest({ engine: createSqliteIngestEngine(store), clock, hooks: ingestHooks({ db: store.db, clock }), onCommit: (c) => store.notifyChange(c) });
+  return createIngest({
+    engine: createSqliteIngestEngine(store),
+    clock,
+    hooks: viewHooks(sqliteIngestViews(store.db), clock),
+    onCommit: (c) => store.notifyChange(c),
+  });
 }
 export function pgIngest(pool: pg.Pool, clock: TestClock) {
-  return createIngest({ engine: createPgIngestEngine(pool, WRITE_SLICE), clock, hooks: pgIngestHooks({ clock }), onCommit: () => undefined });
+  return createIngest({ engine: createPgIngestEngine(pool, WRITE_SLICE), clock, hooks: viewHooks(pgIngestViews(), clock), onCommit: () => undefined });
 }
 
 /** A tenant subscribed to two tokens (one with a webhook), on both stores, so the events hook writes. */

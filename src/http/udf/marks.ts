@@ -11,7 +11,7 @@ import { invalidParameter } from '../../errors.js';
 import type { ApiRouter } from '../route.js';
 import { SUPPORTED_RESOLUTIONS } from '../../domain/resolution.js';
 import { MAX_MARKS, noMarks, walletMarks } from '../../domain/marks.js';
-import { toTradeJson } from '../../store/sqlite/trades-repo.js';
+import { toTradeJson } from '../../store/port/repos.js';
 import { resolveChart, symbolParam, type UdfDeps } from './params.js';
 import { MAX_TIME_PARAM } from './history.js';
 import { udfMarks, udfMarksExample } from './schemas.js';

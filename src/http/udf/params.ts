@@ -2,11 +2,7 @@
 import type { z } from 'zod';
 import { errors } from '../../errors.js';
 import { textParam } from '../validate.js';
-import type { Resolved, ResolvedPair, SymbolsRepo } from '../../store/sqlite/symbols-repo.js';
-import type { CandlesRepo } from '../../store/sqlite/candles-repo.js';
-import type { TradesRepo } from '../../store/sqlite/trades-repo.js';
-import type { Currency, MarketCandlesRepo } from '../../store/sqlite/market-candles-repo.js';
-import type { WindowRepo } from '../../store/sqlite/window-repo.js';
+import type { CandlesRepo, Currency, MarketCandlesRepo, Resolved, ResolvedPair, SymbolsRepo, TradesRepo, WindowRepo } from '../../store/port/repos.js';
 import type { ResponseCache } from '../../read/response-cache.js';
 import type { HistoryCache } from '../../read/history-cache.js';
 import type { Clock } from '../../domain/clock.js';

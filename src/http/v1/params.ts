@@ -8,7 +8,7 @@ import { normalizeAddress } from '../../domain/address.js';
 import { parseResolution, SUPPORTED_RESOLUTIONS, type Resolution } from '../../domain/resolution.js';
 import { errors } from '../../errors.js';
 import { addressPathParam } from '../validate.js';
-import type { TokenRow, TokensRepo } from '../../store/sqlite/tokens-repo.js';
+import type { TokenRow, TokensRepo } from '../../store/port/repos.js';
 import type { Async } from '../../store/port/async.js';
 
 /** Latest time accepted in from / to: just after the last second ingest accepts (9999-12-31), as /udf/history. */

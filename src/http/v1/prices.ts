@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { Services } from '../../services/index.js';
 import { intParam } from '../validate.js';
-import type { PricePoint } from '../../store/sqlite/trades-repo.js';
+import type { PricePoint } from '../../store/port/repos.js';
 import { addressListParam, MAX_TIME } from './params.js';
 import * as S from './schemas/market.js';
 

@@ -12,7 +12,7 @@ import { liquidityUsd, referenceUsd } from '../../domain/evm-pool-price.js';
 import { DEAD_ADDRESS, foldBalances, ZERO_ADDRESS } from '../../domain/erc20-holders.js';
 import { decodeCreated, decodeMove, decodePoolEvent, placeOf, TOPIC, type TokenMove } from './abi.js';
 import type { RawLog } from './rpc.js';
-import type { Added } from '../../store/sqlite/indexer-repo.js';
+import type { Added } from '../../store/port/repos.js';
 import { marketRecord, tokenRecord } from './state-records.js';
 import type { BlockHeader, Node } from './node.js';
 import { markBalance, markPool, markToken, type ChainState, type Pool, type Token } from './state.js';

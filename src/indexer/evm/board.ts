@@ -3,7 +3,7 @@
  * this process runs, or, on an instance that does not hold the indexer job (PostgreSQL: one
  * instance runs it), each configured chain's committed position as the store holds it.
  */
-import type { IndexerRepo } from '../../store/sqlite/indexer-repo.js';
+import type { IndexerRepo } from '../../store/port/repos.js';
 
 /** One chain's indexer as /healthz shows it. */
 export type IndexerStatus = { chain: string; head: number; indexed: number; lag: number; state: 'backfilling' | 'following' | 'stopped' };

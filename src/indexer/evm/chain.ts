@@ -16,7 +16,7 @@ import type { IndexerMetrics } from './metrics.js';
 import { parseRecord } from '../../domain/records.js';
 import { backoffMs, initialRange, nextRange } from '../../domain/evm-ranges.js';
 import type { NumberedRecord } from '../../services/ingest.js';
-import type { IndexedBlock, IndexerCommit } from '../../store/sqlite/indexer-repo.js';
+import type { IndexedBlock, IndexerCommit } from '../../store/port/repos.js';
 import { createRpc, pause, Stopped } from './rpc.js';
 import { createNode, type BlockHeader, type Node } from './node.js';
 import { dirtyRows, loadRows, loadState, markPool, type ChainState } from './state.js';

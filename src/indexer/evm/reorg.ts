@@ -8,7 +8,7 @@
 import type { IngestRecord } from '../../domain/records.js';
 import { toUnits } from '../../domain/evm-swap.js';
 import type { Retraction, TradeKey } from '../../store/port/retract.js';
-import type { IndexedBlock, Journal, JournaledBatch, StateRow } from '../../store/sqlite/indexer-repo.js';
+import type { IndexedBlock, Journal, JournaledBatch, StateRow } from '../../store/port/repos.js';
 import type { BlockHeader } from './node.js';
 import { BALANCE, POOL, stateOf, TOKEN, type StateRows } from './state.js';
 import { marketRecord, tokenRecord } from './state-records.js';

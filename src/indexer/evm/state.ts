@@ -8,7 +8,7 @@
  * (reorg.ts), with the same readers as here.
  */
 import type { PoolState } from '../../domain/evm-pool-price.js';
-import type { IndexerRepo, StateRow } from '../../store/sqlite/indexer-repo.js';
+import type { IndexerRepo, StateRow } from '../../store/port/repos.js';
 
 export type Pool = {
   address: string;

@@ -6,8 +6,7 @@
  * the insert it allows are atomic across instances, as BEGIN IMMEDIATE makes them on SQLite.
  */
 import type { Async } from '../port/async.js';
-import type { KeyRow, Plan, Tenant } from '../sqlite/accounts-repo.js';
-import type { AccountsRepo } from '../port/repos.js';
+import type { AccountsRepo, KeyRow, Plan, Tenant } from '../port/repos.js';
 import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 import { scopesColumn, withScopes } from '../shared/key-scopes.js';
 

@@ -9,7 +9,7 @@ import type { Async } from '../port/async.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import { rollupSourceFor } from '../../domain/resolution.js';
 import { barsBeforeUpper, barStartOf, foldBars, foldBounds, foldLimit } from '../../domain/bar-fold.js';
-import type { CandlesRepo } from '../sqlite/candles-repo.js';
+import type { CandlesRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 export type PgCandlesRepo = Async<CandlesRepo>;

@@ -22,9 +22,9 @@ import type pg from 'pg';
 import { loadMigrations } from '../sqlite/db.js';
 import { migratePg } from './migrate.js';
 
-export class CopyRefused extends Error {}
-
-export type CopyResult = { tables: Record<string, number>; rows: number };
+// The refusal and the result are the port's (src/store/port/engine.ts), named here too.
+import { CopyRefused, type CopyResult } from '../port/engine.js';
+export { CopyRefused, type CopyResult };
 
 type SqliteTable = { name: string; columns: string[]; parents: string[] };
 

@@ -7,8 +7,8 @@
  */
 import type pg from 'pg';
 import type { Async } from '../port/async.js';
-import { demoPruneStatements, type DemoRemoval, type FeedMarket, type FeedToken, type RecentActivity } from '../sqlite/demo-repo.js';
-import type { DemoRepo } from '../port/repos.js';
+import { demoPruneStatements } from '../sqlite/demo-repo.js';
+import type { DemoRemoval, DemoRepo, FeedMarket, FeedToken, RecentActivity } from '../port/repos.js';
 import { pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 import { WRITE_ORDER_LOCK_KEY } from './write-order.js';
 

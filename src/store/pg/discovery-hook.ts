@@ -5,7 +5,7 @@
  * transaction client, so the change log is numbered in commit order.
  */
 import type { IngestHook } from '../port/ingest.js';
-import { foldCase } from '../sqlite/search-index-repo.js';
+import { foldCase } from '../port/repos.js';
 import { clientOf } from './ingest-tx.js';
 import { rows } from './pg-repo.js';
 import { pgSearchIndexWriter } from './search-index-repo.js';

@@ -8,8 +8,7 @@
  * so the set is one round trip.
  */
 import type { Async } from '../port/async.js';
-import type { TokenSummary } from '../sqlite/discovery-repo.js';
-import type { DiscoveryRepo } from '../port/repos.js';
+import type { DiscoveryRepo, TokenSummary } from '../port/repos.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
 const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.circulating_supply AS "circulatingSupply",

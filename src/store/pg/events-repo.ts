@@ -5,8 +5,7 @@
  * the events feed never skips a row that commits late (docs/operations.md, Many instances).
  */
 import type { Async } from '../port/async.js';
-import type { EventRow } from '../sqlite/events-repo.js';
-import type { EventsRepo } from '../port/repos.js';
+import type { EventRow, EventsRepo } from '../port/repos.js';
 import { changes, row, rows, type Queryable } from './pg-repo.js';
 
 export type PgEventsRepo = Async<EventsRepo>;

@@ -3,7 +3,7 @@
  * the same calls). Reads take any pool connection; `commit` writes on the ingest transaction's
  * client, a few multi-row statements per batch.
  */
-import type { Added, IndexedBlock, IndexerRepo, StateRow } from '../sqlite/indexer-repo.js';
+import type { Added, IndexedBlock, IndexerRepo, StateRow } from '../port/repos.js';
 import { clientOf } from './ingest-tx.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../../paths.js';
-import { SchemaTooNewError } from '../sqlite/db.js';
+import { SchemaTooNewError } from '../port/engine.js';
 
 export const pgMigrationsDir = join(projectRoot, 'src', 'store', 'pg', 'migrations');
 

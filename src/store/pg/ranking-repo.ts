@@ -7,8 +7,7 @@
  * the columns SQLite's indexes end with, written out.
  */
 import type { Async } from '../port/async.js';
-import type { HolderRow, MarketRow, MarketStats } from '../sqlite/ranking-repo.js';
-import type { RankingRepo } from '../port/repos.js';
+import type { HolderRow, MarketRow, MarketStats, RankingRepo } from '../port/repos.js';
 import { MARKET_ROLLUP_SECONDS } from '../sqlite/read-views-repo.js';
 import { coverBuckets, trailingWindow, walletCountSource, windowSegments } from '../../domain/window-cover.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';

@@ -6,7 +6,7 @@
  * transaction build their repos on the transaction's client instead (src/store/pg/pg-repo.ts).
  */
 import type pg from 'pg';
-import type { Repos } from '../sqlite/repos.js';
+import type { Repos } from '../port/repos.js';
 import { createPgCandlesRepo } from './candles-repo.js';
 import { createPgMarketCandlesRepo } from './market-candles-repo.js';
 import { createPgStreamRepo } from './stream-repo.js';

@@ -8,7 +8,7 @@
  * (byte order, as SQLite's BINARY).
  */
 import type { Async } from '../port/async.js';
-import type { IndexedToken, SearchIndexRepo } from '../sqlite/search-index-repo.js';
+import type { IndexedToken, SearchIndexRepo } from '../port/repos.js';
 import { foldCase, prefixEnd, prefixSeek, shortGrams, TRIGRAM } from '../../domain/search-text.js';
 import { escapeLike, holdsControl, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';

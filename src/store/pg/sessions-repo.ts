@@ -9,8 +9,7 @@
  * request that added them.
  */
 import type { Async } from '../port/async.js';
-import type { SessionRow } from '../sqlite/sessions-repo.js';
-import type { SessionsRepo, SignInCountsRepo } from '../port/repos.js';
+import type { SessionRow, SessionsRepo, SignInCountsRepo } from '../port/repos.js';
 import { limitParam, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 
 /** The advisory lock that makes session and sign-in count transactions one at a time across instances. */

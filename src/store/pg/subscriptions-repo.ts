@@ -5,8 +5,7 @@
  * transaction's client there (docs/operations.md, Many instances).
  */
 import type { Async } from '../port/async.js';
-import type { Subscriber, Subscription } from '../sqlite/subscriptions-repo.js';
-import type { SubscriptionsRepo } from '../port/repos.js';
+import type { Subscriber, Subscription, SubscriptionsRepo } from '../port/repos.js';
 import { changes, pgTransaction, row, rows, type Queryable } from './pg-repo.js';
 
 /** The advisory lock key of subscription transactions (a count and the insert it allows, on every instance). */

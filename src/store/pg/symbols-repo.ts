@@ -10,7 +10,7 @@
  * many tokens match, PostgreSQL by the sort, so the answers are the same.
  */
 import type { Async } from '../port/async.js';
-import type { Resolved, SymbolRow, SymbolsRepo } from '../sqlite/symbols-repo.js';
+import type { Resolved, SymbolRow, SymbolsRepo } from '../port/repos.js';
 import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import {

@@ -4,10 +4,10 @@
  * so a reader that saw entry N never misses an entry below N that commits later.
  */
 import type { Async } from '../port/async.js';
-import type { createTokenChangesRepo } from '../sqlite/token-changes-repo.js';
+import type { TokenChangesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
-export type PgTokenChangesRepo = Async<ReturnType<typeof createTokenChangesRepo>>;
+export type PgTokenChangesRepo = Async<TokenChangesRepo>;
 
 export function createPgTokenChangesRepo(db: Queryable): PgTokenChangesRepo {
   const last = async (): Promise<number> => (await row<{ n: number | null }>(db, 'SELECT max(seq) AS n FROM token_changes'))!.n ?? 0;

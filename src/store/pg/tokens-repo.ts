@@ -1,7 +1,6 @@
 /** Token rows on PostgreSQL: the twin of src/store/sqlite/tokens-repo.ts (same answers, each a promise). */
 import type { Async } from '../port/async.js';
-import type { TokenRow } from '../sqlite/tokens-repo.js';
-import type { TokensRepo } from '../port/repos.js';
+import type { TokenRow, TokensRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
 
 const COLUMNS = `id, address, symbol, name, decimals, total_supply AS "totalSupply", circulating_supply AS "circulatingSupply",

@@ -5,8 +5,7 @@
  * trades are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts).
  */
 import type { Async } from '../port/async.js';
-import type { BoardTrade, RemovedBoardTrade } from '../sqlite/trader-board-repo.js';
-import type { TraderBoardRepo } from '../port/repos.js';
+import type { BoardTrade, RemovedBoardTrade, TraderBoardRepo } from '../port/repos.js';
 import { limitParam, row, type Queryable } from './pg-repo.js';
 
 const BY_TIME = `SELECT id, block_time, wallet, is_buy, volume_usd FROM trades

@@ -6,8 +6,7 @@
  * inWriteOrder() transactions (src/store/pg/write-order.ts): no id below maxId() commits later.
  */
 import type { Async } from '../port/async.js';
-import type { PricePoint, TradeFilter, TradeRowLike } from '../sqlite/trades-repo.js';
-import type { TradesRepo } from '../port/repos.js';
+import type { PricePoint, TradeFilter, TradeRowLike, TradesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 import { pageStart } from '../../domain/trade-page.js';
 

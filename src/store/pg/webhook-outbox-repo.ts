@@ -8,7 +8,7 @@
  * between instances (the second UPDATE re-reads the row the first changed and matches nothing).
  */
 import type pg from 'pg';
-import type { DeliveryRow, DueDelivery } from '../sqlite/webhook-outbox-repo.js';
+import type { DeliveryRow, DueDelivery } from '../port/repos.js';
 
 type Outcome = { id: number; attempts: number; lastStatus: number | null; lastError: string | null };
 

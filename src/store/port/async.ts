@@ -11,7 +11,10 @@
  * bound to the transaction (on PostgreSQL, built on the transaction's client). Callers use `tx`,
  * never the outer repo, inside `fn`.
  */
-import type { Store } from '../sqlite/db.js';
+import type { StoreHandle } from './handle.js';
+
+/** What sqliteTransaction needs of a SQLite connection (better-sqlite3's Database has it). */
+type SqliteConnection = { exec(sql: string): unknown; readonly inTransaction: boolean };
 
 /** The repo `R` without its own transaction method. */
 type Body<R> = Omit<R, 'inTransaction'>;
@@ -33,7 +36,7 @@ export type Async<R> = { [K in keyof Body<R>]: AsyncMethod<Body<R>[K]> } & ('inT
  * telling readers to wait meanwhile: the one connection shows uncommitted rows to every caller,
  * so this is the same gate as a sliced ingest's (docs/api.md, Ingest limits).
  */
-export function sqliteTransaction(store: Pick<Store, 'db' | 'exclusive'>): <T>(fn: () => Promise<T>) => Promise<T> {
+export function sqliteTransaction(store: Pick<StoreHandle, 'exclusive'> & { db: SqliteConnection }): <T>(fn: () => Promise<T>) => Promise<T> {
   const { db } = store;
   return (fn) =>
     store.exclusive(async () => {

@@ -1,60 +1,29 @@
 /**
  * The repos as the rest of the code sees them (docs/architecture.md, The store port): every
- * repo's interface, each method answering a promise, whichever engine is behind it. The SQLite
- * repos (src/store/sqlite/*-repo.ts, made async by src/store/port/async.ts) and their PostgreSQL twins
- * (src/store/pg/) implement them; services, read models and routes import them from here.
- * The interfaces are still written as the SQLite factories' return types (issue 28: declaring
- * them here on their own is left to do).
+ * repo's interface, each method answering a promise, whichever engine is behind it. The
+ * interfaces are declared in the port's area files (accounts.ts, tokens.ts, trades.ts,
+ * market.ts, operations.ts, indexer.ts) in their synchronous shape; `Repos` holds each as
+ * `Async<R>`. The SQLite repos (src/store/sqlite/*-repo.ts, made async by asyncRepo()) and their
+ * PostgreSQL twins (src/store/pg/) implement them; services, read models and routes import them
+ * from here.
  */
 import type { Async } from './async.js';
-import type { createSessionsRepo, createSignInCountsRepo } from '../sqlite/sessions-repo.js';
-import type { createTokenChangesRepo } from '../sqlite/token-changes-repo.js';
-import type { DueDelivery } from '../sqlite/webhook-outbox-repo.js';
-import type { AccountsRepo } from '../sqlite/accounts-repo.js';
-import type { CandlesRepo } from '../sqlite/candles-repo.js';
-import type { DemoRepo } from '../sqlite/demo-repo.js';
-import type { DiscoveryRepo } from '../sqlite/discovery-repo.js';
-import type { EventsRepo } from '../sqlite/events-repo.js';
-import type { IndexerRepo } from '../sqlite/indexer-repo.js';
-import type { MarketCandlesRepo } from '../sqlite/market-candles-repo.js';
-import type { MetaRepo } from '../sqlite/meta-repo.js';
-import type { RankingRepo } from '../sqlite/ranking-repo.js';
-import type { SearchIndexRepo } from '../sqlite/search-index-repo.js';
-import type { StatsRepo } from '../sqlite/stats-repo.js';
-import type { StreamRepo } from '../sqlite/stream-repo.js';
-import type { SubscriptionsRepo } from '../sqlite/subscriptions-repo.js';
-import type { SymbolsRepo } from '../sqlite/symbols-repo.js';
-import type { TokensRepo } from '../sqlite/tokens-repo.js';
-import type { TraderBoardRepo } from '../sqlite/trader-board-repo.js';
-import type { TradesRepo } from '../sqlite/trades-repo.js';
-import type { WebhookOutboxRepo } from '../sqlite/webhook-outbox-repo.js';
-import type { WindowRepo } from '../sqlite/window-repo.js';
+import type { AccountsRepo, SessionsRepo, SignInCountsRepo } from './accounts.js';
+import type { IndexerRepo } from './indexer.js';
+import type { CandlesRepo, MarketCandlesRepo, RankingRepo, WindowRepo } from './market.js';
+import type { DemoRepo, DueDelivery, EventsRepo, MetaRepo, StatsRepo, SubscriptionsRepo, WebhookOutboxRepo } from './operations.js';
 import type { RemovalLogReads } from './retract.js';
+import type { DiscoveryRepo, SearchIndexRepo, SymbolsRepo, TokenChangesRepo, TokensRepo } from './tokens.js';
+import type { StreamRepo, TraderBoardRepo, TradesRepo } from './trades.js';
 
-export type {
-  AccountsRepo,
-  CandlesRepo,
-  DemoRepo,
-  DiscoveryRepo,
-  EventsRepo,
-  MarketCandlesRepo,
-  MetaRepo,
-  RankingRepo,
-  SearchIndexRepo,
-  StatsRepo,
-  StreamRepo,
-  SubscriptionsRepo,
-  SymbolsRepo,
-  TokensRepo,
-  TraderBoardRepo,
-  TradesRepo,
-  WebhookOutboxRepo,
-  WindowRepo,
-};
-
-export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
-export type SignInCountsRepo = ReturnType<typeof createSignInCountsRepo>;
-export type TokenChangesRepo = ReturnType<typeof createTokenChangesRepo>;
+export type * from './accounts.js';
+export type * from './indexer.js';
+export type * from './market.js';
+export type * from './operations.js';
+export type * from './tokens.js';
+export type * from './trades.js';
+export { MATCH_KINDS, foldCase } from './tokens.js';
+export { toTradeJson } from './trades.js';
 
 /** Every repo of one store, each answering promises, whichever engine is behind it. */
 export type Repos = {

@@ -1,21 +1,10 @@
 /** Tenants, plans and API keys: the rows behind accounts, keys and authentication. */
 import { writeTransaction, type Db } from './db.js';
 import { scopesColumn, withScopes } from '../shared/key-scopes.js';
+import type { AccountsRepo, KeyRow, Plan, Tenant } from '../port/accounts.js';
 
-export type Plan = { name: string; requestsPerMinute: number; maxKeys: number; maxSubscriptions: number };
-export type Tenant = { id: string; name: string; plan: string; email: string | null; createdAt: number };
-export type KeyRow = {
-  id: string;
-  tenantId: string;
-  name: string | null;
-  prefix: string;
-  last4: string;
-  scopes: string[];
-  createdAt: number;
-  lastUsedAt: number | null;
-  expiresAt: number | null;
-  revokedAt: number | null;
-};
+// The interface and row types are the port's (src/store/port/accounts.ts), named here too.
+export type { AccountsRepo, KeyRow, Plan, Tenant } from '../port/accounts.js';
 
 type RawKey = Omit<KeyRow, 'scopes'> & { scopes: string };
 const toKey = (r: RawKey): KeyRow => withScopes(r);
@@ -23,7 +12,7 @@ const toKey = (r: RawKey): KeyRow => withScopes(r);
 const KEY_COLUMNS = `id, tenant_id AS tenantId, name, prefix, last4, scopes, created_at AS createdAt,
   last_used_at AS lastUsedAt, expires_at AS expiresAt, revoked_at AS revokedAt`;
 
-export function createAccountsRepo(db: Db) {
+export function createAccountsRepo(db: Db): AccountsRepo {
   const s = {
     plan: db.prepare(`SELECT name, requests_per_minute AS requestsPerMinute, max_keys AS maxKeys,
       max_subscriptions AS maxSubscriptions FROM plans WHERE name = ?`),
@@ -83,5 +72,3 @@ export function createAccountsRepo(db: Db) {
     inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }
-
-export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -4,25 +4,15 @@
  * a request reads at most countback x rowsPerBar rows however busy the token (docs/api.md, Seconds resolutions).
  */
 import type { Db } from './db.js';
-import type { Bar, RollupDelta } from '../../domain/candles.js';
 import { barsBeforeUpper, barStartOf, foldBars } from '../../domain/bar-fold.js';
-import { rollupSourceFor, type Resolution } from '../../domain/resolution.js';
-
+import { rollupSourceFor } from '../../domain/resolution.js';
 import { MAX_BARS, type BarQuery } from '../../domain/history-range.js';
+import type { CandlesRepo } from '../port/market.js';
 
 export { MAX_BARS, type BarQuery };
 
-export type CandlesRepo = {
-  /** Merges deltas into the stored rollups (call inside the ingest transaction). */
-  applyDeltas(deltas: Iterable<RollupDelta>): void;
-  /**
-   * Bars ascending, each t in the query's window, at most MAX_BARS (the newest kept). `stats`,
-   * when given, receives the number of rollup rows read.
-   */
-  readBars(tokenId: number, res: Resolution, q: BarQuery, stats?: { rows: number }): Bar[];
-  /** The start of the newest bar before `before`, or null when there is none. */
-  newestBarBefore(tokenId: number, res: Resolution, before: number): number | null;
-};
+// The interface and row types are the port's (src/store/port/market.ts), named here too.
+export type { CandlesRepo } from '../port/market.js';
 
 export function createCandlesRepo(db: Db): CandlesRepo {
   const upsert = db.prepare(`

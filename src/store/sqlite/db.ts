@@ -10,6 +10,7 @@ import { migrationsDir } from '../../paths.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { createChangeHub, type StoreHandle } from '../port/handle.js';
 import { createPrivateFile } from './private-file.js';
+import { SchemaTooNewError } from '../port/engine.js';
 
 export type Db = Database.Database;
 
@@ -23,7 +24,8 @@ export type Store = StoreHandle & {
   close(): void;
 };
 
-export class SchemaTooNewError extends Error {}
+// Every engine refuses a newer schema with the same error (src/store/port/engine.ts).
+export { SchemaTooNewError };
 
 /** How long a writer waits for another connection's write lock before SQLITE_BUSY (docs/api.md, Concurrent writers). */
 export const BUSY_TIMEOUT_MS = 5000;

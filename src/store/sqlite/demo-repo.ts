@@ -7,11 +7,10 @@
 import { writeTransaction, type Db } from './db.js';
 import { ROLLUP_SECONDS } from '../../domain/resolution.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
+import type { DemoRemoval, DemoRepo, FeedMarket, FeedToken, RecentActivity } from '../port/operations.js';
 
-export type FeedToken = { id: number; address: string; price: number; createdAt: number; lastTradeAt: number | null };
-export type FeedMarket = { address: string; quoteSymbol: string; liquidityUsd: number };
-export type RecentActivity = { trades: number; avgVolumeUsd: number | null; firstTime: number | null };
-export type DemoRemoval = { tokens: number; markets: number; trades: number; holders: number; events: number };
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { DemoRemoval, DemoRepo, FeedMarket, FeedToken, RecentActivity } from '../port/operations.js';
 
 const HOUR = 3600;
 const DAY = 86400;
@@ -39,7 +38,7 @@ export function demoPruneStatements(demoIds: string, param: string): string[] {
   ];
 }
 
-export function createDemoRepo(db: Db) {
+export function createDemoRepo(db: Db): DemoRepo {
   const feedTokens = db.prepare<[], FeedToken>(
     'SELECT id, address, price_usd AS price, created_at AS createdAt, last_trade_at AS lastTradeAt FROM tokens WHERE is_demo = 1 AND price_usd IS NOT NULL ORDER BY id',
   );
@@ -155,5 +154,3 @@ export function createDemoRepo(db: Db) {
     },
   };
 }
-
-export type DemoRepo = ReturnType<typeof createDemoRepo>;

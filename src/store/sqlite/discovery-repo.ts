@@ -5,19 +5,17 @@
  * window statistics.
  */
 import type { Db } from './db.js';
-import type { TokenSummaryLike } from '../../domain/discovery.js';
+import type { DiscoveryRepo, TokenSummary } from '../port/tokens.js';
 
-export type TokenSummary = TokenSummaryLike & { id: number; lastTradeAt: number | null };
-
-/** Search match kinds, best first. */
-export const MATCH_KINDS = ['address', 'symbol', 'symbolPrefix', 'name'] as const;
-export type MatchKind = (typeof MATCH_KINDS)[number];
+// The interface and row types are the port's (src/store/port/tokens.ts), named here too.
+export type { DiscoveryRepo, MatchKind, TokenSummary } from '../port/tokens.js';
+export { MATCH_KINDS } from '../port/tokens.js';
 
 const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd, t.circulating_supply AS circulatingSupply,
   t.created_at AS createdAt, t.last_trade_at AS lastTradeAt,
   (SELECT coalesce(sum(m.liquidity_usd), 0) FROM markets m WHERE m.token_id = t.id) AS liquidityUsd`;
 
-export function createDiscoveryRepo(db: Db) {
+export function createDiscoveryRepo(db: Db): DiscoveryRepo {
   const tradedSince = db.prepare<[number], number>('SELECT id FROM tokens WHERE last_trade_at >= ?').pluck();
   const summary = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t WHERE t.id = ?`);
   const newest = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT ?`);
@@ -44,5 +42,3 @@ export function createDiscoveryRepo(db: Db) {
     newest: (limit: number): TokenSummary[] => newest.all(limit),
   };
 }
-
-export type DiscoveryRepo = ReturnType<typeof createDiscoveryRepo>;

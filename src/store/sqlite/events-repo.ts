@@ -1,11 +1,13 @@
 /** Events (one row per tenant, token and chunk of trades) and their pruning. */
 import type { Db } from './db.js';
+import type { EventRow, EventsRepo } from '../port/operations.js';
 
-export type EventRow = { id: number; tenantId: string; token: string; createdAt: number; data: string };
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { EventRow, EventsRepo } from '../port/operations.js';
 
 const COLUMNS = 'id, tenant_id AS tenantId, token, created_at AS createdAt, data';
 
-export function createEventsRepo(db: Db) {
+export function createEventsRepo(db: Db): EventsRepo {
   const s = {
     insert: db
       .prepare<[string, string, number, string], number>('INSERT INTO events (tenant_id, token, created_at, data) VALUES (?, ?, ?, ?) RETURNING id')
@@ -25,5 +27,3 @@ export function createEventsRepo(db: Db) {
     count: (tenantId: string) => s.count.get(tenantId)!,
   };
 }
-
-export type EventsRepo = ReturnType<typeof createEventsRepo>;

@@ -6,26 +6,13 @@
  * repo's callers still name markets by address.
  */
 import type { Db } from './db.js';
-import type { Bar } from '../../domain/candles.js';
-import { priceIn, type MarketRollupDelta } from '../../domain/market-candles.js';
-import { rollupSourceFor, type Resolution } from '../../domain/resolution.js';
+import { priceIn } from '../../domain/market-candles.js';
+import { rollupSourceFor } from '../../domain/resolution.js';
 import { barsBeforeUpper, barStartOf, foldBars } from '../../domain/bar-fold.js';
-import type { BarQuery } from './candles-repo.js';
+import type { MarketCandlesRepo } from '../port/market.js';
 
-export type Currency = 'usd' | 'native';
-
-export type MarketCandlesRepo = {
-  /** Merges deltas into the stored rollups (call inside the ingest transaction). */
-  applyDeltas(deltas: Iterable<MarketRollupDelta>): void;
-  /** Bars of one market of a token, ascending, by the rules of candles-repo readBars. */
-  readBars(tokenId: number, market: string, currency: Currency, res: Resolution, q: BarQuery, stats?: { rows: number }): Bar[];
-  /** The market's last trade price in that currency (the close of its newest day), or null without trades. */
-  lastPrice(tokenId: number, market: string, currency: Currency): number | null;
-  /** The id of the token a market (by address) belongs to, or null for an unknown market. */
-  marketToken(market: string): number | null;
-  /** The start of the market's newest bar before `before`, or null when there is none. */
-  newestBarBefore(tokenId: number, market: string, res: Resolution, before: number): number | null;
-};
+// The interface and row types are the port's (src/store/port/market.ts), named here too.
+export type { Currency, MarketCandlesRepo } from '../port/market.js';
 
 const takeOver = (side: 'o' | 'c', cols: string[]): string =>
   cols

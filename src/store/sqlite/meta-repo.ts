@@ -1,13 +1,10 @@
 /** The meta key/value table: the cursor secret, the demo data's seed and anchor. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
+import type { MetaRepo } from '../port/operations.js';
 
-export type MetaRepo = {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
-  /** The value under `key`, created once with `make()` when absent. */
-  getOrCreate(key: string, make: () => string): string;
-};
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { MetaRepo } from '../port/operations.js';
 
 export function createMetaRepo(db: Db): MetaRepo {
   const get = db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck();

@@ -10,24 +10,15 @@ import type { Db } from './db.js';
 import { coverBuckets, trailingWindow, walletCountSource, windowSegments, type Segment } from '../../domain/window-cover.js';
 import { MARKET_ROLLUP_SECONDS } from './read-views-repo.js';
 import type { TraderFigures } from '../../domain/trader-tally.js';
+import type { HolderRow, MarketRow, MarketStats, RankingRepo } from '../port/market.js';
+
+// The interface and row types are the port's (src/store/port/market.ts), named here too.
+export type { HolderRow, MarketRow, MarketStats, RankingRepo } from '../port/market.js';
 
 export type TraderSort = 'volume' | 'trades' | 'net';
 
 /** A wallet's figures over a window, as top traders answers them (one shape with the trader board's). */
 export type TraderRow = TraderFigures;
-
-export type HolderRow = { owner: string; amount: number };
-
-export type MarketRow = {
-  address: string;
-  dex: string;
-  quoteAddress: string;
-  quoteSymbol: string;
-  liquidityUsd: number;
-  createdAt: number;
-};
-
-export type MarketStats = { volumeUsd: number; trades: number };
 
 /** Raw-trade slots: a window's cover has at most two sub-minute edges. */
 const RAW_SLOTS = 2;
@@ -63,7 +54,7 @@ const marketUnion = coverUnion(
 /** The cover reads, for the query-plan test (each bucket must be an index seek). */
 export const COVER_SQL = { markets: marketUnion } as const;
 
-export function createRankingRepo(db: Db) {
+export function createRankingRepo(db: Db): RankingRepo {
   const marketStats = db
     .prepare<[Record<string, number | string>], [string, number, number]>(`SELECT market, sum(v), sum(n) FROM (${marketUnion}) GROUP BY market`)
     .raw();
@@ -125,5 +116,3 @@ export function createRankingRepo(db: Db) {
     holderCount: (tokenId: number): number => holderCount.get(tokenId) ?? 0,
   };
 }
-
-export type RankingRepo = ReturnType<typeof createRankingRepo>;

@@ -9,11 +9,12 @@ import type { SqliteIngestHook } from '../port/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
 import { foldCase, prefixEnd, prefixSeek, shortGrams } from '../../domain/search-text.js';
 import { holdsControl } from '../shared/sql-text.js';
+import type { IndexedToken, SearchIndexRepo } from '../port/tokens.js';
 
 export { foldCase, shortGrams };
 
-/** A token as the search index holds it: symbol and name folded with foldCase. */
-export type IndexedToken = { id: number; address: string; sym: string; name: string };
+// The interface and row types are the port's (src/store/port/tokens.ts), named here too.
+export type { IndexedToken, SearchIndexRepo } from '../port/tokens.js';
 
 const FOLDED_KEY = 'search_index_folded';
 
@@ -83,7 +84,7 @@ export function rebuildSearchIndex(db: Db): void {
   })();
 }
 
-export function createSearchIndexRepo(db: Db) {
+export function createSearchIndexRepo(db: Db): SearchIndexRepo {
   const COLS = 's.token_id, s.address, s.sym, s.name';
   const byAddress = db.prepare<[string], Row>(`SELECT ${COLS} FROM token_search s WHERE s.address = ?`).raw();
   const bySymbol = db
@@ -150,5 +151,3 @@ export function createSearchIndexRepo(db: Db) {
     byShortName: (gram: string, after: number, n: number): IndexedToken[] => count(byGram.all({ gram, after, n })),
   };
 }
-
-export type SearchIndexRepo = ReturnType<typeof createSearchIndexRepo>;

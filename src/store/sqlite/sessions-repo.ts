@@ -4,10 +4,12 @@
  * counted attempt, in named buckets.
  */
 import { writeTransaction, type Db } from './db.js';
+import type { SessionRow, SessionsRepo, SignInCountsRepo } from '../port/accounts.js';
 
-export type SessionRow = { tenantId: string; createdAt: number; lastSeenAt: number; expiresAt: number; absoluteExpiresAt: number };
+// The interface and row types are the port's (src/store/port/accounts.ts), named here too.
+export type { SessionRow, SessionsRepo, SignInCountsRepo } from '../port/accounts.js';
 
-export function createSessionsRepo(db: Db) {
+export function createSessionsRepo(db: Db): SessionsRepo {
   const insert = db.prepare<{ idHash: Buffer; tenantId: string; now: number; expiresAt: number; absoluteExpiresAt: number }>(
     `INSERT INTO dashboard_sessions (id_hash, tenant_id, created_at, last_seen_at, expires_at, absolute_expires_at)
      VALUES (@idHash, @tenantId, @now, @now, @expiresAt, @absoluteExpiresAt)`,
@@ -37,7 +39,7 @@ export function createSessionsRepo(db: Db) {
   };
 }
 
-export function createSignInCountsRepo(db: Db) {
+export function createSignInCountsRepo(db: Db): SignInCountsRepo {
   // The rows still inside the window, newest first: the max-th newest decides when the bucket
   // opens again.
   const recent = db.prepare<[string, number, number], number>('SELECT at FROM sign_in_failures WHERE bucket = ? AND at > ? ORDER BY at DESC LIMIT ?').pluck();

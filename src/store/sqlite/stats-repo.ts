@@ -3,8 +3,12 @@
  * it has room. Cheap reads (pragmas and index ends), safe to run on every scrape.
  */
 import type { Db } from './db.js';
+import type { StatsRepo } from '../port/operations.js';
 
-export function createStatsRepo(db: Db) {
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { StatsRepo } from '../port/operations.js';
+
+export function createStatsRepo(db: Db): StatsRepo {
   const pageCount = db.prepare<[], number>('PRAGMA page_count').pluck();
   const pageSize = db.prepare<[], number>('PRAGMA page_size').pluck();
   const tokenCount = db.prepare<[], number>('SELECT count(*) FROM tokens').pluck();
@@ -41,5 +45,3 @@ export function createStatsRepo(db: Db) {
     },
   };
 }
-
-export type StatsRepo = ReturnType<typeof createStatsRepo>;

@@ -7,7 +7,11 @@
  */
 import type { Db } from './db.js';
 import { KEEP_COMMITS, type TradeCommitStep } from '../../domain/trade-commits.js';
-import { toTradeJson, type TradeJson, type TradeRowLike } from './trades-repo.js';
+import { toTradeJson, type TradeJson, type TradeRowLike } from '../../domain/trade-json.js';
+import type { StreamRepo } from '../port/trades.js';
+
+// The interface and row types are the port's (src/store/port/trades.ts), named here too.
+export type { StreamRepo } from '../port/trades.js';
 
 /**
  * The applier of the trade_commits steps (src/domain/trade-commits.ts, computed once for both
@@ -31,7 +35,7 @@ export function tradeCommitsWriter(db: Db): (step: TradeCommitStep) => void {
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
   t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
 
-export function createStreamRepo(db: Db) {
+export function createStreamRepo(db: Db): StreamRepo {
   const after = db.prepare<[number, number, number, number], TradeRowLike>(
     `SELECT ${COLUMNS} FROM trades t LEFT JOIN markets m ON m.address = t.market
      WHERE t.token_id = ? AND t.id > ? AND t.id <= ? ORDER BY t.id LIMIT ?`,
@@ -54,5 +58,3 @@ export function createStreamRepo(db: Db) {
     maxTradeId: (tokenId: number): number => maxId.get(tokenId) ?? 0,
   };
 }
-
-export type StreamRepo = ReturnType<typeof createStreamRepo>;

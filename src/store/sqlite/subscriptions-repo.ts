@@ -1,15 +1,13 @@
 /** Subscriptions (a tenant's registered tokens) and the tenants' webhook signing secrets. */
 import { writeTransaction, type Db } from './db.js';
+import type { Subscriber, Subscription, SubscriptionsRepo } from '../port/operations.js';
 
-/** S of docs/api.md, Subscriptions, events, ingest. */
-export type Subscription = { id: string; address: string; webhookUrl: string | null; createdAt: number };
-
-/** A subscriber of a token, as the events hook needs it. */
-export type Subscriber = { subscriptionId: string; tenantId: string; webhookUrl: string | null };
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { Subscriber, Subscription, SubscriptionsRepo } from '../port/operations.js';
 
 const COLUMNS = 'id, address, webhook_url AS webhookUrl, created_at AS createdAt';
 
-export function createSubscriptionsRepo(db: Db) {
+export function createSubscriptionsRepo(db: Db): SubscriptionsRepo {
   const s = {
     one: db.prepare(`SELECT ${COLUMNS} FROM subscriptions WHERE tenant_id = ? AND address = ?`),
     list: db.prepare(`SELECT ${COLUMNS} FROM subscriptions WHERE tenant_id = ? ORDER BY created_at, id`),
@@ -49,5 +47,3 @@ export function createSubscriptionsRepo(db: Db) {
     inTransaction: <T>(fn: () => T): T => writeTransaction(db, fn)(),
   };
 }
-
-export type SubscriptionsRepo = ReturnType<typeof createSubscriptionsRepo>;

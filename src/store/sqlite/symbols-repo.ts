@@ -12,7 +12,8 @@
  */
 import type { Db } from './db.js';
 import { normalizeAddress } from '../../domain/address.js';
-import { nameHasPhrase, queryWords, type UdfToken } from '../../domain/udf.js';
+import { nameHasPhrase, queryWords } from '../../domain/udf.js';
+import type { Resolved, ResolvedPair, SearchQuery, SymbolRow, SymbolsRepo } from '../port/tokens.js';
 import {
   dexAllows,
   dexKey as dexKeyOn,
@@ -29,22 +30,8 @@ import { escapeLike, holdsNul } from '../shared/sql-text.js';
 
 export { escapeLike, holdsNul };
 
-/** `circulatingSupply`: what a market-cap chart multiplies its prices by (null: unknown, no cap). */
-export type SymbolRow = UdfToken & { id: number; liquidityUsd: number; lastTradeAt: number | null; circulatingSupply: number | null };
-
-/** A resolved name: the token and the exchange to show for it (never empty). */
-export type Resolved = { token: SymbolRow; exchange: string };
-
-/** A market named as a pair symbol (README, Pairs and native prices), with its token. */
-export type ResolvedPair = { token: SymbolRow; market: { address: string; dex: string; quoteSymbol: string } };
-
-export type SearchQuery = {
-  /** Symbol prefix, name word prefix, address (exact, or prefix of 4+ characters); case-insensitive. */
-  query: string;
-  /** A dex name (case-insensitive), or null for all. */
-  exchange: string | null;
-  limit: number;
-};
+// The interface and row types are the port's (src/store/port/tokens.ts), named here too.
+export type { Resolved, ResolvedPair, SearchQuery, SymbolRow, SymbolsRepo } from '../port/tokens.js';
 
 /**
  * A query with at least this many matches is answered by walking tokens in liquidity order (it
@@ -114,7 +101,7 @@ export const SYMBOLS_SQL = {
 /** Thresholds of the search paths; tests lower them to drive every path on a small store. */
 export type SearchTuning = { denseMatches: number; walkBudget: number };
 
-export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = { denseMatches: DENSE_MATCHES, walkBudget: WALK_BUDGET }) {
+export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = { denseMatches: DENSE_MATCHES, walkBudget: WALK_BUDGET }): SymbolsRepo {
   const { denseMatches, walkBudget } = tuning;
   const tokenById = db.prepare<[number], SymbolRow>(SYMBOLS_SQL.tokenById);
   const idByAddress = db.prepare<[string], number>(SYMBOLS_SQL.idByAddress).pluck();
@@ -244,5 +231,3 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
     exchanges: (): string[] => dexes.all(),
   };
 }
-
-export type SymbolsRepo = ReturnType<typeof createSymbolsRepo>;

@@ -7,6 +7,10 @@
 import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
 import { searchIndexHook } from './search-index-repo.js';
+import type { TokenChangesRepo } from '../port/tokens.js';
+
+// The interface and row types are the port's (src/store/port/tokens.ts), named here too.
+export type { TokenChangesRepo } from '../port/tokens.js';
 
 /** Entries kept: a reader that fell further behind rebuilds instead. */
 const KEEP = 200_000;
@@ -26,7 +30,7 @@ export function discoveryHook(db: Db): SqliteIngestHook {
   };
 }
 
-export function createTokenChangesRepo(db: Db) {
+export function createTokenChangesRepo(db: Db): TokenChangesRepo {
   // Two statements: SQLite reads min() or max() of the key from one end of the table only when
   // the query has just that one aggregate.
   const first = db.prepare<[], number | null>('SELECT min(seq) FROM token_changes').pluck();

@@ -6,13 +6,12 @@
  * change, and "ids after L" is exactly what was written since.
  */
 import type { Db } from './db.js';
+import type { BoardTrade, RemovedBoardTrade, TraderBoardRepo } from '../port/trades.js';
 
-/** One trade as the board reads it: [id, blockTime, wallet, isBuy (1 or 0), volumeUsd]. */
-export type BoardTrade = [number, number, string, number, number];
-/** A removed trade of the removal log (migration 017): [seq, ...the trade as the board read it]. */
-export type RemovedBoardTrade = [number, number, number, string, number, number];
+// The interface and row types are the port's (src/store/port/trades.ts), named here too.
+export type { BoardTrade, RemovedBoardTrade, TraderBoardRepo } from '../port/trades.js';
 
-export function createTraderBoardRepo(db: Db) {
+export function createTraderBoardRepo(db: Db): TraderBoardRepo {
   // Keyset pages in trade order over trades_token_time; ids above `maxId` are left out.
   const byTime = db
     .prepare<[{ tokenId: number; afterTime: number; afterId: number; to: number; maxId: number; limit: number }], BoardTrade>(
@@ -64,5 +63,3 @@ export function createTraderBoardRepo(db: Db) {
       ),
   };
 }
-
-export type TraderBoardRepo = ReturnType<typeof createTraderBoardRepo>;

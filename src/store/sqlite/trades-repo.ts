@@ -6,27 +6,19 @@
 import type { Db } from './db.js';
 import { pageStart } from '../../domain/trade-page.js';
 import { toTradeJson, type TradeJson, type TradeRowLike } from '../../domain/trade-json.js';
+import type { PricePoint, TradeFilter, TradePosition, TradesRepo } from '../port/trades.js';
 
 export { toTradeJson, type TradeJson, type TradeRowLike };
 
-/** A trade's price and where it stands in trade order: the answer of GET /v1/prices/at. */
-export type PricePoint = { priceUsd: number; blockTime: number; tradeId: number };
-
-/**
- * Which trades a page may return: a side, a wallet, and a time range `after <= blockTime < before`
- * (null: unbounded).
- */
-export type TradeFilter = { side: 'buy' | 'sell' | null; wallet: string | null; after?: number | null; before?: number | null };
-
-/** A keyset position: only trades strictly before it in trade order are returned. */
-export type TradePosition = { blockTime: number; id: number };
+// The interface and row types are the port's (src/store/port/trades.ts), named here too.
+export type { PricePoint, TradeFilter, TradePosition, TradesRepo } from '../port/trades.js';
 
 const COLUMNS = `t.id, t.signature, t.idx AS "index", t.block_time AS blockTime, t.is_buy AS isBuy, t.price_usd AS priceUsd,
   t.amount, t.quote_amount AS quoteAmount, t.volume_usd AS volumeUsd, t.wallet, t.market, m.dex`;
 
 type PageParams = { tokenId: number; blockTime: number; id: number; after: number; bound: number; limit: number; isBuy: number; wallet: string };
 
-export function createTradesRepo(db: Db) {
+export function createTradesRepo(db: Db): TradesRepo {
   // One statement per filter, each a seek on the index that leads with its equality columns and
   // ends in (block_time, id), read backwards: a page deep in the history costs what the first does.
   const page = (index: string, extra: string) =>
@@ -77,5 +69,3 @@ export function createTradesRepo(db: Db) {
     dexOf: (market: string): string | null => dex.get(market) ?? null,
   };
 }
-
-export type TradesRepo = ReturnType<typeof createTradesRepo>;

@@ -3,36 +3,12 @@
  * Times are milliseconds of the service clock.
  */
 import type { Db } from './db.js';
+import type { DeliveryRow, DueDelivery, WebhookOutboxRepo } from '../port/operations.js';
 
-/** A delivery that is due, with what sending it needs. */
-export type DueDelivery = {
-  id: number;
-  attempts: number;
-  dueAt: number;
-  deadlineAt: number;
-  eventId: number;
-  tenantId: string;
-  token: string;
-  createdAt: number;
-  data: string;
-  webhookUrl: string | null;
-  secret: string | null;
-};
+// The interface and row types are the port's (src/store/port/operations.ts), named here too.
+export type { DeliveryRow, DueDelivery, WebhookOutboxRepo } from '../port/operations.js';
 
-export type DeliveryRow = {
-  id: number;
-  eventId: number;
-  subscriptionId: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-  dueAt: number;
-  deadlineAt: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  doneAt: number | null;
-};
-
-export function createWebhookOutboxRepo(db: Db) {
+export function createWebhookOutboxRepo(db: Db): WebhookOutboxRepo {
   const s = {
     enqueue: db.prepare(`INSERT INTO webhook_deliveries (event_id, subscription_id, status, due_at, deadline_at)
       VALUES (?, ?, 'pending', ?, ?)`),
@@ -71,5 +47,3 @@ export function createWebhookOutboxRepo(db: Db) {
     pendingCount: () => s.pending.get()!,
   };
 }
-
-export type WebhookOutboxRepo = ReturnType<typeof createWebhookOutboxRepo>;

@@ -5,9 +5,12 @@
 import type { Db } from './db.js';
 import { foldSegments, trailingWindow, windowSegments, type SegmentAgg, type WindowStats } from '../../domain/window-cover.js';
 
-export type { WindowStats } from '../../domain/window-cover.js';
+import type { WindowRepo } from '../port/market.js';
 
-export function createWindowRepo(db: Db) {
+// The interface and row types are the port's (src/store/port/market.ts), named here too.
+export type { WindowRepo, WindowStats } from '../port/market.js';
+
+export function createWindowRepo(db: Db): WindowRepo {
   // One statement per segment (aggregates, open and close together): a window has a handful of
   // segments and discovery reads one window per traded token, so statements count.
   const rollupAgg = db.prepare<[{ tokenId: number; res: number; from: number; to: number }], SegmentAgg>(
@@ -47,5 +50,3 @@ export function createWindowRepo(db: Db) {
     priceAt: (tokenId: number, t: number): number | null => priceAt.get(tokenId, t) ?? null,
   };
 }
-
-export type WindowRepo = ReturnType<typeof createWindowRepo>;

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { DISCOVERY_WINDOWS } from '../../../domain/windows.js';
-import { MATCH_KINDS } from '../../../store/sqlite/discovery-repo.js';
+import { MATCH_KINDS } from '../../../store/port/repos.js';
 import { address, count, EX, pctOrNull, rank, unixTime, usd, usdOrNull } from './common.js';
 
 const rankedToken = z.strictObject({
