@@ -37,3 +37,24 @@ export const prefixSeek = (prefix: string, from: { sym: string; address: string 
 
 /** Characters a name substring needs before the trigram index can answer it (shorter: the short grams). */
 export const TRIGRAM = 3;
+
+/** A token's search index row as stored: its address and folded symbol and name. */
+export type SearchRow = { address: string; sym: string; name: string };
+
+/**
+ * What keeping one token's index row takes, from the token as stored (`source`) and its index row
+ * now (`current`, undefined when it has none): null when the row is up to date; else the row to
+ * write and, when the name changed (or the row is new), the short grams to drop and to add. Both
+ * engines apply this with their own statements.
+ */
+export function searchIndexChange(
+  source: { address: string; symbol: string; name: string },
+  current: { sym: string; name: string } | undefined,
+): { row: SearchRow; names: { drop: string[] | null; add: string[] } | null } | null {
+  const sym = foldCase(source.symbol);
+  const name = foldCase(source.name);
+  if (current !== undefined && current.sym === sym && current.name === name) return null;
+  const row = { address: source.address, sym, name };
+  if (current !== undefined && current.name === name) return { row, names: null };
+  return { row, names: { drop: current === undefined ? null : [...shortGrams(current.name)], add: [...shortGrams(name)] } };
+}

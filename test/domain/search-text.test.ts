@@ -1,6 +1,6 @@
 /** The text rules of /v1/search: case folding, short grams, prefix bounds and page seeks. */
 import { describe, expect, it } from 'vitest';
-import { foldCase, prefixEnd, prefixSeek, shortGrams, TRIGRAM } from '../../src/domain/search-text.js';
+import { TRIGRAM, foldCase, prefixEnd, prefixSeek, searchIndexChange, shortGrams } from '../../src/domain/search-text.js';
 
 describe('foldCase', () => {
   it('folds beyond ASCII', () => {
@@ -29,5 +29,28 @@ describe('prefixEnd and prefixSeek', () => {
 
   it('needs three characters for the trigram index', () => {
     expect(TRIGRAM).toBe(3);
+  });
+});
+
+describe('searchIndexChange', () => {
+  const token = { address: 'A1', symbol: 'BoNK', name: 'Bonk Inu' };
+
+  it('writes a new row with every short gram of its folded name', () => {
+    expect(searchIndexChange(token, undefined)).toEqual({
+      row: { address: 'A1', sym: 'bonk', name: 'bonk inu' },
+      names: { drop: null, add: ['b', 'bo', 'o', 'on', 'n', 'nk', 'k', 'k ', ' ', ' i', 'i', 'in', 'nu', 'u'] },
+    });
+  });
+
+  it('writes nothing for a row that is up to date, and only the row for a new symbol', () => {
+    expect(searchIndexChange(token, { sym: 'bonk', name: 'bonk inu' })).toBeNull();
+    expect(searchIndexChange(token, { sym: 'bonk2', name: 'bonk inu' })).toEqual({ row: { address: 'A1', sym: 'bonk', name: 'bonk inu' }, names: null });
+  });
+
+  it("drops the old name's grams and adds the new one's when the name changed", () => {
+    expect(searchIndexChange({ ...token, name: 'Ab' }, { sym: 'bonk', name: 'xy' })).toEqual({
+      row: { address: 'A1', sym: 'bonk', name: 'ab' },
+      names: { drop: ['x', 'xy', 'y'], add: ['a', 'ab', 'b'] },
+    });
   });
 });

@@ -9,7 +9,7 @@
  */
 import type { Async } from '../port/async.js';
 import type { IndexedToken, SearchIndexRepo } from '../port/repos.js';
-import { foldCase, prefixEnd, prefixSeek, shortGrams, TRIGRAM } from '../../domain/search-text.js';
+import { prefixEnd, prefixSeek, searchIndexChange, TRIGRAM } from '../../domain/search-text.js';
 import { escapeLike, holdsControl, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
@@ -71,20 +71,16 @@ export function pgSearchIndexWriter(db: Queryable): (id: number) => Promise<void
   return async (id) => {
     const src = await row<{ address: string; symbol: string; name: string }>(db, 'SELECT address, symbol, name FROM tokens WHERE id = $1', [id]);
     if (src === undefined) return;
-    const sym = foldCase(src.symbol);
-    const folded = foldCase(src.name);
     const cur = await row<{ sym: string; name: string }>(db, 'SELECT sym, name FROM token_search WHERE token_id = $1', [id]);
-    if (cur !== undefined && cur.sym === sym && cur.name === folded) return;
+    const change = searchIndexChange(src, cur);
+    if (change === null) return;
     await db.query(
       `INSERT INTO token_search (token_id, address, sym, name) VALUES ($1, $2, $3, $4)
        ON CONFLICT (token_id) DO UPDATE SET address = excluded.address, sym = excluded.sym, name = excluded.name`,
-      [id, src.address, sym, folded],
+      [id, change.row.address, change.row.sym, change.row.name],
     );
-    if (cur !== undefined && cur.name === folded) return;
-    if (cur !== undefined) await db.query('DELETE FROM token_search_grams WHERE token_id = $1 AND gram = ANY($2::text[])', [id, [...shortGrams(cur.name)]]);
-    await db.query('INSERT INTO token_search_grams (gram, token_id) SELECT g, $1 FROM unnest($2::text[]) AS g ON CONFLICT DO NOTHING', [
-      id,
-      [...shortGrams(folded)],
-    ]);
+    if (change.names === null) return;
+    if (change.names.drop !== null) await db.query('DELETE FROM token_search_grams WHERE token_id = $1 AND gram = ANY($2::text[])', [id, change.names.drop]);
+    await db.query('INSERT INTO token_search_grams (gram, token_id) SELECT g, $1 FROM unnest($2::text[]) AS g ON CONFLICT DO NOTHING', [id, change.names.add]);
   };
 }

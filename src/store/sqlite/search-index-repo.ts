@@ -7,7 +7,7 @@
 import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
 import { createMetaRepo } from './meta-repo.js';
-import { foldCase, prefixEnd, prefixSeek, shortGrams } from '../../domain/search-text.js';
+import { foldCase, prefixEnd, prefixSeek, searchIndexChange, shortGrams } from '../../domain/search-text.js';
 import { holdsControl } from '../shared/sql-text.js';
 import type { IndexedToken, SearchIndexRepo } from '../port/tokens.js';
 
@@ -35,19 +35,17 @@ function indexWriter(db: Db) {
     const src = source.get(id);
     if (src === undefined) return;
     const [address, symbol, name] = src;
-    const sym = foldCase(symbol);
-    const folded = foldCase(name);
     const cur = current.get(id);
-    if (cur !== undefined && cur[0] === sym && cur[1] === folded) return;
-    upsert.run(id, address, sym, folded);
-    if (cur === undefined || cur[1] !== folded) {
-      if (cur !== undefined) {
-        dropName.run(id);
-        for (const g of shortGrams(cur[1])) dropGram.run(g, id);
-      }
-      addName.run(id, folded);
-      for (const g of shortGrams(folded)) addGram.run(g, id);
+    const change = searchIndexChange({ address, symbol, name }, cur === undefined ? undefined : { sym: cur[0], name: cur[1] });
+    if (change === null) return;
+    upsert.run(id, change.row.address, change.row.sym, change.row.name);
+    if (change.names === null) return;
+    if (change.names.drop !== null) {
+      dropName.run(id);
+      for (const g of change.names.drop) dropGram.run(g, id);
     }
+    addName.run(id, change.row.name);
+    for (const g of change.names.add) addGram.run(g, id);
   };
 }
 
