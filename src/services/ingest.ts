@@ -11,20 +11,21 @@
  * `write` and `ingest` synchronously, and awaited on PostgreSQL.
  */
 import type { Change } from '../store/port/handle.js';
-import type {
-  AsyncIngestEngine,
-  IngestEngine,
-  IngestHook,
-  IngestResult,
-  IngestTx,
-  NumberedRecord,
-  SliceResult,
-  SyncIngestEngine,
-  WriteOptions,
+import {
+  addSlice,
+  type AsyncIngestEngine,
+  type IngestEngine,
+  type IngestHook,
+  type IngestResult,
+  type IngestTx,
+  type NumberedRecord,
+  type SliceResult,
+  type SyncIngestEngine,
+  type WriteOptions,
 } from '../store/port/ingest.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { addSlice, validateChunked } from './ingest-batch.js';
+import { validateChunked } from './ingest-batch.js';
 import { addNames, createValidator, IngestRejected, noNames, type NamedAddresses, type Validator } from './ingest-validator.js';
 import type { RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
 import { checkRetraction } from './ingest-retract.js';

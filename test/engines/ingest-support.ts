@@ -13,7 +13,7 @@ import { sqliteIngestViews } from '../../src/store/sqlite/ingest-views.js';
 import { pgIngestViews } from '../../src/store/pg/ingest-views.js';
 import { createPgIngestEngine } from '../../src/store/pg/ingest-repo.js';
 import { createSqliteIngestEngine } from '../../src/store/sqlite/ingest-repo.js';
-import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
+import { WRITE_SLICE } from '../../src/store/sqlite/sliced-write.js';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** A valid base58 address numbered `n` under `prefix`. */

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/sqlite/db.js';
-import { WRITE_SLICE, writeInSlices } from '../../src/services/ingest-batch.js';
+import { WRITE_SLICE, writeInSlices } from '../../src/store/sqlite/sliced-write.js';
 
 let t: TestApp | undefined;
 let dir: string | undefined;

@@ -5,7 +5,7 @@
  * external-commits.test.ts; a message held while a SQLite write is open: write-gate.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
+import { WRITE_SLICE } from '../../src/store/sqlite/sliced-write.js';
 import { PG_INGEST_SLICE } from '../../src/store/pg/ingest-repo.js';
 import { Client, expectedMessages, settle, startLive, tradesOf, type Live } from './support.js';
 import { addToken } from '../udf/support.js';

@@ -11,7 +11,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/sqlite/db.js';
-import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
+import { WRITE_SLICE } from '../../src/store/sqlite/sliced-write.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from './receiver.js';
 

@@ -13,7 +13,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { aMarket, aToken, aTrade } from '../helpers/builders.js';
 import { openStore } from '../../src/store/sqlite/db.js';
-import { WRITE_SLICE } from '../../src/services/ingest-batch.js';
+import { WRITE_SLICE } from '../../src/store/sqlite/sliced-write.js';
 
 let t: TestApp | undefined;
 let dir: string | undefined;

@@ -5,13 +5,13 @@
  * repos, src/store/pg/) implements the writer, the engine and its hooks against these types, so
  * nothing in src/store/ imports from above it.
  */
-import type pg from 'pg';
 import type { HolderRecord, IngestRecord, MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
 import type { RollupDelta } from '../../domain/candles.js';
 import type { MarketRollupDelta } from '../../domain/market-candles.js';
 import type { ReadViewRows } from '../../domain/read-views.js';
 import type { TradeCommitStep } from '../../domain/trade-commits.js';
 import type { Async } from './async.js';
+import type { IngestTx } from './tx.js';
 import type { EngineRetractor, Removal, Retraction } from './retract.js';
 
 export type IngestResult = { accepted: number; duplicates: number };
@@ -51,11 +51,8 @@ export type IngestHook = (batch: IngestBatch, tx: IngestTx) => Promise<void> | v
 /** A hook of the SQLite store: its statements are its own, it needs no handle and never awaits. */
 export type SqliteIngestHook = (batch: IngestBatch) => void;
 
-/**
- * The transaction an ingest hook runs in: on SQLite the one connection's (its hooks hold their
- * own statements), on PostgreSQL the client of the ingest's inWriteOrder() transaction.
- */
-export type IngestTx = { readonly engine: 'sqlite' } | { readonly engine: 'postgres'; readonly client: pg.ClientBase };
+// The transaction hooks run in is its own file (tx.ts), which the retraction's contract shares.
+export type { IngestTx } from './tx.js';
 
 /** One slice's records by kind, each list in record order. */
 export type SliceRows = {
@@ -102,6 +99,14 @@ export type IngestWriter = {
 
 /** What one slice wrote, and which tokens it changed (for the caches, after the commit). */
 export type SliceResult = IngestResult & { change: Set<number> | 'all' };
+
+/** Adds what one slice wrote to `sum` (the batch's total so far). */
+export function addSlice(sum: SliceResult, r: SliceResult): void {
+  sum.accepted += r.accepted;
+  sum.duplicates += r.duplicates;
+  if (r.change === 'all') sum.change = 'all';
+  else if (sum.change !== 'all') for (const id of r.change) sum.change.add(id);
+}
 
 /**
  * The engine's half of a retraction on SQLite: EngineRetractor (src/store/port/retract.ts)

@@ -6,7 +6,7 @@
  * change notice after the commit (caches, the bus).
  */
 import type { IngestRecord } from '../../domain/records.js';
-import type { IngestTx } from './ingest.js';
+import type { IngestTx } from './tx.js';
 
 /** A trade's identity in ingest records: `(signature, index)`. */
 export type TradeKey = { signature: string; index: number };
