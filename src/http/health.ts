@@ -14,7 +14,7 @@
  * disk_full (SQLSTATE 53100) until a later write succeeds (a full disk shows only that way).
  */
 import { ApiRouter } from './route.js';
-import type { StoreHandle } from '../store/port/handle.js';
+import type { StoreHandle, StoreKind } from '../store/port/handle.js';
 import type { Config } from '../config.js';
 import type { Services } from '../services/index.js';
 import type { Coord, RedisState } from '../coord/wiring.js';
@@ -33,7 +33,7 @@ export function markStoreWritable(store: Pick<StoreHandle, 'full'>): void {
 export type Health = {
   status: 'ok' | 'degraded' | 'down';
   instance: string;
-  store: { kind: 'sqlite' | 'postgres'; state: 'up' | 'down'; full?: true };
+  store: { kind: StoreKind; state: 'up' | 'down'; full?: true };
   redis: RedisState;
   /** With INDEXER_CONFIG: each chain's indexer (docs/indexer.md, Seeing it); a stopped one degrades the status. */
   indexers?: IndexerStatus[];

@@ -117,12 +117,12 @@ export function createHistoryCache(deps: {
     const kept = byToken.get(tokenId);
     if (kept !== undefined) for (const s of kept) if (from < s.staleFrom) s.staleFrom = from;
   };
-  // On PostgreSQL requests go on reading (on other connections) between the hook, inside the
-  // ingest's transaction, and its commit: a refresh then reads the bars without the batch and
-  // marks the series fresh. So the oldest trade time per token is kept until the commit is
+  // Where requests go on reading (on other connections) between the hook, inside the ingest's
+  // transaction, and its commit (PostgreSQL), a refresh then reads the bars without the batch
+  // and marks the series fresh. So the oldest trade time per token is kept until the commit is
   // announced, and marked again then. A change heard from another process names tokens, not
   // trades: their series are read again whole.
-  const afterCommit = deps.store.kind === 'postgres';
+  const afterCommit = deps.store.readsDuringWrites;
   const pending = new Map<number, number>();
 
   if (enabled) {

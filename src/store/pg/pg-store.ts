@@ -14,6 +14,7 @@ import { migratePgUrl, type PgMigrateResult } from './migrate.js';
 
 export type PgStore = StoreHandle & {
   readonly kind: 'postgres';
+  readonly readsDuringWrites: true;
   readonly pool: pg.Pool;
   /** DATABASE_URL: the job locks and the change bus open sessions of their own on it. */
   readonly url: string;
@@ -47,6 +48,7 @@ export function pgStoreOn(pool: pg.Pool, url: string, migrated: PgMigrateResult 
   let closing: Promise<void> | null = null;
   return {
     kind: 'postgres',
+    readsDuringWrites: true,
     pool,
     url,
     migrated,

@@ -22,6 +22,13 @@ export type StoreKind = 'sqlite' | 'postgres';
 export type StoreHandle = {
   readonly kind: StoreKind;
   /**
+   * Whether requests go on reading (on other connections) while a write transaction of this
+   * process is open, seeing only what is committed (PostgreSQL); false where readers wait for the
+   * write to settle (SQLite: `settled()`). A cache marked stale inside a write must then be
+   * marked again when the commit is announced.
+   */
+  readonly readsDuringWrites: boolean;
+  /**
    * Tells listeners about writes by other processes that the store can see for itself (SQLite:
    * `PRAGMA data_version`, at most once per event-loop turn). A no-op where other processes'
    * commits arrive as notices (PostgreSQL: the bus of src/coord/wiring.ts).

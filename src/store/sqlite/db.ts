@@ -19,6 +19,7 @@ export type { Change } from '../port/handle.js';
 /** The SQLite store: the engine-neutral handle (src/store/port/handle.ts) plus its one connection. */
 export type Store = StoreHandle & {
   readonly kind: 'sqlite';
+  readonly readsDuringWrites: false;
   readonly db: Db;
   readonly path: string;
   close(): void;
@@ -171,6 +172,7 @@ export function openStore(path: string, opts: { migrate?: boolean; busyTimeoutMs
 
   return {
     kind: 'sqlite',
+    readsDuringWrites: false,
     db,
     path,
     checkExternalChanges,
