@@ -3,6 +3,7 @@
  * each a promise). Entries are numbered in inWriteOrder() transactions (src/store/pg/write-order.ts),
  * so a reader that saw entry N never misses an entry below N that commits later.
  */
+import { TOKEN_CHANGES_KEEP, TOKEN_CHANGES_PRUNE_EVERY } from '../shared/token-changes.js';
 import type { Async } from '../port/async.js';
 import type { TokenChangesRepo } from '../port/repos.js';
 import { row, rows, type Queryable } from './pg-repo.js';
@@ -28,9 +29,9 @@ export function createPgTokenChangesRepo(db: Queryable): PgTokenChangesRepo {
   };
 }
 
-/** Entries kept, and how often pruning runs: as src/store/sqlite/token-changes-repo.ts. */
-const KEEP = 200_000;
-const PRUNE_EVERY = 100;
+/** Entries kept, and how often pruning runs (src/store/shared/token-changes.ts). */
+const KEEP = TOKEN_CHANGES_KEEP;
+const PRUNE_EVERY = TOKEN_CHANGES_PRUNE_EVERY;
 
 /**
  * The change log's half of the discovery hook: appends the tokens an ingest transaction touched,

@@ -8,14 +8,13 @@ import type { Db } from './db.js';
 import type { SqliteIngestHook } from '../port/ingest.js';
 import { searchIndexHook } from './search-index-repo.js';
 import type { TokenChangesRepo } from '../port/tokens.js';
+import { TOKEN_CHANGES_KEEP, TOKEN_CHANGES_PRUNE_EVERY } from '../shared/token-changes.js';
 
 // The interface and row types are the port's (src/store/port/tokens.ts), named here too.
 export type { TokenChangesRepo } from '../port/tokens.js';
 
-/** Entries kept: a reader that fell further behind rebuilds instead. */
-const KEEP = 200_000;
-/** Prune once every this many ingest transactions. */
-const PRUNE_EVERY = 100;
+const KEEP = TOKEN_CHANGES_KEEP;
+const PRUNE_EVERY = TOKEN_CHANGES_PRUNE_EVERY;
 
 /** The hook for discovery's views: the search index and the token change log. */
 export function discoveryHook(db: Db): SqliteIngestHook {
