@@ -7,21 +7,16 @@
  * (the session's TCP keepalives, set below, end it within about 8 s), so the job moves to
  * another instance within `intervalMs` after that: within 10 s with the defaults.
  */
+import type { Job, JobLock } from '../port/engine.js';
 import pg from 'pg';
 
 /** The first half of every job lock's key (the two-int form, apart from the migration lock's bigint). */
 export const JOB_LOCK_CLASS = 0x746b6e73; // 'tkns'
 
 /** Each job's lock number; a new job takes a new number, never a reused one. */
-export const JOBS = { demoLoad: 1, demoFeed: 2, pruneEvents: 3, indexer: 4 } as const;
-export type Job = keyof typeof JOBS;
-
-export type JobLock = {
-  /** Whether this instance holds the job now. */
-  held(): boolean;
-  /** Gives the job up (unlocking it at once) and stops trying. */
-  stop(): Promise<void>;
-};
+export const JOBS: { readonly [J in Job]: number } = { demoLoad: 1, demoFeed: 2, pruneEvents: 3, indexer: 4 };
+// The jobs and the lock's contract are the port's (src/store/port/engine.ts), named here too.
+export type { Job, JobLock };
 
 export type JobLockOptions = {
   url: string;

@@ -1,7 +1,7 @@
 /** Tenants, plans and API keys: the rows behind accounts, keys and authentication. */
 import { writeTransaction, type Db } from './db.js';
 import { scopesColumn, withScopes } from '../shared/key-scopes.js';
-import type { AccountsRepo, KeyRow, Plan, Tenant } from '../port/accounts.js';
+import type { AccountsRepo, KeyRow, NewKey, Plan, Tenant } from '../port/accounts.js';
 
 // The interface and row types are the port's (src/store/port/accounts.ts), named here too.
 export type { AccountsRepo, KeyRow, Plan, Tenant } from '../port/accounts.js';
@@ -43,17 +43,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
     passwordHash: (id: string) => s.passwordHash.get(id) as string | null | undefined,
     setPassword: (id: string, hash: string) => s.setPassword.run(hash, id).changes > 0,
     setEmail: (id: string, email: string) => s.setEmail.run(email, id).changes > 0,
-    insertKey: (k: {
-      id: string;
-      tenantId: string;
-      name: string | null;
-      hash: Buffer;
-      prefix: string;
-      last4: string;
-      scopes: string[];
-      createdAt: number;
-      expiresAt: number | null;
-    }) => void s.insertKey.run({ ...k, scopes: scopesColumn(k.scopes) }),
+    insertKey: (k: NewKey) => void s.insertKey.run({ ...k, scopes: scopesColumn(k.scopes) }),
     key: (id: string) => {
       const r = s.key.get(id) as RawKey | undefined;
       return r && toKey(r);
