@@ -88,6 +88,9 @@ export async function start(
     (stopping ??= (async () => {
       // Said on every store: an operator reading the log sees a stop asked for, not a crash.
       logger.info({ reason }, 'shutting down: answering the requests in flight (at most 10 s)');
+      // Written out before the stop goes on: on a busy machine an asynchronous log line still
+      // waiting (a full pipe) could otherwise reach the log after the final "stopped".
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
       await jobs.stop();
       // Requests already sent are answered (none is reset); stragglers are cut after 10 s. The
       // stream's connections are closed with 1001 once those requests are answered.

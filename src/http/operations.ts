@@ -136,9 +136,11 @@ export function operationsRouter(deps: { services: Pick<Services, 'metrics'> }, 
     api.router.get(`/assets/docs/${name}`, async (ctx) => {
       ctx.state.route = '/assets/docs/*';
       const file = docsFile(name);
-      // Never the bundle uncompressed to a client that takes a coding: wait for the first one
-      // (gzip, well under a second) when the start's warming has not got that far yet.
-      if (file.encoded.size === 0 && ctx.acceptsEncodings('br', 'gzip') !== false) await file.firstCoding;
+      // Never the bundle uncompressed to a client that takes a coding: wait for the one it takes
+      // (well under a second) when the start's warming has not got that far yet. Wait for the
+      // client's own coding, not the first ready: under load brotli may finish before gzip.
+      const wanted = ctx.acceptsEncodings('br', 'gzip');
+      if (wanted === 'br' || wanted === 'gzip') await file.coding[wanted];
       sendStatic(ctx, file);
     });
   }

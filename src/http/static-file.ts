@@ -4,8 +4,9 @@
  *
  * Text files of 1 KB or more are compressed with gzip and brotli once, off the event loop (zlib's
  * thread pool), when the file is loaded; each coding is served as soon as it is ready (gzip of
- * the 1.7 MB Swagger UI bundle takes a tenth of a second, brotli a little more), and `firstCoding` lets a route wait for the first one rather than answer a large
- * file uncompressed. Requests
+ * the 1.7 MB Swagger UI bundle takes a tenth of a second, brotli a little more), and `coding`
+ * lets a route wait for the one its client takes rather than answer a large file uncompressed
+ * (either may finish first on a busy machine). Requests
  * get the coding their Accept-Encoding prefers (br, then gzip, then identity) with `Vary:
  * Accept-Encoding` and an ETag per coding; the per-request compression middleware is switched off
  * for them, so no request pays for compressing (docs/api.md, Limits).
@@ -25,8 +26,8 @@ export type StaticFile = {
   encoded: Map<Coding, Buffer>;
   /** Resolves once the compressed forms are ready (at once for a file that is not compressed). */
   ready: Promise<void>;
-  /** Resolves once the first compressed form is ready (at once for a file that is not compressed). */
-  firstCoding: Promise<void>;
+  /** Resolves once that coding's form is ready or refused (at once for a file that is not compressed). */
+  coding: Record<Coding, Promise<void>>;
 };
 
 const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml)|image\/svg\+xml)/;
@@ -61,7 +62,7 @@ export function staticFile(body: Buffer, type: string, cacheControl: string): St
   const etag = createHash('sha1').update(body).digest('base64url');
   const encoded = new Map<Coding, Buffer>();
   let ready = Promise.resolve();
-  let firstCoding = Promise.resolve();
+  let coding: Record<Coding, Promise<void>> = { br: ready, gzip: ready };
   if (COMPRESSIBLE.test(type) && body.length >= MIN_COMPRESS_BYTES) {
     const forms = compress(body, etag);
     const each = (['br', 'gzip'] as const).map((coding) =>
@@ -71,9 +72,9 @@ export function staticFile(body: Buffer, type: string, cacheControl: string): St
       ),
     );
     ready = Promise.all(each).then(() => {});
-    firstCoding = Promise.race(each);
+    coding = { br: each[0]!, gzip: each[1]! };
   }
-  return { body, type, etag, cacheControl, encoded, ready, firstCoding };
+  return { body, type, etag, cacheControl, encoded, ready, coding };
 }
 
 export function sendStatic(ctx: AppContext, file: StaticFile): void {
