@@ -57,8 +57,12 @@ describe('key lookups through the async repo', () => {
     const resolve = createCallerResolver(t.app.deps);
     const pending = resolve(contextWith({ 'x-api-key': secret }));
     await t.services.accounts.revokeKey(keyId);
-    // The answer read before the revocation serves the request it was read for...
-    expect(((await pending) as Caller).kind).toBe('key');
+    // The answer read before the revocation serves the request it was read for (on SQLite the
+    // read runs first; on PostgreSQL the read and the revocation go on two pooled connections,
+    // so which one the database runs first is its own: either answer is right there)...
+    const before = ((await pending) as Caller).kind;
+    if (t.store.kind === 'sqlite') expect(before).toBe('key');
+    else expect(['key', 'invalid']).toContain(before);
     // ...but is not kept: the next request reads the key again and finds it revoked.
     const next = await resolve(contextWith({ 'x-api-key': secret }));
     expect(next).toEqual({ kind: 'invalid', error: expect.objectContaining({ status: 401, message: 'the API key was revoked' }) });
