@@ -32,7 +32,7 @@ export async function indexChains(
     until = Number(ctx.opts.until);
   }
   const appConfig = loadConfig(env);
-  const config = readIndexerFile(path, [appConfig.chain], (m) => ctx.fail.usage(`--config ${m}`));
+  const config = readIndexerFile(path, appConfig.chains.list, (m) => ctx.fail.usage(`--config ${m}`));
   // Progress and faults go to stderr as log lines; stdout keeps the one summary.
   const log = createLogger(appConfig.logLevel === 'silent' ? 'silent' : 'info', undefined, appConfig.instanceId);
   return ctx.withStore(async (store, services) => {

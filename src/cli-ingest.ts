@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Services } from './services/index.js';
+import type { Chains } from './domain/chains.js';
 import { addNames, noNames, type LineError, type NamedAddresses, type NumberedRecord } from './services/ingest.js';
 import type { CommandContext, Output } from './cli-commands.js';
 
@@ -52,16 +53,16 @@ export const PG_CLI_BATCH = 5000;
 type Pace = { batch: number; pauseMs: number };
 
 /** The token and market addresses a file's records name (read only where the engine looks them up first: PostgreSQL). */
-async function namedIn(path: string): Promise<NamedAddresses> {
+async function namedIn(path: string, chains: Chains): Promise<NamedAddresses> {
   const out = noNames();
-  for await (const item of numberedLines(path)) if (!('error' in item)) addNames(out, item.value);
+  for await (const item of numberedLines(path)) if (!('error' in item)) addNames(out, item.value, chains);
   return out;
 }
 
 /** One file is one batch: validated whole in a first pass, then written in transactions. */
 async function ingestFile(services: Services, path: string, label: string, ctx: CommandContext, pace: Pace) {
   let names: Promise<NamedAddresses> | null = null;
-  const named = () => (names ??= namedIn(path));
+  const named = () => (names ??= namedIn(path, services.chains));
   const validator = await services.ingest.validatorFor(named);
   let count = 0;
   for await (const item of numberedLines(path)) {

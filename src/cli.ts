@@ -9,7 +9,7 @@ import { SchemaTooNewError } from './store/port/engine.js';
 import { openConfiguredStore, type AnyStore } from './open-store.js';
 import { createCoord, type Coord } from './coord/wiring.js';
 import { createLogger } from './logger.js';
-import { createServices, type Services } from './services/index.js';
+import { claimDefaultChain, createServices, type Services } from './services/index.js';
 import { AccountError, PLAN_NAMES, SCOPES, type Scope } from './services/accounts.js';
 import { DEMO_DEFAULTS, loadDemo } from './services/demo.js';
 import { systemClock, nowSeconds } from './domain/clock.js';
@@ -196,6 +196,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const config = loadConfig(io.env);
     const store = await openConfiguredStore(config);
     const services = createServices({ store, clock: systemClock, config });
+    const chainRefused = await claimDefaultChain(services);
+    if (chainRefused !== null) {
+      await store.close();
+      throw new ConfigError(chainRefused);
+    }
     const coord = createCoord({ config, store, logger: createLogger('warn', undefined, config.instanceId), registry: services.metrics.registry });
     opened = { store, coord };
     await coord.ready(3000);

@@ -4,6 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { chainsFrom, type Chains } from './domain/chains.js';
 
 export type RateSpec = { limit: number; windowSeconds: number };
 
@@ -11,7 +12,10 @@ export type Config = Readonly<{
   port: number;
   host: string;
   databasePath: string;
+  /** The default chain (CHAINS' first, or CHAIN): the chain a plain address names. */
   chain: string;
+  /** Every chain of the deployment, the default first (docs/chains.md). */
+  chains: Chains;
   demoData: 'auto' | 'off';
   demoFeed: boolean;
   trustProxy: number;
@@ -77,10 +81,9 @@ const schema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_PATH: z.string().min(1).default('data/tokens.db'),
-  CHAIN: z
-    .string()
-    .regex(/^[a-z0-9-]{1,32}$/, 'must be lower-case letters, digits or dashes')
-    .default('solana'),
+  // Checked together by chainsFrom (src/domain/chains.ts): CHAINS' first is the default chain.
+  CHAIN: z.string().optional(),
+  CHAINS: z.string().optional(),
   DEMO_DATA: z.enum(['auto', 'off']).default('auto'),
   DEMO_FEED: z
     .enum(['on', 'off'])
@@ -161,11 +164,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid ${name}${shown}: ${issue.message}`);
   }
   const e = parsed.data;
+  const chains = chainsFrom({ chains: e.CHAINS, chain: e.CHAIN });
+  if ('error' in chains) {
+    const name = chains.error.startsWith('CHAINS') ? 'CHAINS' : 'CHAIN';
+    throw new ConfigError(`invalid ${name} (got ${JSON.stringify(shownValue(picked[name]!))}): ${chains.error}`);
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     databasePath: e.DATABASE_PATH,
-    chain: e.CHAIN,
+    chain: chains.defaultChain,
+    chains: Object.freeze({ list: Object.freeze([...chains.list]), defaultChain: chains.defaultChain }),
     demoData: e.DEMO_DATA,
     demoFeed: e.DEMO_FEED,
     trustProxy: e.TRUST_PROXY,

@@ -16,7 +16,7 @@ import { gracefulClose } from './http/graceful-close.js';
 import { attachStream } from './http/stream.js';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/connection-limits.js';
 import { createLogger } from './logger.js';
-import { createServices, type Services } from './services/index.js';
+import { claimDefaultChain, createServices, type Services } from './services/index.js';
 import { loadDemoIfEmpty, startJobs } from './services/jobs.js';
 import { startWebhookWorker } from './services/webhooks.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -50,13 +50,18 @@ export async function start(
   const config = loadConfig(env);
   // A bad indexer file refuses start-up with one line naming the field, before anything opens.
   const indexer =
-    config.indexerConfig === null ? null : readIndexerFile(config.indexerConfig, [config.chain], (m) => new ConfigError(`invalid INDEXER_CONFIG: ${m}`));
+    config.indexerConfig === null ? null : readIndexerFile(config.indexerConfig, config.chains.list, (m) => new ConfigError(`invalid INDEXER_CONFIG: ${m}`));
   const logger = createLogger(config.logLevel, undefined, config.instanceId);
   const store = await openConfiguredStore(config);
   if (store.kind === 'postgres' && store.migrated !== null && store.migrated.applied.length > 0) {
     logger.info({ from: store.migrated.from, to: store.migrated.to }, 'migrated the PostgreSQL store');
   }
   const services = createServices({ store, clock, config });
+  const chainRefused = await claimDefaultChain(services);
+  if (chainRefused !== null) {
+    await store.close();
+    throw new ConfigError(chainRefused);
+  }
   const jobDeps = { store, services, clock, config, logger, indexer };
   const loaded = await loadDemoIfEmpty(jobDeps);
   const jobs = startJobs(jobDeps);

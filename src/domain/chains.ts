@@ -92,3 +92,62 @@ export const chainTicker = (ref: ChainAddress, chains: Chains): string => (ref.c
 
 /** A key for caches and subscriptions that never confuses one chain's address with another's. */
 export const chainKey = (ref: ChainAddress): string => `${ref.chain}:${ref.address}`;
+
+/**
+ * The store's key of a token or market (docs/chains.md, How chains are stored): its chain ticker,
+ * the plain address on the default chain and `chain:address` on any other. The default chain is
+ * fixed when a store is first opened with chains (a store made before them holds only plain
+ * addresses, all on it), so a key never changes meaning; caches, cursors, stream subscriptions
+ * and events keyed by it never confuse one chain's address with another's.
+ */
+export const storeKey = chainTicker;
+
+/** The chain and address a store key names (a key holds no colon on the default chain). */
+export function keyParts(key: string, chains: Chains): ChainAddress {
+  const colon = key.indexOf(':');
+  return colon === -1 ? { chain: chains.defaultChain, address: key } : { chain: key.slice(0, colon), address: key.slice(colon + 1) };
+}
+
+/** The bare address of a store key (what an answer's `address` shows). */
+export const keyAddress = (key: string): string => {
+  const colon = key.indexOf(':');
+  return colon === -1 ? key : key.slice(colon + 1);
+};
+
+/** The chain of a store key. */
+export const keyChain = (key: string, chains: Chains): string => {
+  const colon = key.indexOf(':');
+  return colon === -1 ? chains.defaultChain : key.slice(0, colon);
+};
+
+/** What a client's address names, as a store key, or the reason it names nothing (400 `invalid_address`). */
+export function parseAddressKey(value: string, chains: Chains): string | { error: string } {
+  const ref = parseChainAddress(value, chains);
+  return 'error' in ref ? ref : storeKey(ref, chains);
+}
+
+/** Whether answers carry `chain`: only when the deployment serves several chains, so a one-chain deployment answers byte for byte as before (docs/chains.md). */
+export const showsChains = (chains: Chains): boolean => chains.list.length > 1;
+
+/**
+ * How an answer names a stored token or market: `{ address }`, with `chain` after it when the
+ * deployment serves several chains.
+ */
+export function addressFields(key: string, chains: Chains): { address: string; chain?: string } {
+  if (!showsChains(chains)) return { address: key };
+  const ref = keyParts(key, chains);
+  return { address: ref.address, chain: ref.chain };
+}
+
+/**
+ * The keys of one chain as a range of the store's key order, for an index seek: `[from, to)` for a
+ * chain other than the default (its keys all start with `chain:`); null for the default chain,
+ * whose keys are those without a colon (callers filter those with keyChain).
+ */
+export function chainKeyRange(chain: string, chains: Chains): { from: string; to: string } | null {
+  if (chain === chains.defaultChain) return null;
+  return { from: `${chain}:`, to: `${chain};` }; // ';' follows ':' in code point order
+}
+
+/** One-chain chains, for callers (tests, tools) with no configuration: `solana`, or the name given. */
+export const oneChain = (chain = 'solana'): Chains => ({ list: [chain], defaultChain: chain });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { normalizeAddress } from './address.js';
+import { oneChain, storeKey, type Chains } from './chains.js';
 
 const MAX_TIME = 253402300799; // 9999-12-31
 
@@ -58,6 +59,8 @@ export function isSafeLogoUri(v: string): boolean {
 }
 
 export const tokenRecord = z.object({
+  /** The chain of the record's token and market (default: the default chain; docs/chains.md). */
+  chain: z.string('must be a string').optional(),
   type: z.literal('token'),
   address,
   symbol: text(32),
@@ -82,6 +85,8 @@ export const tokenRecord = z.object({
 });
 
 export const marketRecord = z.object({
+  /** The chain of the record's token and market (default: the default chain; docs/chains.md). */
+  chain: z.string('must be a string').optional(),
   type: z.literal('market'),
   address,
   token: address,
@@ -93,6 +98,8 @@ export const marketRecord = z.object({
 });
 
 export const tradeRecord = z.object({
+  /** The chain of the record's token and market (default: the default chain; docs/chains.md). */
+  chain: z.string('must be a string').optional(),
   type: z.literal('trade'),
   token: address,
   market: address,
@@ -108,6 +115,8 @@ export const tradeRecord = z.object({
 });
 
 export const holderRecord = z.object({
+  /** The chain of the record's token and market (default: the default chain; docs/chains.md). */
+  chain: z.string('must be a string').optional(),
   type: z.literal('holder'),
   token: address,
   owner: address,
@@ -123,13 +132,18 @@ export type TradeRecord = z.infer<typeof tradeRecord>;
 export type HolderRecord = z.infer<typeof holderRecord>;
 export type IngestRecord = z.infer<typeof ingestRecord>;
 
-/** Validates one record; returns it normalised, or a one-line reason. */
-export function parseRecord(value: unknown): { ok: true; record: IngestRecord } | { ok: false; error: string } {
+/**
+ * Validates one record; returns it normalised, or a one-line reason. The addresses naming its
+ * token and market become store keys on the record's chain (src/domain/chains.ts, storeKey) and
+ * `chain` is dropped; wallets, owners and quote addresses stay plain addresses. A chain outside
+ * `chains` is the record's error.
+ */
+export function parseRecord(value: unknown, chains: Chains = ONE_CHAIN): { ok: true; record: IngestRecord } | { ok: false; error: string } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, error: 'a record must be a JSON object' };
   }
   const parsed = ingestRecord.safeParse(value);
-  if (parsed.success) return { ok: true, record: parsed.data };
+  if (parsed.success) return onChain(parsed.data, chains);
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length > 0 ? issue.path.join('.') : 'record';
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { ok: false, error: `${field} is required` };
@@ -138,4 +152,26 @@ export function parseRecord(value: unknown): { ok: true; record: IngestRecord } 
   }
   // Our own messages are predicates ("must be ..."): they read after the field name.
   return { ok: false, error: /^[a-z]/.test(issue.message) ? `${field} ${issue.message}` : `${field}: ${issue.message}` };
+}
+
+const ONE_CHAIN = oneChain();
+
+function onChain(record: IngestRecord, chains: Chains): { ok: true; record: IngestRecord } | { ok: false; error: string } {
+  const { chain: named, ...rest } = record;
+  const chain = named ?? chains.defaultChain;
+  if (!chains.list.includes(chain)) {
+    return { ok: false, error: `chain ${JSON.stringify(chain.slice(0, 40))} is not one of CHAINS (${chains.list.join(', ')})` };
+  }
+  if (chain === chains.defaultChain) return { ok: true, record: rest as IngestRecord };
+  const key = (address: string) => storeKey({ chain, address }, chains);
+  switch (rest.type) {
+    case 'token':
+      return { ok: true, record: { ...rest, address: key(rest.address) } };
+    case 'market':
+      return { ok: true, record: { ...rest, address: key(rest.address), token: key(rest.token) } };
+    case 'trade':
+      return { ok: true, record: { ...rest, token: key(rest.token), market: key(rest.market) } };
+    case 'holder':
+      return { ok: true, record: { ...rest, token: key(rest.token) } };
+  }
 }

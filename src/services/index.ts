@@ -12,6 +12,7 @@ import { engineOf } from '../open-store.js';
 import type { StoreEngine } from '../store/port/engine.js';
 import type { Repos } from '../store/port/repos.js';
 import type { Clock } from '../domain/clock.js';
+import { oneChain, type Chains } from '../domain/chains.js';
 import { createIngest, type AnyIngest, type Ingest, type IngestHook } from './ingest.js';
 import { createAccounts } from './accounts.js';
 import { retractEventsHook, viewHooks } from './ingest-hooks.js';
@@ -27,7 +28,7 @@ type SqliteStore = Extract<AnyStore, { kind: 'sqlite' }>;
 type Deps<S> = {
   store: S;
   clock: Clock;
-  config?: { webhookAllowPrivate: boolean; chain?: string };
+  config?: { webhookAllowPrivate: boolean; chain?: string; chains?: Chains };
   repos?: Repos;
   /** The store's engine object; the composition root's pick for the store when absent. */
   engine?: StoreEngine;
@@ -38,11 +39,12 @@ type Deps<S> = {
  * engine, with the view hooks on the engine's appliers (src/services/ingest-hooks.ts); caches hear
  * of a batch after its commit, through the store's listeners.
  */
-function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, hooks: IngestHook[]): AnyIngest {
+function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, chains: Chains, hooks: IngestHook[]): AnyIngest {
   const views = engine.ingestViews(store);
   const ingest = createIngest({
     engine: engine.ingestEngine(store),
     clock,
+    chains,
     hooks: [...viewHooks(views, clock), ...hooks],
     onCommit: (change) => store.notifyChange(change),
   });
@@ -52,13 +54,14 @@ function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, hooks: I
 }
 
 function build(deps: Deps<AnyStore>) {
-  const chain = deps.config?.chain ?? 'solana';
+  const chains = deps.config?.chains ?? oneChain(deps.config?.chain);
+  const chain = chains.defaultChain;
   const { store } = deps;
   const engine = deps.engine ?? engineOf(store);
   const repos = deps.repos ?? engine.repos(store, chain);
   const metrics = createMetrics(store, repos, { walBytes: () => engine.walBytes(store) });
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
-  const ingest = makeIngest(store, engine, deps.clock, [({ trades }) => metrics.tradesInserted(trades.length)]);
+  const ingest = makeIngest(store, engine, deps.clock, chains, [({ trades }) => metrics.tradesInserted(trades.length)]);
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
   const subscriptions = createSubscriptions(withRepos);
@@ -67,7 +70,7 @@ function build(deps: Deps<AnyStore>) {
   const signInThrottle = createSignInThrottle(withRepos);
   // The chain indexer's status for /healthz: the server's indexer job attaches to it.
   const indexers = createIndexerBoard(repos.indexer);
-  return { engine, repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics, indexers };
+  return { engine, chains, repos, ingest, accounts, subscriptions, events, sessions, signInThrottle, metrics, indexers };
 }
 
 /** The services of a store of either engine. */
@@ -84,4 +87,17 @@ export function createServices(deps: Deps<SqliteStore>): SqliteServices;
 export function createServices(deps: Deps<AnyStore>): Services;
 export function createServices(deps: Deps<AnyStore>): Services {
   return build(deps);
+}
+
+/**
+ * Fixes the store's default chain the first time it is opened with chains, and checks it every
+ * time after (docs/chains.md, How chains are stored): a plain address in the store means that
+ * chain, so a configuration whose default chain differs would read every row as another chain's.
+ * Answers the reason to refuse start-up, or null.
+ */
+export async function claimDefaultChain(services: Pick<Services, 'repos' | 'chains'>): Promise<string | null> {
+  const wanted = services.chains.defaultChain;
+  const held = await services.repos.meta.getOrCreate('default_chain', () => wanted);
+  if (held === wanted) return null;
+  return `the store's default chain is ${held} (its plain addresses are on ${held}), but the configured default chain is ${wanted}: start with CHAINS beginning with ${held}`;
 }

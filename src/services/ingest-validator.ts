@@ -4,6 +4,7 @@
  * one ingest (ingest.ts, on either engine) and the batch helpers use it.
  */
 import { normalizeAddress } from '../domain/address.js';
+import { isChainName, oneChain, storeKey, type Chains } from '../domain/chains.js';
 import { parseRecord, type IngestRecord } from '../domain/records.js';
 
 export type LineError = { line: number; error: string };
@@ -46,13 +47,18 @@ export const noNames = (): NamedAddresses => ({ tokens: new Set(), markets: new 
  * Adds what one raw record names to `into`: its `token`, and the `market` of a trade. Engines
  * that cannot answer synchronously (PostgreSQL) look these up in one read before validating.
  */
-export function addNames(into: NamedAddresses, value: unknown): void {
+export function addNames(into: NamedAddresses, value: unknown, chains: Chains = ONE_CHAIN): void {
   if (typeof value !== 'object' || value === null) return;
-  const { type, token, market } = value as { type?: unknown; token?: unknown; market?: unknown };
-  // As validation will name them: an EVM address lower-cased (one that is not an address is refused anyway).
-  if (typeof token === 'string') into.tokens.add(normalizeAddress(token) ?? token);
-  if (type === 'trade' && typeof market === 'string') into.markets.add(normalizeAddress(market) ?? market);
+  const { type, token, market, chain } = value as { type?: unknown; token?: unknown; market?: unknown; chain?: unknown };
+  // As validation will name them: an EVM address lower-cased, as a store key on the record's chain
+  // (one that is not an address, or a chain not configured, is refused anyway).
+  const on = typeof chain === 'string' && isChainName(chain) ? chain : chains.defaultChain;
+  const key = (address: string) => storeKey({ chain: on, address: normalizeAddress(address) ?? address }, chains);
+  if (typeof token === 'string') into.tokens.add(key(token));
+  if (type === 'trade' && typeof market === 'string') into.markets.add(key(market));
 }
+
+const ONE_CHAIN = oneChain();
 
 const MAX_ERRORS = 100;
 
@@ -79,7 +85,7 @@ function knownSet(stored: (address: string) => boolean) {
  * record may name only a token, and a trade only a market, that is stored or defined on an
  * earlier line (a record refused does not define anything).
  */
-export function createValidator(stored: StoredLookup): Validator {
+export function createValidator(stored: StoredLookup, chains: Chains = ONE_CHAIN): Validator {
   const tokens = knownSet(stored.token);
   const markets = knownSet(stored.market);
   const errors: LineError[] = [];
@@ -104,7 +110,7 @@ export function createValidator(stored: StoredLookup): Validator {
     },
     reject,
     check(line, value) {
-      const parsed = parseRecord(value);
+      const parsed = parseRecord(value, chains);
       if (!parsed.ok) {
         reject(line, parsed.error);
         return null;

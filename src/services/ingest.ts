@@ -25,6 +25,7 @@ import {
 } from '../store/port/ingest.js';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
+import { oneChain, type Chains } from '../domain/chains.js';
 import { validateChunked } from './ingest-batch.js';
 import { addNames, createValidator, IngestRejected, noNames, type NamedAddresses, type Validator } from './ingest-validator.js';
 import type { RetractHook, RetractOptions, RetractResult, Retraction } from '../store/port/retract.js';
@@ -111,12 +112,14 @@ type Deps<E extends IngestEngine> = {
   hooks?: IngestHook[];
   /** Tells caches (the store's listeners) what a batch or a retraction changed, after its commit. */
   onCommit: (change: Change) => void;
+  /** The deployment's chains: a record's `chain` names one (default: solana alone; docs/chains.md). */
+  chains?: Chains;
 };
 
 /** The token and market addresses raw values name, valid or not (validation decides). */
-function namedIn(values: readonly { value: unknown }[]): NamedAddresses {
+function namedIn(values: readonly { value: unknown }[], chains: Chains): NamedAddresses {
   const out = noNames();
-  for (const { value } of values) addNames(out, value);
+  for (const { value } of values) addNames(out, value, chains);
   return out;
 }
 
@@ -125,6 +128,7 @@ export function createIngest(deps: Deps<AsyncIngestEngine>): EngineIngest;
 export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest;
 export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
   const hooks: IngestHook[] = [...(deps.hooks ?? [])];
+  const chains = deps.chains ?? oneChain();
   const retractHooks: RetractHook[] = [];
   const announce = (change: SliceResult['change']): void => {
     if (change === 'all' || change.size > 0) deps.onCommit({ tokens: change });
@@ -150,7 +154,7 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
     const retractTx = engine.transaction((r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) =>
       runSync(retractSteps({ tx, writer, retractor, hooks: retractHooks }, r, records, nowSeconds(deps.clock), within)),
     );
-    const validator = (): Validator => createValidator({ token: engine.isToken, market: engine.isMarket });
+    const validator = (): Validator => createValidator({ token: engine.isToken, market: engine.isMarket }, chains);
 
     function write(records: readonly NumberedRecord[], opts: WriteOptions = {}): IngestResult {
       const { accepted, duplicates, change } = writeTx(records, opts.demo === true, true, opts.within);
@@ -197,7 +201,7 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
         const records = checkRetraction(
           r,
           // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
-          createValidator({ token: (address) => !r.tokens.includes(address) && engine.isToken(address), market: () => false }),
+          createValidator({ token: (address) => !r.tokens.includes(address) && engine.isToken(address), market: () => false }, chains),
         );
         // In the ingest's write order: after a sliced batch of this process, never inside it.
         const done = await engine.exclusive(async () => retractTx(r, records, opts.within));
@@ -234,10 +238,10 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
     /** A validator answering from two reads: the stored tokens and the stored markets of those named. */
     async function validatorOf(named: NamedAddresses): Promise<Validator> {
       const [tokens, markets] = await Promise.all([engine.storedTokens([...named.tokens]), engine.storedMarkets([...named.markets])]);
-      return createValidator({ token: (address) => tokens.has(address), market: (address) => markets.has(address) });
+      return createValidator({ token: (address) => tokens.has(address), market: (address) => markets.has(address) }, chains);
     }
     const validate = async (values: readonly { line: number; value: unknown }[]): Promise<NumberedRecord[]> =>
-      validateChunked(await validatorOf(namedIn(values)), values);
+      validateChunked(await validatorOf(namedIn(values, chains)), values);
 
     return {
       ...common,
@@ -248,11 +252,13 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
       ingest: async (values, opts) => writeSliced(await validate(values), opts),
       async retract(r, opts = {}) {
         // Validation first, outside the transaction: a refusal writes nothing.
-        const stored = await engine.storedTokens([...new Set(r.records.map((x) => (x.type === 'token' ? x.address : x.token)))]);
+        const named = noNames();
+        for (const x of r.records) addNames(named, x.type === 'token' ? { ...x, token: x.address } : x, chains);
+        const stored = await engine.storedTokens([...named.tokens]);
         const records = checkRetraction(
           r,
           // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
-          createValidator({ token: (address) => !r.tokens.includes(address) && stored.has(address), market: () => false }),
+          createValidator({ token: (address) => !r.tokens.includes(address) && stored.has(address), market: () => false }, chains),
         );
         const done = await engine.transaction(async (tx, writer) =>
           runAsync(retractSteps({ tx, writer, retractor: engine.retractor(tx), hooks: retractHooks }, r, records, nowSeconds(deps.clock), opts.within)),
