@@ -2,6 +2,7 @@
  * The JSON form T of a trade (docs/api.md, Token reads): what the trades pages, the stream and the
  * webhook events show, mapped from a stored trade row by one function on every engine.
  */
+import { keyParts, showsChains, type Chains } from './chains.js';
 
 /** A trade as the API shows it. */
 export type TradeJson = {
@@ -41,4 +42,15 @@ export function toTradeJson(r: TradeRowLike): TradeJson {
     market: r.market,
     dex: r.dex,
   };
+}
+
+/**
+ * A trade as a deployment of several chains shows it (docs/chains.md, Answers): its `market` the
+ * market's plain address and `chain` after the contract's fields; on one chain the trade itself,
+ * byte for byte as before chains.
+ */
+export function tradeOnChain(t: TradeJson, chains: Chains): TradeJson & { chain?: string } {
+  if (!showsChains(chains)) return t;
+  const ref = keyParts(t.market, chains);
+  return { ...t, market: ref.address, chain: ref.chain };
 }
