@@ -69,6 +69,8 @@ export const errors = {
   /** `hint`, when given, follows the predicate (a path address that may be a symbol: where to look it up). */
   invalidAddress: (param = 'address', hint?: string) =>
     new ApiError(400, 'invalid_address', `${param} is not a well-formed address${hint === undefined ? '' : `; ${hint}`}`, { param }),
+  /** 400: an address naming a chain the deployment does not serve, or malformed on its chain (docs/chains.md); `problem` says which. */
+  invalidChainAddress: (param: string, problem: string) => new ApiError(400, 'invalid_address', `${param}: ${problem}`, { param }),
   /** 400: a cursor this server did not issue for this query (or this account). */
   invalidCursor: (message = 'cursor was not issued by this server for this query') => new ApiError(400, 'invalid_cursor', message, { param: 'cursor' }),
   /** 400: a body that is not JSON / NDJSON or fails validation; `param` names the field, `details` the items. */

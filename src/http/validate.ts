@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../domain/address.js';
+import { parseAddressKey, type Chains } from '../domain/chains.js';
 import { errors, type ApiError } from '../errors.js';
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
@@ -123,6 +124,62 @@ export const addressPathParam = () =>
     (v) => normalizeAddress(v) ?? FAIL,
   );
 
+/** The JSON Schema of an address that may name its chain (`chain:address`, docs/chains.md). */
+const CHAIN_ADDRESS_PATTERN = '^([a-z][a-z0-9-]{0,31}:)?([1-9A-HJ-NP-Za-km-z]{32,44}|0x[0-9a-fA-F]{40})$';
+const chainAddressDescription = (chains: Chains) =>
+  chains.list.length > 1
+    ? `${ADDRESS_DESCRIPTION}; on the default chain (${chains.defaultChain}) the address alone, on any chain \`chain:address\` (chains: ${chains.list.join(', ')})`
+    : ADDRESS_DESCRIPTION;
+
+/**
+ * What a value names as a store key (src/domain/chains.ts, parseAddressKey), or the issue to add:
+ * a plain malformed address keeps the issue it always had (`plain`), one naming a chain (known or
+ * not) is 400 invalid_address with the problem in its message.
+ */
+function addressKeyIssue(v: string, chains: Chains, plain: () => void, ctx: z.RefinementCtx): string | typeof z.NEVER {
+  const key = parseAddressKey(v, chains);
+  if (typeof key === 'string') return key;
+  if (!v.includes(':')) plain();
+  else ctx.addIssue({ code: 'custom', message: key.error, params: { code: 'invalid_address', problem: key.error } });
+  return z.NEVER;
+}
+
+/**
+ * A path segment naming a token or market, as a store key (docs/chains.md, Naming a token or
+ * market on a chain): the address on the default chain, `chain:address` on any. 400
+ * invalid_address when malformed or on a chain the deployment does not serve; on one chain a
+ * plain address is its own key, so answers are as before chains.
+ */
+export const addressKeyPathParam = (chains: Chains) =>
+  withCheck(
+    z
+      .string()
+      .transform((v, ctx) =>
+        addressKeyIssue(v, chains, () => ctx.addIssue({ code: 'custom', message: 'is not a well-formed address', params: { code: 'invalid_address' } }), ctx),
+      )
+      .meta({ description: chainAddressDescription(chains), pattern: CHAIN_ADDRESS_PATTERN }),
+    (v) => {
+      const key = parseAddressKey(v, chains);
+      return typeof key === 'string' ? key : FAIL;
+    },
+  );
+
+/**
+ * A query parameter naming a token or market (`market=`), as a store key: a malformed plain
+ * address is 400 invalid_parameter as addressParam's; a bad `chain:address` is 400 invalid_address.
+ */
+export const addressKeyParam = (chains: Chains) =>
+  withCheck(
+    z
+      .string()
+      .transform((v, ctx) => addressKeyIssue(v, chains, () => ctx.addIssue({ code: 'custom', message: 'must be a well-formed address' }), ctx))
+      .meta({ description: chainAddressDescription(chains), pattern: CHAIN_ADDRESS_PATTERN }),
+    (v) => {
+      const key = parseAddressKey(v, chains);
+      return typeof key === 'string' ? key : FAIL;
+    },
+  );
+
 /**
  * Refuses a query parameter that `known` does not hold: on /v1 a misspelt `from` must never
  * silently answer other data (docs/api.md, Conventions). /udf stays lenient and never calls this.
@@ -146,7 +203,12 @@ function searchHint(value: RawParams[string]): string {
 function paramError(error: z.ZodError, input: RawParams): ApiError {
   const issue = error.issues[0]!;
   const name = String(issue.path[0] ?? 'query');
-  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') return errors.invalidAddress(name, searchHint(input[name]));
+  if (issue.code === 'custom' && issue.params?.code === 'invalid_address') {
+    // A chain-qualified address names its problem (an unknown chain, a malformed address on one).
+    const problem: unknown = issue.params.problem;
+    if (typeof problem === 'string') return errors.invalidChainAddress(name, problem);
+    return errors.invalidAddress(name, searchHint(input[name]));
+  }
   // A missing value can only fail by being required, whatever code the schema gives it.
   const value = input[name];
   const message = value === undefined || value === '' ? 'is required' : issue.message;

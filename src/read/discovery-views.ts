@@ -10,7 +10,8 @@ import type { StoreHandle } from '../store/port/handle.js';
 import type { MatchKind, Repos } from '../store/port/repos.js';
 import { DISCOVERY_WINDOWS } from '../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';
-import { normalizeAddress } from '../domain/address.js';
+import { addressFields, chainKeyRange, keyChain, parseChainAddress, showsChains, storeKey, type Chains } from '../domain/chains.js';
+import type { ChainCounts, ChainKeys } from '../store/port/tokens.js';
 import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
 import { SEARCH_PAGE, searchTokens } from './search-views.js';
 import { pauseForReads } from './pause-for-reads.js';
@@ -26,8 +27,33 @@ export type { DiscoveryItem } from '../domain/discovery.js';
 /** The repos discovery reads (src/store/port/repos.ts). */
 export type DiscoveryRepos = Pick<Repos, 'tokens' | 'discovery' | 'searchIndex' | 'window' | 'tokenChanges'>;
 
-export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache) {
+/** A token of a list as a deployment of several chains shows it: `chain` after its plain address (docs/chains.md, Answers). */
+export type ChainItem = DiscoveryItem & { chain?: string };
+
+/**
+ * The store keys a search's text names exactly (docs/chains.md): `chain:address` one key; a plain
+ * address the same address on every chain of the deployment; anything else none.
+ */
+export function exactKeys(q: string, chains: Chains): string[] {
+  const ref = parseChainAddress(q, chains);
+  if ('error' in ref) return [];
+  if (q.includes(':')) return [storeKey(ref, chains)];
+  return chains.list.map((chain) => storeKey({ chain, address: ref.address }, chains));
+}
+
+export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, views: TokenViews, cache: ResponseCache, chains: Chains) {
   const { tokens, discovery: repo, searchIndex: index } = repos;
+  const shown = showsChains(chains);
+  /** A list's item with its chain, when the deployment shows chains; the item itself otherwise (one chain: as before chains). */
+  const onChain = (item: DiscoveryItem): ChainItem => {
+    if (!shown) return item;
+    const { rank, address, ...rest } = item;
+    return { rank, ...addressFields(address, chains), ...rest };
+  };
+  /** Whether a store key is on `chain` (undefined: every chain). */
+  const inChain = (chain: string | undefined) => (chain === undefined ? undefined : (key: string) => keyChain(key, chains) === chain);
+  /** The keys of `chain` for the store's reads. */
+  const keysOf = (chain: string): ChainKeys => chainKeyRange(chain, chains) ?? 'plain';
   const boards = Object.fromEntries(DISCOVERY_WINDOWS.map((w) => [w, createWindowBoard(store, repos, w)])) as Record<
     (typeof DISCOVERY_WINDOWS)[number],
     WindowBoard
@@ -40,10 +66,20 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     minLiquidityUsd: number,
     limit: number,
     clockNow: () => number,
-  ): Promise<DiscoveryItem[]> {
+    chain?: string,
+  ): Promise<ChainItem[]> {
     const board = boards[window];
     await board.refresh(clockNow);
-    return topWithLiquidity(board.ranking(kind), minLiquidityUsd, limit);
+    return topWithLiquidity(only(board.ranking(kind), chain), minLiquidityUsd, limit).map(onChain);
+  }
+
+  /** A board's ranking, of one chain's tokens when `chain` is given (the boards hold every chain's). */
+  function only<E extends { t: { address: string } }>(ranking: Iterable<E>, chain: string | undefined): Iterable<E> {
+    const keep = inChain(chain);
+    if (keep === undefined) return ranking;
+    return (function* () {
+      for (const e of ranking) if (keep(e.t.address)) yield e;
+    })();
   }
 
   /**
@@ -59,25 +95,27 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     minLiquidityUsd: number,
     limit: number,
     clockNow: () => number,
+    chain?: string,
   ) {
     const stamp = cache.stamp('tokens');
     const board = boards[window];
     await board.refresh(clockNow);
     // The version and the ranking are read in one synchronous step, so they belong together.
     const version = board.version();
-    const answer = () => ({ window, tokens: topWithLiquidity(board.ranking(kind), minLiquidityUsd, limit) });
-    return cache.json(stamp, `ranked|${kind}|${window}|${minLiquidityUsd}|${limit}|${version}`, () => Promise.resolve(answer()), TIMED_TTL);
+    const answer = () => ({ window, tokens: topWithLiquidity(only(board.ranking(kind), chain), minLiquidityUsd, limit).map(onChain) });
+    // The chain filter is part of the key: one chain's answer is never another's (or every chain's).
+    return cache.json(stamp, `ranked|${kind}|${window}|${minLiquidityUsd}|${limit}|${version}|${chain ?? ''}`, () => Promise.resolve(answer()), TIMED_TTL);
   }
 
   /** The newest tokens by createdAt; their figures are those of the last 24 h. */
-  async function newest(limit: number, now: number): Promise<DiscoveryItem[]> {
+  async function newest(limit: number, now: number, chain?: string): Promise<ChainItem[]> {
     const all = await cache.through(
       'tokens',
-      `new:${now}`,
+      `new:${now}${chain === undefined ? '' : `:${chain}`}`,
       async () => {
-        const list = await repo.newest(MAX_DISCOVERY);
+        const list = await (chain === undefined ? repo.newest(MAX_DISCOVERY) : repo.newest(MAX_DISCOVERY, keysOf(chain)));
         const figures = await Promise.all(list.map((t) => views.figures(t, '24h', now)));
-        return list.map((t, i) => discoveryItem(i + 1, t, figures[i]!));
+        return list.map((t, i) => onChain(discoveryItem(i + 1, t, figures[i]!)));
       },
       TIMED_TTL,
     );
@@ -86,6 +124,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
 
   type SearchResult = {
     address: string;
+    chain?: string;
     symbol: string;
     name: string;
     priceUsd: number | null;
@@ -94,15 +133,20 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     matchedBy: MatchKind;
   };
 
-  async function search(q: string, limit: number, clockNow: () => number): Promise<SearchResult[]> {
+  /**
+   * Tokens matching `q`, of one chain when `chain` is given. A plain address matches it on every
+   * chain, `chain:address` on that chain (docs/chains.md).
+   */
+  async function search(q: string, limit: number, clockNow: () => number, chain?: string): Promise<SearchResult[]> {
     const board = boards['24h'];
     const now = await board.refresh(clockNow);
     const view = board.view();
     const all = await cache.through(
       'tokens',
-      `search:${now}:${q}`,
+      // A chain name holds no colon, so the key cannot be read two ways.
+      `search:${now}:${chain ?? ''}:${q}`,
       async () => {
-        const hits = await searchTokens(index, view, q, normalizeAddress(q), MAX_DISCOVERY, SEARCH_PAGE, () => pauseForReads(store));
+        const hits = await searchTokens(index, view, q, exactKeys(q, chains), MAX_DISCOVERY, SEARCH_PAGE, () => pauseForReads(store), inChain(chain));
         // Tokens off the board (no 24 h volume) are read together, not one await each.
         const off = await Promise.all(hits.map((hit) => (view.get(hit.id) === undefined ? repo.summary(hit.id) : undefined)));
         return hits.flatMap((hit, i) => {
@@ -110,7 +154,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
           if (t === undefined) return [];
           return [
             {
-              address: t.address,
+              ...addressFields(t.address, chains),
               symbol: t.symbol,
               name: t.name,
               priceUsd: t.priceUsd,
@@ -126,7 +170,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     return all.slice(0, limit);
   }
 
-  type Price = { priceUsd: number | null; priceChangePct24h: number | null; updatedAt: number | null } | null;
+  type Price = { priceUsd: number | null; priceChangePct24h: number | null; updatedAt: number | null; chain?: string } | null;
 
   /**
    * Prices keyed by each address as asked; an unknown token is null. `updatedAt` is the time of
@@ -138,7 +182,8 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
       asked.map(async ({ address }): Promise<Price> => {
         const t = await tokens.byAddress(address);
         if (t === undefined) return null;
-        return { priceUsd: t.priceUsd, priceChangePct24h: (await views.figures(t, '24h', now)).priceChangePct, updatedAt: t.lastTradeAt };
+        const price = { priceUsd: t.priceUsd, priceChangePct24h: (await views.figures(t, '24h', now)).priceChangePct, updatedAt: t.lastTradeAt };
+        return shown ? { ...price, chain: keyChain(address, chains) } : price;
       }),
     );
     const out: Record<string, Price> = {};
@@ -146,7 +191,14 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     return out;
   }
 
-  return { ranked, rankedJson, newest, search, prices };
+  /**
+   * GET /v1/chains' counts, in the deployment's order: each chain's tokens, markets, trades and
+   * newest trade. Counted once per change of the store's tokens (the response cache).
+   */
+  const chainCounts = (): Promise<(ChainCounts & { chain: string })[]> =>
+    cache.through('tokens', 'chain-counts', () => Promise.all(chains.list.map(async (chain) => ({ chain, ...(await repo.chainCounts(keysOf(chain))) }))));
+
+  return { ranked, rankedJson, newest, search, prices, chainCounts };
 }
 
 export type DiscoveryViews = ReturnType<typeof createDiscoveryViews>;

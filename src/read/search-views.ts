@@ -23,8 +23,10 @@ export const PAGES_PER_TURN = 4;
 export type SearchHit = { id: number; volume24hUsd: number; matchedBy: MatchKind };
 
 /**
- * The first `want` tokens matching `q` in search order; `address` is the query as an address
- * (normalised) or null. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
+ * The first `want` tokens matching `q` in search order; `address` is the store key (or keys) the
+ * query names exactly, or null: a plain address names that address on every chain of the
+ * deployment (docs/chains.md). `keep`, when given, admits only the tokens whose key it accepts
+ * (`chain=`): the index reads page on past the others. `board` is the 24 h board, refreshed by the caller; `page` is the rows per
  * index read (smaller in tests, to cross page boundaries with few tokens). A query that matches
  * thousands of tokens pages through them: every PAGES_PER_TURN pages the search calls `pause`, which
  * lets the event loop run other requests (docs/api.md, Search: what a request costs); the caller
@@ -34,11 +36,15 @@ export async function searchTokens(
   index: Async<SearchIndexRepo>,
   board: BoardView,
   q: string,
-  address: string | null,
+  address: string | readonly string[] | null,
   want: number,
   page = SEARCH_PAGE,
   pause: () => Promise<void> = async () => {},
+  keep?: (key: string) => boolean,
 ): Promise<SearchHit[]> {
+  const exactKeys: readonly string[] = address === null ? [] : typeof address === 'string' ? [address] : address;
+  const exactSet = new Set(exactKeys);
+  const kept = (key: string): boolean => keep === undefined || keep(key);
   const PAGE = page;
   let pages = 0;
   /** After each page of a walk: every PAGES_PER_TURN pages, a pause. */
@@ -46,7 +52,7 @@ export async function searchTokens(
     if (++pages % PAGES_PER_TURN === 0) await pause();
   };
   const qf = foldCase(q);
-  const kindOf = (x: { address: string; sym: string; name: string }): number => matchKind(x, qf, address);
+  const kindOf = (x: { address: string; sym: string; name: string }): number => (exactSet.has(x.address) ? 0 : matchKind(x, qf, null));
   const traded = (id: number): boolean => (board.get(id)?.f.volumeUsd ?? 0) > 0;
 
   // Tokens with volume, by kind, in volume order (the trending order is volume, then address).
@@ -56,21 +62,26 @@ export async function searchTokens(
   const [byAddr, bySym, byPrefix, byName] = withVolume as [SearchHit[], SearchHit[], SearchHit[], SearchHit[]];
   const hit = (e: BoardEntry, kind: number): SearchHit => ({ id: e.t.id, volume24hUsd: e.f.volumeUsd, matchedBy: MATCH_KINDS[kind]! });
   // The first reads go out together; each is one index range.
-  const [exact, sameSymbol, fewPrefixes, fewNames] = await Promise.all([
-    address === null ? undefined : index.byAddress(address),
+  const [exactFound, sameSymbol, fewPrefixes, fewNames] = await Promise.all([
+    Promise.all(exactKeys.map((key) => index.byAddress(key))),
     index.bySymbol(qf, '', PAGE),
     index.bySymbolPrefix(qf, { sym: qf, address: '' }, PAGE),
     [...qf].length >= 3 ? index.byName(qf, 0, PAGE) : index.byShortName(qf, 0, PAGE),
   ]);
-  const exactEntry = exact === undefined ? undefined : board.get(exact.id);
-  if (exactEntry !== undefined && exactEntry.f.volumeUsd > 0) byAddr.push(hit(exactEntry, 0));
+  const exact = exactFound.filter((x): x is IndexedToken => x !== undefined && kept(x.address)).sort(byAddress);
+  const exactTraded = exact.flatMap((x) => {
+    const e = board.get(x.id);
+    return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
+  });
+  exactTraded.sort(RANKINGS.trending.order);
+  byAddr.push(...exactTraded.map((e) => hit(e, 0)));
   // The exact-symbol tokens, from the index when they fit in one page: then the walk below can
   // stop as soon as it has the prefix matches the answer can hold, instead of looking through
   // every traded token for a late exact match.
   const symbolKnown = sameSymbol.length < PAGE;
   if (symbolKnown) {
     const traded = sameSymbol.flatMap((x) => {
-      const e = x.address === address ? undefined : board.get(x.id);
+      const e = exactSet.has(x.address) || !kept(x.address) ? undefined : board.get(x.id);
       return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
     });
     traded.sort(RANKINGS.trending.order);
@@ -85,7 +96,7 @@ export async function searchTokens(
       [3, byName],
     ] as const) {
       const traded = [...fewPrefixes, ...fewNames].flatMap((x) => {
-        const e = kindOf(x) === kind ? board.get(x.id) : undefined;
+        const e = kindOf(x) === kind && kept(x.address) ? board.get(x.id) : undefined;
         return e !== undefined && e.f.volumeUsd > 0 ? [e] : [];
       });
       const unique = [...new Map(traded.map((e) => [e.t.id, e])).values()];
@@ -96,7 +107,7 @@ export async function searchTokens(
   for (const e of allKnown ? [] : board.ranking('trending')) {
     if (bySym.length >= want) break;
     if (symbolKnown && byPrefix.length >= want - byAddr.length - bySym.length) break;
-    if (e.t.address === address) continue;
+    if (exactSet.has(e.t.address) || !kept(e.t.address)) continue;
     if (e.sym === qf) {
       if (!symbolKnown) bySym.push(hit(e, 1));
     } else if (e.sym.startsWith(qf)) {
@@ -106,8 +117,8 @@ export async function searchTokens(
 
   /** Up to `need` tokens of match kind `kind` without volume, by address. */
   async function withoutVolume(kind: number, need: number): Promise<IndexedToken[]> {
-    const fits = (x: IndexedToken) => kindOf(x) === kind && !traded(x.id);
-    if (kind === 0) return exact !== undefined && fits(exact) ? [exact] : [];
+    const fits = (x: IndexedToken) => kindOf(x) === kind && !traded(x.id) && kept(x.address);
+    if (kind === 0) return exact.filter(fits).slice(0, need);
     if (kind === 1) {
       const out: IndexedToken[] = [];
       for (let after = ''; ;) {

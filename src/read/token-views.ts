@@ -12,6 +12,7 @@ import type { Clock } from '../domain/clock.js';
 import type { ResponseCache } from './response-cache.js';
 import { figuresOf, type TraderSort } from '../domain/trader-tally.js';
 import { nowSeconds } from '../domain/clock.js';
+import { addressFields, keyAddress, keyChain } from '../domain/chains.js';
 import { createTraderBoards } from './trader-board.js';
 import { PreparedJson } from './prepared-json.js';
 import { NO_TRADES, OVERVIEW_WINDOWS, WINDOW_SECONDS, product, windowFigures, type WindowFigures, type WindowKey } from '../domain/windows.js';
@@ -37,6 +38,7 @@ export type TokenViewsDeps = {
 
 export function createTokenViews(deps: TokenViewsDeps) {
   const { cache } = deps;
+  const chains = deps.config.chains;
   const { window: windows, ranking } = deps.repos;
   const traderBoards = createTraderBoards(deps.store, deps.repos.traderBoard);
 
@@ -76,8 +78,9 @@ export function createTokenViews(deps: TokenViewsDeps) {
         const w = {} as Record<(typeof OVERVIEW_WINDOWS)[number], WindowFigures & { uniqueWallets: number }>;
         OVERVIEW_WINDOWS.forEach((key, i) => (w[key] = perWindow[i]!));
         return {
-          address: token.address,
-          chain: deps.config.chain,
+          // The token's own chain, shown on every deployment (docs/chains.md, Answers).
+          address: keyAddress(token.address),
+          chain: keyChain(token.address, chains),
           symbol: token.symbol,
           name: token.name,
           decimals: token.decimals,
@@ -167,7 +170,7 @@ export function createTokenViews(deps: TokenViewsDeps) {
           ranking.markets(token.id, size),
         ]);
         return list.map((m) => ({
-          address: m.address,
+          ...addressFields(m.address, chains),
           dex: m.dex,
           quoteAddress: m.quoteAddress,
           quoteSymbol: m.quoteSymbol,

@@ -14,7 +14,7 @@ import { createDiscoveryViews } from './discovery-views.js';
 export function createViews(deps: { config: Config; store: StoreHandle; clock: Clock; cache: ResponseCache; repos: Repos }) {
   const tokens = deps.repos.tokens;
   const tokenViews = createTokenViews(deps);
-  return { cache: deps.cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, deps.repos, tokenViews, deps.cache) };
+  return { cache: deps.cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, deps.repos, tokenViews, deps.cache, deps.config.chains) };
 }
 
 export type Views = ReturnType<typeof createViews>;

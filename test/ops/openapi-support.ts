@@ -69,6 +69,7 @@ export function contractCalls(w: ContractWorld, later: { newKeyId: () => string 
     { route: '/v1/market/losers', method: 'get', url: '/v1/market/losers?window=24h&limit=5' },
     { route: '/v1/market/new', method: 'get', url: '/v1/market/new' },
     { route: '/v1/search', method: 'get', url: '/v1/search?q=typ' },
+    { route: '/v1/chains', method: 'get', url: '/v1/chains' },
     { route: '/v1/prices', method: 'get', url: `/v1/prices?addresses=${A},${B},${unknown}` },
     { route: '/v1/prices/at', method: 'get', url: `/v1/prices/at?addresses=${A},${unknown}&time=${now - 86400}` },
     { route: '/v1/me', method: 'get', url: '/v1/me', key: k },

@@ -4,10 +4,10 @@
  * (enum, pattern, description) comes with them.
  */
 import { z } from 'zod';
-import { normalizeAddress } from '../../domain/address.js';
+import { parseAddressKey, type Chains } from '../../domain/chains.js';
 import { parseResolution, SUPPORTED_RESOLUTIONS, type Resolution } from '../../domain/resolution.js';
 import { errors } from '../../errors.js';
-import { addressPathParam } from '../validate.js';
+import { addressKeyPathParam, enumParam } from '../validate.js';
 import type { TokenRow, TokensRepo } from '../../store/port/repos.js';
 import type { Async } from '../../store/port/async.js';
 
@@ -24,8 +24,12 @@ export const resolutionParam = () =>
     .transform((v) => parseResolution(v) as Resolution)
     .meta({ description: 'A resolution: seconds (1S..30S), minutes (1..240), 1D, 1W, 1M; D, W, M are aliases of 1D, 1W, 1M' });
 
-/** A comma-separated list of 1..max addresses, each normalised; keeps the spelling asked. */
-export const addressListParam = (max: number) =>
+/**
+ * A comma-separated list of 1..max addresses, each a store key (`chain:address` on a chain other
+ * than the default, docs/chains.md); keeps the spelling asked. A malformed plain address is 400
+ * invalid_parameter, as before chains; a bad `chain:address` 400 invalid_address.
+ */
+export const addressListParam = (max: number, chains: Chains) =>
   z
     .string()
     .transform((v, ctx) => {
@@ -36,10 +40,13 @@ export const addressListParam = (max: number) =>
       }
       const out: { asked: string; address: string }[] = [];
       for (const asked of parts) {
-        const address = normalizeAddress(asked);
-        if (address === null) {
+        const address = parseAddressKey(asked, chains);
+        if (typeof address !== 'string') {
           const shown = asked.length > 64 ? `${asked.slice(0, 64)}...` : asked;
-          ctx.addIssue({ code: 'custom', message: `has a malformed address: "${shown}"` });
+          if (asked.includes(':')) {
+            const problem = `has ${JSON.stringify(shown)}: ${address.error}`;
+            ctx.addIssue({ code: 'custom', message: problem, params: { code: 'invalid_address', problem } });
+          } else ctx.addIssue({ code: 'custom', message: `has a malformed address: "${shown}"` });
           return z.NEVER;
         }
         out.push({ asked, address });
@@ -47,12 +54,24 @@ export const addressListParam = (max: number) =>
       return out;
     })
     .meta({
-      description: `Comma-separated addresses, at most ${max}; each answer is keyed by the address exactly as asked`,
+      description:
+        chains.list.length > 1
+          ? `Comma-separated addresses, at most ${max}, each \`chain:address\` or the address alone on the default chain (${chains.defaultChain}); each answer is keyed by the address exactly as asked`
+          : `Comma-separated addresses, at most ${max}; each answer is keyed by the address exactly as asked`,
       pattern: `^[^,]+(,[^,]+){0,${max - 1}}$`,
     });
 
-/** The path parameters of a token's routes: 400 invalid_address when malformed (the router checks it). */
-export const tokenPath = z.object({ address: addressPathParam() });
+/** The path parameters of a token's routes: 400 invalid_address when malformed or on an unknown chain (the router checks it). */
+export const tokenPath = (chains: Chains) => z.object({ address: addressKeyPathParam(chains) });
+
+/**
+ * `chain=` of the lists (docs/chains.md): one chain of the deployment, else 400
+ * invalid_parameter; absent, the list covers every chain.
+ */
+export const chainParam = (chains: Chains) =>
+  enumParam(chains.list as unknown as readonly [string, ...string[]])
+    .optional()
+    .describe(`Only tokens of this chain (one of ${chains.list.join(', ')}); every chain when absent`);
 
 /** The token of a well-formed address: 404 token_not_found when the store has none. */
 export async function findToken(tokens: Async<TokensRepo>, address: string): Promise<TokenRow> {

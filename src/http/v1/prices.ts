@@ -7,15 +7,18 @@ import { z } from 'zod';
 import { ApiRouter } from '../route.js';
 import type { Services } from '../../services/index.js';
 import { intParam } from '../validate.js';
+import { keyChain, showsChains } from '../../domain/chains.js';
 import type { PricePoint } from '../../store/port/repos.js';
 import { addressListParam, MAX_TIME } from './params.js';
 import * as S from './schemas/market.js';
 
 const MAX_PRICES = 100;
 
-export function pricesRouter(deps: { services: Pick<Services, 'repos'> }): ApiRouter {
+export function pricesRouter(deps: { services: Pick<Services, 'repos' | 'chains'> }): ApiRouter {
   const api = new ApiRouter();
   const { tokens, trades } = deps.services.repos;
+  const { chains } = deps.services;
+  const shown = showsChains(chains);
 
   api.add(
     {
@@ -25,7 +28,7 @@ export function pricesRouter(deps: { services: Pick<Services, 'repos'> }): ApiRo
       access: 'public',
       tag: 'market',
       // The newest second ingest accepts (9999-12-31T23:59:59Z).
-      query: z.object({ addresses: addressListParam(MAX_PRICES), time: intParam(0, MAX_TIME - 1) }),
+      query: z.object({ addresses: addressListParam(MAX_PRICES, chains), time: intParam(0, MAX_TIME - 1) }),
       response: S.pricesAt,
       example: S.pricesAtExample,
     },
@@ -37,8 +40,12 @@ export function pricesRouter(deps: { services: Pick<Services, 'repos'> }): ApiRo
           return token === undefined ? null : trades.lastAtOrBefore(token.id, q.time);
         }),
       );
-      const prices: Record<string, PricePoint | null> = {};
-      q.addresses.forEach(({ asked }, i) => (prices[asked] = points[i] ?? null));
+      const prices: Record<string, (PricePoint & { chain?: string }) | null> = {};
+      q.addresses.forEach(({ asked, address }, i) => {
+        const point = points[i] ?? null;
+        // Several chains: each price names its token's chain (docs/chains.md, Answers).
+        prices[asked] = point !== null && shown ? { ...point, chain: keyChain(address, chains) } : point;
+      });
       return { time: q.time, prices };
     },
   );

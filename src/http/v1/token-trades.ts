@@ -12,27 +12,37 @@ import type { Services } from '../../services/index.js';
 import type { ResponseCache } from '../../read/response-cache.js';
 import type { HistoryCache } from '../../read/history-cache.js';
 import type { Views } from '../../read/views.js';
-import { addressParam, enumParam, intParam } from '../validate.js';
+import { addressKeyParam, addressParam, enumParam, intParam } from '../validate.js';
 import { errors, invalidParameter, marketNotFound } from '../../errors.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { decodeTradeCursor, encodeTradeCursor, type CursorScope } from '../../domain/cursor.js';
 import { toTradeJson, type TradePosition } from '../../store/port/repos.js';
+import { tradeOnChain } from '../../domain/trade-json.js';
 import { MAX_BARS } from '../../domain/history-range.js';
 import { barQuery, isBarQueryError } from '../../domain/history-range.js';
 import { metricBars } from '../../domain/chart-metric.js';
 import { fillPrevious } from '../../domain/fill-bars.js';
 import { bucketStart, nextBucket } from '../../domain/resolution.js';
 import type { SeriesSource } from '../../read/history-cache.js';
-import { findToken, MAX_TIME, resolutionParam, tokenPath } from './params.js';
+import { findToken, MAX_TIME, resolutionParam, tokenPath as tokenPathOf } from './params.js';
 import * as S from './schemas/tokens.js';
 
 /** What the trade and candle routes read. */
-export type TradeRouteDeps = { clock: Clock; views: Pick<Views, 'tokens'>; services: Pick<Services, 'repos'>; cache: ResponseCache; history: HistoryCache };
+export type TradeRouteDeps = {
+  clock: Clock;
+  views: Pick<Views, 'tokens'>;
+  services: Pick<Services, 'repos' | 'chains'>;
+  cache: ResponseCache;
+  history: HistoryCache;
+};
 
 export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
   const { tokens } = deps.views;
   const { trades, candles, marketCandles, meta } = deps.services.repos;
   const history = deps.history;
+  const { chains } = deps.services;
+  // Paths and `market=` name a token or market by its address, or `chain:address` (docs/chains.md).
+  const tokenPath = tokenPathOf(chains);
   // The key cursors are signed with, made on first use and kept in the store (one for every
   // instance of a deployment); read once, and read again after a failed read.
   let secret: Promise<Buffer> | null = null;
@@ -93,7 +103,7 @@ export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
         const page = rows.length > limit ? rows.slice(0, limit) : rows;
         const last = page.at(-1);
         return {
-          trades: page.map(toTradeJson),
+          trades: page.map((r) => tradeOnChain(toTradeJson(r), chains)),
           nextCursor:
             rows.length > limit && last !== undefined ? encodeTradeCursor(secret, scope, { blockTime: last.blockTime, id: last.id, bound: snapshot }) : null,
         };
@@ -115,7 +125,7 @@ export function addTradeRoutes(api: ApiRouter, deps: TradeRouteDeps): void {
         from: intParam(0, MAX_TIME).optional(),
         to: intParam(0, MAX_TIME).optional(),
         countback: intParam(0, MAX_BARS).optional(),
-        market: addressParam().optional().describe('A market (pair) of the token: only its trades make the bars'),
+        market: addressKeyParam(chains).optional().describe('A market (pair) of the token: only its trades make the bars'),
         currency: enumParam(['usd', 'native'] as const)
           .prefault('usd')
           .describe('usd (priceUsd, volumeUsd), or native with a market: price quoteAmount / amount, volume in quote units'),

@@ -11,7 +11,7 @@ import type { TradeRouteDeps } from './token-trades.js';
 import { enumParam, intParam } from '../validate.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { TRADER_WINDOWS } from '../../domain/windows.js';
-import { findToken, tokenPath } from './params.js';
+import { findToken, tokenPath as tokenPathOf } from './params.js';
 import { addTradeRoutes } from './token-trades.js';
 import { MAX_LIST } from '../../read/token-views.js';
 import * as S from './schemas/tokens.js';
@@ -20,6 +20,8 @@ export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDe
   const api = new ApiRouter();
   const { tokens, token: views } = deps.views;
   const now = () => nowSeconds(deps.clock);
+  // Paths name a token by its address, or `chain:address` (docs/chains.md).
+  const tokenPath = tokenPathOf(deps.services.chains);
 
   api.add(
     {

@@ -8,7 +8,7 @@
  * so the set is one round trip.
  */
 import type { Async } from '../port/async.js';
-import type { DiscoveryRepo, TokenSummary } from '../port/repos.js';
+import type { ChainCounts, DiscoveryRepo, TokenSummary } from '../port/repos.js';
 import { limitParam, row, rows, type Queryable } from './pg-repo.js';
 
 const SUMMARY = `t.id, t.address, t.symbol, t.name, t.price_usd AS "priceUsd", t.circulating_supply AS "circulatingSupply",
@@ -35,6 +35,42 @@ export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
 
     summary: (id) => row<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t WHERE t.id = $1`, [id]),
 
-    newest: (limit) => rows<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT $1`, [limitParam(limit)]),
+    newest: (limit, keys) =>
+      keys === undefined
+        ? rows<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT $1`, [limitParam(limit)])
+        : keys === 'plain'
+          ? rows<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t WHERE strpos(t.address, ':') = 0 ORDER BY t.created_at DESC, t.address LIMIT $1`, [
+              limitParam(limit),
+            ])
+          : rows<TokenSummary>(db, `SELECT ${SUMMARY} FROM tokens t WHERE t.address >= $1 AND t.address < $2 ORDER BY t.created_at DESC, t.address LIMIT $3`, [
+              keys.from,
+              keys.to,
+              limitParam(limit),
+            ]),
+
+    // As SQLite's: a chain's keys are a range of the address indexes ("C" order); the default
+    // chain's (no colon) a scan, its trades the store's count less every other chain's.
+    async chainCounts(keys) {
+      const counted =
+        keys === 'plain'
+          ? await row<ChainCounts>(
+              db,
+              `SELECT (SELECT count(*) FROM tokens WHERE strpos(address, ':') = 0)::int AS tokens,
+                      (SELECT count(*) FROM markets WHERE strpos(address, ':') = 0)::int AS markets,
+                      (coalesce((SELECT n FROM trade_count WHERE one = 1), 0)
+                        - (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE strpos(address, ':') > 0)))::bigint AS trades,
+                      (SELECT max(last_trade_at) FROM tokens WHERE strpos(address, ':') = 0) AS "lastTradeAt"`,
+              [],
+            )
+          : await row<ChainCounts>(
+              db,
+              `SELECT (SELECT count(*) FROM tokens WHERE address >= $1 AND address < $2)::int AS tokens,
+                      (SELECT count(*) FROM markets WHERE address >= $1 AND address < $2)::int AS markets,
+                      (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE address >= $1 AND address < $2))::bigint AS trades,
+                      (SELECT max(last_trade_at) FROM tokens WHERE address >= $1 AND address < $2) AS "lastTradeAt"`,
+              [keys.from, keys.to],
+            );
+      return { tokens: Number(counted!.tokens), markets: Number(counted!.markets), trades: Number(counted!.trades), lastTradeAt: counted!.lastTradeAt };
+    },
   };
 }

@@ -34,14 +34,26 @@ export type TokenSummary = TokenSummaryLike & { id: number; lastTradeAt: number 
 export const MATCH_KINDS = ['address', 'symbol', 'symbolPrefix', 'name'] as const;
 export type MatchKind = (typeof MATCH_KINDS)[number];
 
+/**
+ * The keys of one chain (docs/chains.md, How chains are stored): a range `[from, to)` of the key
+ * order for a chain other than the default (chainKeyRange), or `'plain'` for the default chain's
+ * keys, which hold no colon.
+ */
+export type ChainKeys = { from: string; to: string } | 'plain';
+
+/** What GET /v1/chains shows of one chain: its tokens, markets and trades, and its newest trade's time. */
+export type ChainCounts = { tokens: number; markets: number; trades: number; lastTradeAt: number | null };
+
 export type DiscoveryRepo = {
   /** Ids of the tokens whose last trade is at or after `since` (index tokens_last_trade). */
   tradedSince: (since: number) => number[];
   /** Ids of the tokens with a trade at from <= blockTime < to. */
   tradedBetween(from: number, to: number): number[];
   summary: (id: number) => TokenSummary | undefined;
-  /** The `limit` newest tokens by createdAt, ties by address. */
-  newest: (limit: number) => TokenSummary[];
+  /** The `limit` newest tokens by createdAt, ties by address; of one chain's keys when `keys` is given. */
+  newest: (limit: number, keys?: ChainKeys) => TokenSummary[];
+  /** The counts of one chain's keys (GET /v1/chains). */
+  chainCounts: (keys: ChainKeys) => ChainCounts;
 };
 
 /** The token change log (docs/api.md, Discovery): which tokens changed since an entry. */

@@ -21,6 +21,13 @@ export const pctOrNull = (description: string) => z.number().nullable().describe
 export const rank = () => z.int().min(1).describe('Position in the list, from 1');
 /** An address in canonical form (base58, or 0x + 40 lower-case hex digits). */
 export const address = (description: string) => z.string().describe(`${description}: base58, or 0x + 40 lower-case hex digits`);
+/**
+ * The chain of a token, market, trade or price: present only in a deployment of several chains
+ * (docs/chains.md, Answers), so a one-chain deployment answers as before chains.
+ */
+export const chainField = (what: string) =>
+  z.string().optional().describe(`Chain of the ${what} (present only when the deployment serves several chains; the address is then the plain address on it)`);
+
 /** An opaque cursor to pass back unchanged. */
 export const cursor = (description: string) => z.string().describe(description);
 

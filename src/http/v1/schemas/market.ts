@@ -5,11 +5,12 @@
 import { z } from 'zod';
 import { DISCOVERY_WINDOWS } from '../../../domain/windows.js';
 import { MATCH_KINDS } from '../../../store/port/repos.js';
-import { address, count, EX, pctOrNull, rank, unixTime, usd, usdOrNull } from './common.js';
+import { address, chainField, count, EX, pctOrNull, rank, unixTime, unixTimeOrNull, usd, usdOrNull } from './common.js';
 
 const rankedToken = z.strictObject({
   rank: rank(),
   address: address('Token address'),
+  chain: chainField('token'),
   symbol: z.string(),
   name: z.string(),
   priceUsd: usdOrNull('Price of the last trade'),
@@ -70,6 +71,7 @@ export const searchResults = z
       .array(
         z.strictObject({
           address: address('Token address'),
+          chain: chainField('token'),
           symbol: z.string(),
           name: z.string(),
           priceUsd: usdOrNull('Price of the last trade'),
@@ -95,6 +97,7 @@ export const prices = z
             priceUsd: usdOrNull('Price of the last trade'),
             priceChangePct24h: pctOrNull('Change of the price over 24 hours'),
             updatedAt: unixTime('Time of the trade that set the price (null before any trade)').nullable(),
+            chain: chainField('token'),
           })
           .nullable(),
       )
@@ -116,6 +119,7 @@ export const pricesAt = z
             priceUsd: z.number().describe('Price of that trade (USD)'),
             blockTime: unixTime('Block time of that trade'),
             tradeId: z.int().min(1).describe('Id of that trade'),
+            chain: chainField('token'),
           })
           .nullable(),
       )
@@ -125,4 +129,46 @@ export const pricesAt = z
 export const pricesAtExample: z.output<typeof pricesAt> = {
   time: 1763800000,
   prices: { [EX.token]: { priceUsd: 0.0000209, blockTime: 1763799987, tradeId: 4100 }, [EX.token2]: null },
+};
+
+const indexerStatus = z
+  .strictObject({
+    chain: z.string().describe('Chain name'),
+    head: z.int().min(0).describe('Newest block the node reported'),
+    indexed: z.int().min(0).describe('Newest block committed'),
+    lag: z.int().min(0).describe('Blocks behind the head'),
+    state: z.enum(['backfilling', 'following', 'stopped']).describe('What the indexer is doing'),
+  })
+  .describe("The chain's indexer as /healthz shows it");
+
+export const chainList = z
+  .strictObject({
+    chains: z
+      .array(
+        z.strictObject({
+          chain: z.string().describe('Chain name'),
+          default: z.boolean().describe('Whether this is the default chain: its tokens are named by their address alone'),
+          tokens: count('Tokens of the chain'),
+          markets: count('Markets of the chain'),
+          trades: count('Trades of the chain'),
+          lastTradeAt: unixTimeOrNull('Time of the newest trade of the chain'),
+          indexer: indexerStatus.nullable().describe("The chain's indexer as /healthz shows it, null when none indexes it"),
+        }),
+      )
+      .describe('In the configured order (CHAINS), the default first'),
+  })
+  .describe('The chains of the deployment');
+export const chainListExample: z.output<typeof chainList> = {
+  chains: [
+    { chain: 'solana', default: true, tokens: 1200, markets: 2300, trades: 5400000, lastTradeAt: 1763855995, indexer: null },
+    {
+      chain: 'base',
+      default: false,
+      tokens: 80,
+      markets: 95,
+      trades: 120000,
+      lastTradeAt: 1763855990,
+      indexer: { chain: 'base', head: 23800120, indexed: 23800118, lag: 2, state: 'following' },
+    },
+  ],
 };

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { OVERVIEW_WINDOWS, TRADER_WINDOWS } from '../../../domain/windows.js';
-import { address, count, cursor, EX, pctOrNull, rank, unixTime, unixTimeOrNull, usd, usdOrNull } from './common.js';
+import { address, chainField, count, cursor, EX, pctOrNull, rank, unixTime, unixTimeOrNull, usd, usdOrNull } from './common.js';
 
 const windowFigures = z
   .strictObject({
@@ -25,7 +25,7 @@ const windows = Object.fromEntries(OVERVIEW_WINDOWS.map((w) => [w, windowFigures
 export const tokenOverview = z
   .strictObject({
     address: address('Token address'),
-    chain: z.string().describe('Chain name'),
+    chain: z.string().describe("The token's chain"),
     symbol: z.string(),
     name: z.string(),
     decimals: z.int().min(0).max(36),
@@ -90,6 +90,7 @@ export const trade = z
     wallet: address('Wallet that traded'),
     market: address('Market (pair) address'),
     dex: z.string().nullable().describe('Dex of the market, null when the market is not in the store'),
+    chain: chainField('trade (its market address is then the plain address on it)'),
   })
   .describe('A trade (T)');
 
@@ -193,6 +194,7 @@ export const tokenMarkets = z
       .array(
         z.strictObject({
           address: address('Market (pair) address'),
+          chain: chainField('market'),
           dex: z.string().describe('Dex of the market'),
           quoteAddress: address('Quote token'),
           quoteSymbol: z.string().describe('Symbol of the quote token'),
