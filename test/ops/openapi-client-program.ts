@@ -88,6 +88,13 @@ const at = await call('/v1/prices/at', 'get', { query: 'addresses=' + A + '&time
 const tradeId: number | undefined = at.prices[A]?.tradeId;
 out.pricesAt = [at.time, typeof tradeId];
 
+const chains = await call('/v1/chains', 'get');
+const isDefault: boolean = chains.chains[0]!.default;
+const lag: number | null = chains.chains[0]!.indexer?.lag ?? null;
+// Present only when the deployment serves several chains: optional in the contract.
+const chainOf: string | undefined = search.results[0]!.chain;
+out.chains = [chains.chains[0]!.chain, isDefault, chains.chains[0]!.trades, lag, chainOf ?? null];
+
 const me = await call('/v1/me', 'get');
 const rpm: number = me.plan.requestsPerMinute;
 out.me = [rpm];

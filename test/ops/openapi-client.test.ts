@@ -150,6 +150,7 @@ export { price, missing, bars };
     expect(out.markets).toEqual(['SOL']);
     expect(out.search).toEqual(['symbol']);
     expect(out.prices).toEqual([2.95]);
+    expect(out.chains).toEqual(['solana', true, expect.any(Number), null, null]);
     expect(out.keys).toEqual(['active', true, true, true]);
     expect(out.subscriptions).toEqual(['string', 'http://127.0.0.1:9/hook', 1, 1, true, true]);
     expect(out.udf).toEqual([13, true, 'raydium:TYPED', true, true, 4, 0]);

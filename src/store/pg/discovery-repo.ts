@@ -59,7 +59,8 @@ export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
                       (SELECT count(*) FROM markets WHERE strpos(address, ':') = 0)::int AS markets,
                       (coalesce((SELECT n FROM trade_count WHERE one = 1), 0)
                         - (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE strpos(address, ':') > 0)))::bigint AS trades,
-                      (SELECT max(last_trade_at) FROM tokens WHERE strpos(address, ':') = 0) AS "lastTradeAt"`,
+                      (SELECT last_trade_at FROM tokens WHERE last_trade_at IS NOT NULL AND strpos(address, ':') = 0
+                        ORDER BY last_trade_at DESC LIMIT 1) AS "lastTradeAt"`,
               [],
             )
           : await row<ChainCounts>(

@@ -21,27 +21,31 @@ export function createDiscoveryRepo(db: Db): DiscoveryRepo {
   const newest = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT ?`);
   // One chain's newest (docs/chains.md): the walk of tokens_created skips other chains' keys.
   const newestIn = db.prepare<{ from: string; to: string; limit: number }, TokenSummary>(
-    `SELECT ${SUMMARY} FROM tokens t WHERE t.address >= :from AND t.address < :to ORDER BY t.created_at DESC, t.address LIMIT :limit`,
+    `SELECT ${SUMMARY} FROM tokens t WHERE t.address >= @from AND t.address < @to ORDER BY t.created_at DESC, t.address LIMIT @limit`,
   );
   const newestPlain = db.prepare<{ limit: number }, TokenSummary>(
-    `SELECT ${SUMMARY} FROM tokens t WHERE instr(t.address, ':') = 0 ORDER BY t.created_at DESC, t.address LIMIT :limit`,
+    `SELECT ${SUMMARY} FROM tokens t WHERE instr(t.address, ':') = 0 ORDER BY t.created_at DESC, t.address LIMIT @limit`,
   );
   // A chain's keys are one range of the tokens' and markets' unique address indexes; its trades
   // are counted token by token on trades_token_time. The default chain's keys (no colon) are not
-  // a range: its tokens and markets are a scan, its trades the store's count less every other chain's.
-  const inRange = db.prepare<{ from: string; to: string }, [number, number, number, number | null]>(
-    `SELECT (SELECT count(*) FROM tokens WHERE address >= :from AND address < :to),
-            (SELECT count(*) FROM markets WHERE address >= :from AND address < :to),
-            (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE address >= :from AND address < :to)),
-            (SELECT max(last_trade_at) FROM tokens WHERE address >= :from AND address < :to)`,
-  );
-  const inPlain = db.prepare<[], [number, number, number, number | null]>(
-    `SELECT (SELECT count(*) FROM tokens WHERE instr(address, ':') = 0),
-            (SELECT count(*) FROM markets WHERE instr(address, ':') = 0),
-            coalesce((SELECT n FROM trade_count WHERE one = 1), 0)
-              - (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE instr(address, ':') > 0)),
-            (SELECT max(last_trade_at) FROM tokens WHERE instr(address, ':') = 0)`,
-  );
+  // a range: its tokens and markets are a walk of those indexes, its trades the store's count
+  // less every other chain's, its newest trade the first of its tokens down tokens_last_trade.
+  type Range = { from: string; to: string };
+  const inRange = {
+    tokens: db.prepare<Range, number>('SELECT count(*) FROM tokens WHERE address >= @from AND address < @to').pluck(),
+    markets: db.prepare<Range, number>('SELECT count(*) FROM markets WHERE address >= @from AND address < @to').pluck(),
+    trades: db.prepare<Range, number>('SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE address >= @from AND address < @to)').pluck(),
+    lastTradeAt: db.prepare<Range, number | null>('SELECT max(last_trade_at) FROM tokens WHERE address >= @from AND address < @to').pluck(),
+  };
+  const inPlain = {
+    tokens: db.prepare<[], number>("SELECT count(*) FROM tokens WHERE instr(address, ':') = 0").pluck(),
+    markets: db.prepare<[], number>("SELECT count(*) FROM markets WHERE instr(address, ':') = 0").pluck(),
+    allTrades: db.prepare<[], number>('SELECT n FROM trade_count WHERE one = 1').pluck(),
+    otherTrades: db.prepare<[], number>("SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE instr(address, ':') > 0)").pluck(),
+    lastTradeAt: db
+      .prepare<[], number>("SELECT last_trade_at FROM tokens WHERE last_trade_at IS NOT NULL AND instr(address, ':') = 0 ORDER BY last_trade_at DESC LIMIT 1")
+      .pluck(),
+  };
   // The minute rollups of markets are keyed by (res, t, token_id, ...): the tokens with trades in
   // a span of minutes are one range. The minute is a superset; the exact check is per token.
   const inMinutes = db.prepare<[number, number], number>('SELECT DISTINCT token_id FROM market_rollups WHERE res = 60 AND t >= ? AND t < ?').pluck();
@@ -65,9 +69,21 @@ export function createDiscoveryRepo(db: Db): DiscoveryRepo {
     newest: (limit: number, keys?: ChainKeys): TokenSummary[] =>
       keys === undefined ? newest.all(limit) : keys === 'plain' ? newestPlain.all({ limit }) : newestIn.all({ ...keys, limit }),
 
-    chainCounts(keys: ChainKeys): ChainCounts {
-      const [tokens, markets, trades, lastTradeAt] = keys === 'plain' ? inPlain.raw().get()! : inRange.raw().get(keys)!;
-      return { tokens, markets, trades, lastTradeAt };
+    // One synchronous call: no write of this connection comes between the counts.
+    chainCounts: (keys: ChainKeys): ChainCounts => {
+      if (keys !== 'plain')
+        return {
+          tokens: inRange.tokens.get(keys)!,
+          markets: inRange.markets.get(keys)!,
+          trades: inRange.trades.get(keys)!,
+          lastTradeAt: inRange.lastTradeAt.get(keys) ?? null,
+        };
+      return {
+        tokens: inPlain.tokens.get()!,
+        markets: inPlain.markets.get()!,
+        trades: (inPlain.allTrades.get() ?? 0) - inPlain.otherTrades.get()!,
+        lastTradeAt: inPlain.lastTradeAt.get() ?? null,
+      };
     },
   };
 }
