@@ -21,7 +21,10 @@ export function createDiscoveryRepo(db: Db): DiscoveryRepo {
   const newest = db.prepare<[number], TokenSummary>(`SELECT ${SUMMARY} FROM tokens t ORDER BY t.created_at DESC, t.address LIMIT ?`);
   // One chain's newest (docs/chains.md): the walk of tokens_created skips other chains' keys.
   const newestIn = db.prepare<{ from: string; to: string; limit: number }, TokenSummary>(
-    `SELECT ${SUMMARY} FROM tokens t WHERE t.address >= @from AND t.address < @to ORDER BY t.created_at DESC, t.address LIMIT @limit`,
+    // The chain's newest picked from its key range first, so only they get a summary (the range is sorted, not the summaries).
+    `SELECT ${SUMMARY} FROM tokens t WHERE t.id IN (
+       SELECT id FROM tokens WHERE address >= @from AND address < @to ORDER BY created_at DESC, address LIMIT @limit
+     ) ORDER BY t.created_at DESC, t.address`,
   );
   const newestPlain = db.prepare<{ limit: number }, TokenSummary>(
     `SELECT ${SUMMARY} FROM tokens t WHERE instr(t.address, ':') = 0 ORDER BY t.created_at DESC, t.address LIMIT @limit`,
