@@ -2,7 +2,8 @@
  * Symbol resolution from memory: every chart poll names its symbol, and resolving it in SQL cost
  * more than the cached answer it leads to (docs/operations.md, Benchmark). Resolved names are kept
  * and dropped exactly when the answer could change, on the store's change notifications:
- * - a name that is exactly a token's address resolves to that token whatever else changes, so it
+ * - a name that is exactly a token's address (its store key, `chain:address` off the default
+ *   chain: docs/chains.md, so one chain's name never finds another's token) resolves to that token whatever else changes, so it
  *   is dropped only when that token changes (its row is part of the answer);
  * - any other name (a symbol, `EXCHANGE:SYMBOL`, an address in another letter case) depends on
  *   other tokens too (the most liquid wins, a new token can make a case-insensitive match
@@ -53,7 +54,8 @@ export function withResolveCache<R extends Pick<Async<SymbolsRepo>, 'resolve'>>(
     const before = changes;
     const found = await repo.resolve(name);
     if (found === null || changes !== before) return found;
-    const map = normalizeAddress(name) === found.token.address ? byAddress : other;
+    // A token's store key (`chain:address` off the default chain) as asked, or its address in another spelling.
+    const map = name === found.token.address || normalizeAddress(name) === found.token.address ? byAddress : other;
     if (map.size >= MAX_NAMES) map.clear();
     map.set(name, found);
     return found;

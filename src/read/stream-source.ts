@@ -12,11 +12,14 @@ import type { Views } from './views.js';
 import type { StreamReads } from '../stream/types.js';
 import { bucketStart } from '../domain/resolution.js';
 import { nowSeconds } from '../domain/clock.js';
+import { addressFields, showsChains } from '../domain/chains.js';
+import { tradeOnChain } from '../domain/trade-json.js';
 
 /** A `to` after every bar: the newest bars are read up to here. */
 const END = 253402300800;
 
-export function streamSource(deps: { clock: Clock; store: StoreHandle; services: Pick<Services, 'repos'>; views: Views }): StreamReads {
+export function streamSource(deps: { clock: Clock; store: StoreHandle; services: Pick<Services, 'repos' | 'chains'>; views: Views }): StreamReads {
+  const { chains } = deps.services;
   const { symbols, candles, stream: repo, trades, accounts, removals } = deps.services.repos;
   const views = deps.views;
   const now = () => nowSeconds(deps.clock);
@@ -27,7 +30,11 @@ export function streamSource(deps: { clock: Clock; store: StoreHandle; services:
       return found === null ? null : { id: found.token.id, address: found.token.address };
     },
     maxTradeId: () => trades.maxId(),
-    tradesAfter: (tokenId, afterId, upTo, limit) => repo.tradesAfter(tokenId, afterId, upTo, limit),
+    // Trades as the trades route shows them: a plain market and its chain when there are several (docs/chains.md).
+    tradesAfter: showsChains(chains)
+      ? async (tokenId, afterId, upTo, limit) => (await repo.tradesAfter(tokenId, afterId, upTo, limit)).map((t) => tradeOnChain(t, chains))
+      : (tokenId, afterId, upTo, limit) => repo.tradesAfter(tokenId, afterId, upTo, limit),
+    fields: (key) => addressFields(key, chains),
     commitEnds: (from, to) => repo.commitEnds(from, to),
     lastRemovalSeq: () => removals.lastRemovalSeq(),
     removalsAfter: (after, limit) => removals.removalsAfter(after, limit),

@@ -27,6 +27,7 @@ export type HistoryMetadata = { noData?: boolean; nextTime?: number | null };
 /** The /udf/symbols answer (LibrarySymbolInfo). */
 export type SymbolInfo = {
   name: string;
+  /** The token's (or market's) address; `chain:address` off the deployment's default chain. */
   ticker?: string;
   description: string;
   type: string;
@@ -43,7 +44,8 @@ export type SymbolInfo = {
 /** A mark as the library takes it (time in seconds): one trade of the wallet, B or S. */
 export type Mark = { id: number; time: number; color: string; text: string; label: string; labelFontColor: string; minSize: number };
 
-export type SearchResultItem = { symbol: string; full_name: string; description: string; exchange: string; ticker?: string; type: string };
+/** A /udf/search item; `ticker` is `chain:address` off the default chain, and `chain` is there when the deployment serves several. */
+export type SearchResultItem = { symbol: string; full_name: string; description: string; exchange: string; ticker?: string; type: string; chain?: string };
 /** An item as /udf/quotes gives it. */
 export type QuoteItem = { s: 'ok' | 'error'; n: string; v: Record<string, unknown> };
 

@@ -16,6 +16,10 @@
  * next bar whatever its time. The stream's `removed` messages go to trade subscriptions, which a
  * datafeed never makes: a chart has no trade list, and its bars come again after the reset.
  *
+ * Several chains (docs/chains.md): a symbol `chain:address` charts that chain's token; its ticker
+ * (the store key) is what getBars, subscribeBars and getMarks send back, so one chain's bars never
+ * stand for another's at the same address.
+ *
  * A token symbol's currency menu offers USD and MCAP (market cap): the currency the library asks
  * for goes to /udf/symbols and /udf/history as currencyCode and to the stream as metric.
  * `createDatafeed({ baseUrl, wallet })` marks that wallet's trades on the chart (getMarks, from
@@ -191,11 +195,12 @@ export function createDatafeed(options) {
       if (quoteSubs.has(listenerGuid)) this.unsubscribeQuotes(listenerGuid);
       const names = [...new Set([...(symbols || []), ...(fastSymbols || [])])];
       if (names.length === 0) return;
-      const sub = { names, addresses: [], handle: null };
+      const sub = { names, addresses: [], chains: null, handle: null };
       const onMessage = (m) => {
-        if (m.op === 'subscribed') sub.addresses = m.tokens;
+        if (m.op === 'subscribed') [sub.addresses, sub.chains] = [m.tokens, m.chains || null];
         if (m.op !== 'price') return;
-        const asked = names.filter((_, i) => sub.addresses[i] === m.token);
+        // With several chains one address may be two tokens: a price names its chain too.
+        const asked = names.filter((_, i) => sub.addresses[i] === m.token && (sub.chains === null || sub.chains[i] === m.chain));
         if (asked.length === 0) return;
         get('/udf/quotes', { symbols: asked.join(',') }).then(
           (q) => {

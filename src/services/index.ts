@@ -55,10 +55,9 @@ function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, chains: 
 
 function build(deps: Deps<AnyStore>) {
   const chains = deps.config?.chains ?? oneChain(deps.config?.chain);
-  const chain = chains.defaultChain;
   const { store } = deps;
   const engine = deps.engine ?? engineOf(store);
-  const repos = deps.repos ?? engine.repos(store, chain);
+  const repos = deps.repos ?? engine.repos(store, chains);
   const metrics = createMetrics(store, repos, { walBytes: () => engine.walBytes(store) });
   // Counts the trades every in-process source inserts (HTTP, demo feed, CLI in its own process).
   const ingest = makeIngest(store, engine, deps.clock, chains, [({ trades }) => metrics.tradesInserted(trades.length)]);

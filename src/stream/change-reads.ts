@@ -21,7 +21,7 @@ import type { Resolution } from '../domain/resolution.js';
 import type { TradeJson } from '../store/port/repos.js';
 import type { RemovalLogEntry } from '../store/port/retract.js';
 import type { Fanout, TokenState } from './fanout.js';
-import type { PriceState, StreamReads, StreamSource } from './types.js';
+import type { PriceState, StreamReads, StreamSource, TokenFields } from './types.js';
 
 /** Trades read per page while reading ahead (as the fan-out pages them). */
 const READ_PAGE = 10_000;
@@ -72,6 +72,10 @@ export class ChangeReads implements StreamSource {
 
   settled(): Promise<void> | null {
     return this.reads.settled();
+  }
+
+  fields(key: string): TokenFields {
+    return this.reads.fields?.(key) ?? { address: key };
   }
 
   maxTradeId(): number {

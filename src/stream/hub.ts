@@ -329,27 +329,43 @@ export class Hub {
           lastJson: null,
           seenTo: 0,
         };
-        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', token: first.address, resolution: cmd.resolution.key };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'bars', ...this.named(first), resolution: cmd.resolution.key };
         // Said only when asked for, so a price subscription's answer stays as it always was.
         if (cmd.metric === 'mcap') answer.metric = 'mcap';
         break;
       case 'trades':
         sub = { id, conn, off: false, channel: 'trades', token: first, stopped: false, from: 0 };
-        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', token: first.address };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'trades', ...this.named(first) };
         break;
       case 'prices':
         sub = { id, conn, off: false, channel: 'prices', tokens };
-        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', tokens: asked.map((t) => t.address) };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'prices', ...this.namedAll(asked) };
         break;
       case 'overview':
         sub = { id, conn, off: false, channel: 'overview', token: first };
-        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', token: first.address };
+        answer = { op: 'subscribed', id: cmd.id, sub: id, channel: 'overview', ...this.named(first) };
         break;
     }
     conn.subs.set(id, sub);
     this.opts.metrics.subscriptions(sub.channel, 1);
     conn.send('subscribed', JSON.stringify(answer));
     await follow(this.fanout, this.opts.source, this.view, sub, cmd);
+  }
+
+  /**
+   * The token a `subscribed` names (docs/chains.md, Answers): `token` its plain address, `chain`
+   * after it when the deployment serves several; on one chain the address alone, as before chains.
+   */
+  private named(t: TokenLink): { token: string; chain?: string } {
+    const f = this.opts.source.fields?.(t.address) ?? { address: t.address };
+    return f.chain === undefined ? { token: f.address } : { token: f.address, chain: f.chain };
+  }
+
+  /** A prices `subscribed`: `tokens` the plain addresses in the order asked, `chains` theirs alongside when several. */
+  private namedAll(asked: TokenLink[]): { tokens: string[]; chains?: string[] } {
+    const named = asked.map((t) => this.named(t));
+    const tokens = named.map((n) => n.token);
+    return named.some((n) => n.chain !== undefined) ? { tokens, chains: named.map((n) => n.chain ?? '') } : { tokens };
   }
 
   private unsubscribe(conn: Connection, sub: Sub): void {

@@ -38,7 +38,10 @@ export const barJson = (b: Bar): string => `{"t":${b.t},"o":${b.o},"h":${b.h},"l
 export function priceBody(source: StreamSource, t: MessageToken): string | null {
   const p = source.price(t.id);
   if (p === null) return null;
-  return `"token":${JSON.stringify(t.address)},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
+  // The token's plain address, and its chain when there are several (docs/chains.md, Answers).
+  const f = source.fields(t.address);
+  const chain = f.chain === undefined ? '' : `,"chain":${JSON.stringify(f.chain)}`;
+  return `"token":${JSON.stringify(f.address)}${chain},"priceUsd":${p.priceUsd},"priceChangePct24h":${p.priceChangePct24h},"lastTradeAt":${p.lastTradeAt}}`;
 }
 
 export function overviewBody(source: StreamSource, t: MessageToken): string | null {

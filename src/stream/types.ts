@@ -35,7 +35,15 @@ export type StreamReads = RemovalLogReads & {
   checkExternalChanges(): void;
   onChange(listener: (tokens: ReadonlySet<number> | 'all', accounts: boolean) => void): () => void;
   keyValid(keyId: string): Promise<boolean>;
+  /**
+   * How a message names a token of this store key (docs/chains.md, Answers): `{address}`, with
+   * `chain` when the deployment serves several. Absent: the key itself, as on one chain.
+   */
+  fields?(key: string): TokenFields;
 };
+
+/** A token as a stream message names it: its plain address, and its chain when there are several. */
+export type TokenFields = { address: string; chain?: string };
 
 /**
  * What the fan-out reads, synchronously: the answers the hub read for the change being fanned
@@ -69,6 +77,8 @@ export type StreamSource = {
   removed(tokenId: number): readonly RemovalLogEntry[];
   /** While a write transaction of this process is open across turns, a promise of its end; else null. */
   settled(): Promise<void> | null;
+  /** How a message names the token of a store key (StreamReads.fields). */
+  fields(key: string): TokenFields;
 };
 
 /**

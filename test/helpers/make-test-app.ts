@@ -107,7 +107,7 @@ function makePgTestApp(opts: { env?: Record<string, string>; clock?: FakeClock }
   const pg = pgTestStore();
   const { store } = pg;
   const clock = opts.clock ?? fakeClock();
-  const services = createServices({ store, clock, config, repos: pg.gate(createPgRepos(store.pool, config.chain)) });
+  const services = createServices({ store, clock, config, repos: pg.gate(createPgRepos(store.pool, config.chains)) });
   const app = createApp({ config, store, clock, services, logger: createLogger('silent') });
   // As in a deployment, where the database is there before the instance serves: without Redis
   // its change bus (LISTEN/NOTIFY) listens before the first request, so no flush for the bus

@@ -17,7 +17,7 @@ import type { UdfDeps } from './params.js';
 
 export function udfRouter(deps: {
   clock: Clock;
-  services: Pick<Services, 'repos'>;
+  services: Pick<Services, 'repos' | 'chains'>;
   cache: ResponseCache;
   history: HistoryCache;
   symbols: ReadModels['symbols'];
@@ -26,6 +26,7 @@ export function udfRouter(deps: {
   const kept = deps.symbols;
   const ctx: UdfDeps = {
     clock: deps.clock,
+    chains: deps.services.chains,
     symbols: kept ?? repos.symbols,
     known: kept?.known ?? (() => undefined),
     candles: repos.candles,

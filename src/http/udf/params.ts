@@ -9,10 +9,13 @@ import type { Clock } from '../../domain/clock.js';
 import type { Async } from '../../store/port/async.js';
 import type { KnownName } from '../../read/resolve-cache.js';
 import { MCAP_CODE, type ChartMetric } from '../../domain/chart-metric.js';
+import type { Chains } from '../../domain/chains.js';
 
 /** What the UDF routes are built from: the repos of the storage boundary (src/store/port/repos.ts). */
 export type UdfDeps = {
   clock: Clock;
+  /** The deployment's chains (docs/chains.md): tickers are store keys, descriptions name the chain when several. */
+  chains: Chains;
   symbols: Async<SymbolsRepo>;
   /** A name `symbols` resolved and keeps in memory, answered without a promise (undefined when not kept). */
   known: KnownName;

@@ -8,6 +8,7 @@ import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { quoteValues } from '../../domain/udf.js';
 import type { UdfDeps } from './params.js';
+import { describedOnChain } from '../../domain/udf-chains.js';
 import { udfQuotes, udfQuotesExample } from './schemas.js';
 
 export const MAX_QUOTE_NAMES = 100;
@@ -16,7 +17,7 @@ const DAY = 86400;
 type QuoteItem = { s: 'ok'; n: string; v: ReturnType<typeof quoteValues> } | { s: 'error'; n: string; errmsg: string; v: Record<string, never> };
 
 export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, windows, clock } = deps;
+  const { symbols, windows, clock, chains } = deps;
   router.add(
     {
       method: 'get',
@@ -54,7 +55,7 @@ export function addQuotesRoute(router: ApiRouter, deps: UdfDeps): void {
             high: w.high,
             low: w.low,
           });
-          return { s: 'ok', n, v: values };
+          return { s: 'ok', n, v: { ...values, description: describedOnChain(values.description, token.address, chains) } };
         }),
       );
       return { s: 'ok' as const, d };

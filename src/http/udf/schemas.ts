@@ -37,7 +37,7 @@ export const udfConfigExample: z.output<typeof udfConfig> = {
 export const udfSymbol = z
   .strictObject({
     name: z.string().describe('Symbol (SYMBOL/QUOTE for a pair)'),
-    ticker: z.string().describe('Token (or market) address: what /udf/history takes as symbol'),
+    ticker: z.string().describe('Token (or market) address, `chain:address` off the default chain: what /udf/history takes as symbol'),
     description: z.string(),
     type: z.string(),
     session: z.string(),
@@ -97,8 +97,9 @@ export const udfSearch = z
       full_name: z.string().describe('EXCHANGE:SYMBOL'),
       description: z.string(),
       exchange: z.string(),
-      ticker: z.string().describe('Token address'),
+      ticker: z.string().describe('Token address: `chain:address` off the default chain (docs/chains.md)'),
       type: z.string(),
+      chain: z.string().optional().describe("The token's chain; only in a deployment of several chains"),
     }),
   )
   .describe('Matching symbols');

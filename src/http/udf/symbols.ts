@@ -1,17 +1,19 @@
 /** UDF /config, /symbols, /search and /time (docs/api.md, TradingView UDF datafeed). */
 import { z } from 'zod';
-import { intParam, textParam } from '../validate.js';
+import { enumParam, intParam, textParam } from '../validate.js';
 import type { ApiRouter } from '../route.js';
 import { nowSeconds } from '../../domain/clock.js';
 import { SYMBOL_TYPE, pairSymbolInfo, searchItem, splitSearchQuery, tokenSymbolInfo, udfConfig } from '../../domain/udf.js';
 import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
 import * as S from './schemas.js';
+import { describedOnChain, searchChain, searchItemOnChain } from '../../domain/udf-chains.js';
 
 export const SEARCH_LIMIT_DEFAULT = 30;
 export const SEARCH_LIMIT_MAX = 100;
 
 export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
-  const { symbols, marketCandles, clock, cache } = deps;
+  const { symbols, marketCandles, clock, cache, chains } = deps;
+  const chainNames = chains.list as readonly [string, ...string[]];
 
   router.add(
     {
@@ -41,9 +43,17 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
     },
     async ({ query: q }) => {
       const chart = await resolveChart(symbols, q.symbol, q.currencyCode);
-      if (chart.kind === 'token') return tokenSymbolInfo(chart.resolved.token, chart.resolved.exchange, chart.metric);
-      const { token, market } = chart.pair;
-      return pairSymbolInfo(token, market, chart.currency, await marketCandles.lastPrice(token.id, market.address, chart.currency));
+      const info =
+        chart.kind === 'token'
+          ? tokenSymbolInfo(chart.resolved.token, chart.resolved.exchange, chart.metric)
+          : pairSymbolInfo(
+              chart.pair.token,
+              chart.pair.market,
+              chart.currency,
+              await marketCandles.lastPrice(chart.pair.token.id, chart.pair.market.address, chart.currency),
+            );
+      // The ticker is the store key (`chain:address` off the default chain): what /udf/history takes back.
+      return { ...info, description: describedOnChain(info.description, info.ticker, chains) };
     },
   );
 
@@ -52,7 +62,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       method: 'get',
       path: '/udf/search',
       summary:
-        'UDF symbol search by symbol prefix, name word prefix or address; EXCHANGE:TEXT searches one exchange; an empty query lists the most liquid tokens',
+        'UDF symbol search by symbol prefix, name word prefix or address; EXCHANGE:TEXT searches one exchange (CHAIN:TEXT one chain); chain= keeps to one chain; an empty query lists the most liquid tokens',
       access: 'public',
       tag: 'udf',
       query: z.object({
@@ -60,6 +70,7 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
         type: textParam(1, 32).optional(),
         exchange: textParam(1, 64).optional(),
         limit: intParam(1, SEARCH_LIMIT_MAX).prefault(String(SEARCH_LIMIT_DEFAULT)),
+        chain: enumParam(chainNames).optional().describe('One chain of the deployment; without it, every chain'),
       }),
       response: S.udfSearch,
       example: S.udfSearchExample,
@@ -69,8 +80,11 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       if (q.type !== undefined && q.type !== SYMBOL_TYPE) return [];
       const split = splitSearchQuery(q.query ?? '', q.exchange ?? null);
       if (split === null) return [];
-      const found = await symbols.search({ query: split.text, exchange: split.exchange, limit: q.limit });
-      return found.map(({ token, exchange }) => searchItem(token, exchange));
+      // A chain named as the exchange keeps to that chain; with chain= naming another, nothing matches.
+      const on = searchChain(q.chain ?? null, split.exchange, chains);
+      if (on === 'conflict') return [];
+      const found = await symbols.search({ query: split.text, exchange: on.exchange, limit: q.limit, chain: on.chain });
+      return found.map(({ token, exchange }) => searchItemOnChain(searchItem(token, exchange), chains));
     },
   );
 

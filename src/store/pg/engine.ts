@@ -22,7 +22,7 @@ export const pgEngine: StoreEngine<PgStore> = {
     return openPgStore(target.databaseUrl, { instanceId: target.instanceId });
   },
   openFailure: (err) => (err instanceof PgMigrationError ? err.message : `cannot be opened: ${err instanceof Error ? err.message : String(err)}`),
-  repos: (store, chain) => createPgRepos(store.pool, chain),
+  repos: (store, chains) => createPgRepos(store.pool, chains),
   ingestEngine: (store) => createPgIngestEngine(store.pool),
   ingestViews: () => pgIngestViews(),
   jobLock: (store, req) => holdJobLock({ url: store.url, ...req }),

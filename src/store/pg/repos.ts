@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { Repos } from '../port/repos.js';
+import type { Chains } from '../../domain/chains.js';
 import { createPgCandlesRepo } from './candles-repo.js';
 import { createPgMarketCandlesRepo } from './market-candles-repo.js';
 import { createPgStreamRepo } from './stream-repo.js';
@@ -32,8 +33,8 @@ import { createPgWindowRepo } from './window-repo.js';
 
 /** The repos whose PostgreSQL twins are not in this file yet. */
 
-/** The repos of a PostgreSQL store on `pool`; `chain` names the store's chain for the symbols repo. */
-export function createPgRepos(pool: pg.Pool, chain: string): Repos {
+/** The repos of a PostgreSQL store on `pool`; `chains` (or one chain's name) are the deployment's chains, for the symbols repo. */
+export function createPgRepos(pool: pg.Pool, chains: Chains | string): Repos {
   return {
     accounts: createPgAccountsRepo(pool),
     candles: createPgCandlesRepo(pool),
@@ -51,7 +52,7 @@ export function createPgRepos(pool: pg.Pool, chain: string): Repos {
     stream: createPgStreamRepo(pool),
     removals: createPgRemovalLogRepo(pool),
     subscriptions: createPgSubscriptionsRepo(pool),
-    symbols: createPgSymbolsRepo(pool, chain),
+    symbols: createPgSymbolsRepo(pool, chains),
     tokenChanges: createPgTokenChangesRepo(pool),
     tokens: createPgTokensRepo(pool),
     traderBoard: createPgTraderBoardRepo(pool),

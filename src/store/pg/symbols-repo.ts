@@ -11,20 +11,10 @@
  */
 import type { Async } from '../port/async.js';
 import type { Resolved, SymbolRow, SymbolsRepo } from '../port/repos.js';
-import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
-import {
-  dexAllows,
-  dexKey as dexKeyOn,
-  hitExchange,
-  mayBeCasedAddress,
-  pairName,
-  rankHits,
-  searchesAddressPrefix,
-  symbolLookups,
-  topDexOr,
-  type SymbolHit,
-} from '../../domain/udf-search.js';
+import { dexAllows, dexKey as dexKeyOn, hitExchange, rankHits, searchesAddressPrefix, topDexOr, type SymbolHit } from '../../domain/udf-search.js';
+import { addressForms, addressKeys, chainLookups, chainPairName, keyFilter, NO_KEY_FILTER, type KeyFilter } from '../../domain/udf-chains.js';
+import { oneChain, type Chains } from '../../domain/chains.js';
 import { escapeLike, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
@@ -40,32 +30,53 @@ const ORDER = 'ORDER BY l.liquidity_usd DESC, l.address';
 
 export type PgSymbolsRepo = Async<SymbolsRepo>;
 
-export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo {
+/**
+ * One chain's keys as SQL on `a`.address (docs/chains.md, How chains are stored), its parameters
+ * numbered from `n`: a non-default chain's key range, or the default chain's keys without a colon.
+ * Nothing for no filter, so one chain's statements are those from before chains.
+ */
+function chainSql(f: KeyFilter, a: string, n: number): { sql: string; params: unknown[] } {
+  if (f === NO_KEY_FILTER) return { sql: '', params: [] };
+  if (f.plain) return { sql: ` AND strpos(${a}address, ':') = 0`, params: [] };
+  return { sql: ` AND ${a}address COLLATE "C" >= $${n} AND ${a}address COLLATE "C" < $${n + 1}`, params: [f.from, f.to] };
+}
+
+/** `chains` are the deployment's (a chain's name alone: that one chain); see the SQLite twin. */
+export function createPgSymbolsRepo(db: Queryable, chainsOrName: Chains | string): PgSymbolsRepo {
+  const chains = typeof chainsOrName === 'string' ? oneChain(chainsOrName) : chainsOrName;
+  const chain = chains.defaultChain;
   const token = async (id: number): Promise<SymbolRow> => {
     return topDexOr((await row<SymbolRow>(db, `${TOKEN} WHERE t.id = $1`, [id]))!, chain);
   };
   const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
-  const hits = (where: string, params: unknown[], limit: number, from = 'udf_listing l'): Promise<Hit[]> =>
-    rows<Hit>(db, `SELECT ${HIT} FROM ${from} WHERE lower(l.dex) = lower($1) AND ${where} ${ORDER} LIMIT ${Number(limit)}`, params);
+  const hits = (f: KeyFilter, where: string, params: unknown[], limit: number, from = 'udf_listing l'): Promise<Hit[]> => {
+    const c = chainSql(f, 'l.', params.length + 1);
+    return rows<Hit>(db, `SELECT ${HIT} FROM ${from} WHERE lower(l.dex) = lower($1) AND ${where}${c.sql} ${ORDER} LIMIT ${Number(limit)}`, [
+      ...params,
+      ...c.params,
+    ]);
+  };
 
-  async function idOfAddress(name: string): Promise<number | undefined> {
-    const exact = normalizeAddress(name);
+  /** The token an address names (on `on`, or as its own `chain:` prefix says when null). */
+  async function idOfAddress(name: string, on: string | null): Promise<number | undefined> {
+    const { exact, folded } = addressKeys(name, on, chains);
     const id = exact === null ? undefined : (await row<{ id: number }>(db, 'SELECT id FROM tokens WHERE address = $1', [exact]))?.id;
-    if (id !== undefined || !mayBeCasedAddress(name)) return id;
+    if (id !== undefined || folded === null) return id;
     // The Charting Library upper-cases what users type: accept a single case-insensitive match.
-    const ids = await rows<{ id: number }>(db, 'SELECT id FROM tokens WHERE lower(address) = lower($1) LIMIT 2', [name]);
+    const ids = await rows<{ id: number }>(db, 'SELECT id FROM tokens WHERE lower(address) = lower($1) LIMIT 2', [folded]);
     return ids.length === 1 ? ids[0]!.id : undefined;
   }
 
-  async function lookup(name: string, dex: string): Promise<Resolved | null> {
+  async function lookup(name: string, dex: string, on: string | null): Promise<Resolved | null> {
     if (holdsNul(name) || holdsNul(dex)) return null;
+    const c = chainSql(keyFilter(on, chains), '', 3);
     const id =
-      (await idOfAddress(name)) ??
+      (await idOfAddress(name, on)) ??
       (
         await row<{ id: number }>(
           db,
-          `SELECT token_id AS id FROM udf_listing WHERE lower(dex) = lower($1) AND lower(symbol) = lower($2) ORDER BY liquidity_usd DESC, address LIMIT 1`,
-          [dex, name],
+          `SELECT token_id AS id FROM udf_listing WHERE lower(dex) = lower($1) AND lower(symbol) = lower($2)${c.sql} ORDER BY liquidity_usd DESC, address LIMIT 1`,
+          [dex, name, ...c.params],
         )
       )?.id;
     if (id === undefined) return null;
@@ -78,28 +89,29 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
   }
 
   /** The best `limit` tokens whose names hold `words` in a row, the last as a word prefix. */
-  async function nameHits(dex: string, words: string[], limit: number): Promise<Hit[]> {
+  async function nameHits(f: KeyFilter, dex: string, words: string[], limit: number): Promise<Hit[]> {
     const last = words.at(-1)!;
+    const c = chainSql(f, 'l.', 3);
     const candidates = await rows<Hit & { name: string }>(
       db,
       `SELECT ${HIT}, t.name FROM tokens t JOIN udf_listing l ON l.token_id = t.id AND lower(l.dex) = lower($1)
-       WHERE lower(t.name COLLATE "und-x-icu") LIKE $2 ${ORDER}`,
-      [dex, `%${escapeLike(last)}%`],
+       WHERE lower(t.name COLLATE "und-x-icu") LIKE $2${c.sql} ${ORDER}`,
+      [dex, `%${escapeLike(last)}%`, ...c.params],
     );
     return candidates.filter((c) => nameHasPhrase(c.name, words)).slice(0, limit);
   }
 
   return {
     async resolve(name) {
-      for (const l of symbolLookups(name, chain)) {
-        const found = await lookup(l.name, l.dex);
+      for (const l of chainLookups(name, chains)) {
+        const found = await lookup(l.name, l.dex, l.chain);
         if (found !== null) return found;
       }
       return null;
     },
 
     async pair(name) {
-      const { dex, address } = pairName(name, chain);
+      const { dex, key: address } = chainPairName(name, chains);
       const m =
         address === null
           ? undefined
@@ -114,23 +126,29 @@ export function createPgSymbolsRepo(db: Queryable, chain: string): PgSymbolsRepo
 
     async search(q) {
       const dex = dexKey(q.exchange);
+      const f = keyFilter(q.chain ?? null, chains);
       const text = q.query.trim();
       const limit = q.limit;
       if (holdsNul(text) || holdsNul(dex)) return [];
       const classes: Hit[][] = [];
-      if (text === '') classes.push(await hits('true', [dex], limit));
+      if (text === '') classes.push(await hits(f, 'true', [dex], limit));
       else {
         const prefix = `${escapeLike(text)}%`;
         const words = queryWords(text);
         const tokensJoin = 'tokens t JOIN udf_listing l ON l.token_id = t.id';
+        const forms = addressForms(text, q.chain ?? null, chains);
         classes.push([
-          ...(await hits('lower(t.address) = lower($2)', [dex, text], limit, tokensJoin)),
-          ...(await hits('lower(l.symbol) = lower($2)', [dex, text], limit)),
+          ...(await Promise.all(forms.map((a) => hits(f, 'lower(t.address) = lower($2)', [dex, a], limit, tokensJoin)))).flat(),
+          ...(await hits(f, 'lower(l.symbol) = lower($2)', [dex, text], limit)),
         ]);
-        classes.push(await hits(`lower(l.symbol) LIKE lower($2) ESCAPE '\\' AND lower(l.symbol) <> lower($3)`, [dex, prefix, text], limit));
+        classes.push(await hits(f, `lower(l.symbol) LIKE lower($2) ESCAPE '\\' AND lower(l.symbol) <> lower($3)`, [dex, prefix, text], limit));
         classes.push([
-          ...(words === null ? [] : await nameHits(dex, words, limit)),
-          ...(searchesAddressPrefix(text) ? await hits(`lower(t.address) LIKE lower($2) ESCAPE '\\'`, [dex, prefix], limit, tokensJoin) : []),
+          ...(words === null ? [] : await nameHits(f, dex, words, limit)),
+          ...(searchesAddressPrefix(text)
+            ? (
+                await Promise.all(forms.map((a) => hits(f, `lower(t.address) LIKE lower($2) ESCAPE '\\'`, [dex, `${escapeLike(a)}%`], limit, tokensJoin)))
+              ).flat()
+            : []),
         ]);
       }
       // Each class holds its own best `limit`; a token keeps its best class.

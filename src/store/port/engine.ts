@@ -11,6 +11,7 @@
  * src/store/pg/engine.ts); src/open-store.ts is the one file above src/store/ that picks one.
  */
 import type { Repos } from './repos.js';
+import type { Chains } from '../../domain/chains.js';
 import type { StoreHandle, StoreKind } from './handle.js';
 import type { IngestEngine, IngestViews } from './ingest.js';
 import type { Bus, BusOptions } from './bus.js';
@@ -66,8 +67,8 @@ export type StoreEngine<S extends StoreHandle = StoreHandle> = {
   open(target: StoreTarget): Promise<S>;
   /** Why opening failed, as the end of a message that starts with the variable and its value. */
   openFailure(err: unknown): string;
-  /** The repos of `store`; `chain` names the store's chain for the symbols repo. */
-  repos(store: S, chain: string): Repos;
+  /** The repos of `store`; `chains` (or one chain's name) are the deployment's chains, for the symbols repo. */
+  repos(store: S, chains: Chains | string): Repos;
   /** The engine's half of ingest (src/store/port/ingest.ts): its transactions, writer and retractor. */
   ingestEngine(store: S): IngestEngine;
   /** The appliers of the rows ingest derives for its views, events included (src/store/port/ingest.ts). */

@@ -105,14 +105,17 @@ export type SearchQuery = {
   /** A dex name (case-insensitive), or null for all. */
   exchange: string | null;
   limit: number;
+  /** One chain of the deployment's (docs/chains.md), or null / absent for every chain. */
+  chain?: string | null;
 };
 
 /** The UDF datafeed's symbol lookup (docs/api.md, TradingView UDF datafeed). */
 export type SymbolsRepo = {
   /**
-   * Resolves what a chart calls a symbol: an address, a symbol, or `EXCHANGE:SYMBOL` /
-   * `EXCHANGE:ADDRESS` (an empty exchange or the chain name means all). Leading and trailing
-   * blanks are ignored. A name that is not found as `EXCHANGE:...` is still tried whole.
+   * Resolves what a chart calls a symbol: an address or `chain:address`, a symbol, or
+   * `CHAIN:NAME` (that chain's tokens) / `EXCHANGE:SYMBOL` / `EXCHANGE:ADDRESS` (an empty exchange
+   * means all; docs/chains.md). Leading and trailing blanks are ignored. A name that is not found
+   * as `X:...` is still tried whole.
    */
   resolve(name: string): Resolved | null;
   /**

@@ -29,7 +29,7 @@ export const sqliteEngine: StoreEngine<Store> = {
   variable: 'DATABASE_PATH',
   open: async (target) => openStore(target.databasePath),
   openFailure: (err) => `cannot be opened: ${err instanceof Error ? err.message : String(err)}`,
-  repos: (store, chain) => createSqliteRepos(store, chain),
+  repos: (store, chains) => createSqliteRepos(store, chains),
   ingestEngine: (store) => createSqliteIngestEngine(store),
   ingestViews: (store) => sqliteIngestViews(store.db),
   // SQLite's write lock still held by another process after the busy timeout (SQLITE_BUSY and its variants).

@@ -11,6 +11,7 @@
 import type { Store } from './db.js';
 import { asyncRepo, sqliteTransaction } from '../port/async.js';
 import type { Repos } from '../port/repos.js';
+import type { Chains } from '../../domain/chains.js';
 import { createAccountsRepo } from './accounts-repo.js';
 import { createCandlesRepo } from './candles-repo.js';
 import { createDemoRepo } from './demo-repo.js';
@@ -37,8 +38,8 @@ import { createWindowRepo } from './window-repo.js';
 // The interfaces are the port's (src/store/port/repos.ts); named here for the SQLite engine's callers.
 export type { Repos, SessionsRepo, SignInCountsRepo, TokenChangesRepo } from '../port/repos.js';
 
-/** The repos of a SQLite store; `chain` names the store's chain for the symbols repo. */
-export function createSqliteRepos(store: Store, chain: string): Repos {
+/** The repos of a SQLite store; `chains` (or one chain's name) are the deployment's chains, for the symbols repo. */
+export function createSqliteRepos(store: Store, chains: Chains | string): Repos {
   const { db } = store;
   return {
     accounts: asyncRepo(createAccountsRepo(db), sqliteTransaction(store)),
@@ -57,7 +58,7 @@ export function createSqliteRepos(store: Store, chain: string): Repos {
     stream: asyncRepo(createStreamRepo(db)),
     removals: asyncRepo(createRemovalLogRepo(db)),
     subscriptions: asyncRepo(createSubscriptionsRepo(db), sqliteTransaction(store)),
-    symbols: asyncRepo(createSymbolsRepo(db, chain)),
+    symbols: asyncRepo(createSymbolsRepo(db, chains)),
     tokenChanges: asyncRepo(createTokenChangesRepo(db)),
     tokens: asyncRepo(createTokensRepo(db)),
     traderBoard: asyncRepo(createTraderBoardRepo(db)),

@@ -11,21 +11,11 @@
  * liquidity) does it sort them.
  */
 import type { Db } from './db.js';
-import { normalizeAddress } from '../../domain/address.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import type { Resolved, ResolvedPair, SearchQuery, SymbolRow, SymbolsRepo } from '../port/tokens.js';
-import {
-  dexAllows,
-  dexKey as dexKeyOn,
-  hitExchange,
-  mayBeCasedAddress,
-  pairName,
-  rankHits,
-  searchesAddressPrefix,
-  symbolLookups,
-  topDexOr,
-  type SymbolHit,
-} from '../../domain/udf-search.js';
+import { dexAllows, dexKey as dexKeyOn, hitExchange, rankHits, searchesAddressPrefix, topDexOr, type SymbolHit } from '../../domain/udf-search.js';
+import { addressForms, addressKeys, chainLookups, chainPairName, keyFilter, NO_KEY_FILTER, type ChainLookup, type KeyFilter } from '../../domain/udf-chains.js';
+import { oneChain, showsChains, type Chains } from '../../domain/chains.js';
 import { escapeLike, holdsNul } from '../shared/sql-text.js';
 
 export { escapeLike, holdsNul };
@@ -55,97 +45,143 @@ const TOKEN = `SELECT t.id, t.address, t.symbol, t.name, t.price_usd AS priceUsd
 type Hit = SymbolHit;
 const HIT = 'l.token_id AS id, l.liquidity_usd AS liq, l.address, l.dex';
 const ORDER = 'ORDER BY l.liquidity_usd DESC, l.address LIMIT @limit';
-type HitParams = { dex: string; q: string; limit: number };
+/** A chain filter's parameters (CHAIN_FILTER); NO_CHAIN when none (the statements then read none). */
+type ChainParams = { cfrom: string; cto: string; plain: 0 | 1 };
+const NO_CHAIN: ChainParams = { cfrom: '', cto: '', plain: 0 };
+type HitParams = { dex: string; q: string; limit: number } & ChainParams;
+
+/**
+ * The statements of this repo with `f(alias)` added to every read that lists or finds tokens by
+ * name: '' for none, else the chain filter of a search or lookup on one chain (CHAIN_FILTER).
+ */
+function symbolsSql(f: (alias: string) => string) {
+  return {
+    tokenById: `${TOKEN} WHERE t.id = ?`,
+    idByAddress: 'SELECT id FROM tokens WHERE address = ?',
+    marketByAddress: 'SELECT token_id AS tokenId, address, dex, quote_symbol AS quoteSymbol FROM markets WHERE address = ?',
+    idsByAddressNocase: 'SELECT id FROM tokens WHERE address = ? COLLATE NOCASE LIMIT 2',
+    idBySymbol: `SELECT token_id FROM udf_listing WHERE dex = @dex AND symbol = @symbol${f('')} ORDER BY liquidity_usd DESC, address LIMIT 1`,
+    listedOn: 'SELECT dex FROM udf_listing WHERE token_id = ? AND dex = ?',
+    top: `SELECT ${HIT} FROM udf_listing l WHERE l.dex = @dex${f('l.')} ${ORDER}`,
+    symbolExact: `SELECT ${HIT} FROM udf_listing l WHERE l.dex = @dex AND l.symbol = @q${f('l.')} ${ORDER}`,
+    symbolPrefix: `SELECT ${HIT} FROM udf_listing l INDEXED BY udf_listing_symbol
+    WHERE l.dex = @dex AND l.symbol LIKE @prefix ESCAPE '\\' AND l.symbol <> @q${f('l.')} ${ORDER}`,
+    // CROSS JOIN keeps tokens outermost, read through its address index (the planner would walk every listing).
+    addressExact: `SELECT ${HIT} FROM tokens t CROSS JOIN udf_listing l ON l.token_id = t.id AND l.dex = @dex
+    WHERE t.address = @q COLLATE NOCASE${f('l.')} ${ORDER}`,
+    addressPrefix: `SELECT ${HIT} FROM tokens t CROSS JOIN udf_listing l ON l.token_id = t.id AND l.dex = @dex
+    WHERE t.address LIKE @prefix ESCAPE '\\'${f('l.')} ${ORDER}`,
+    names: `SELECT ${HIT} FROM udf_names n JOIN udf_listing l ON l.token_id = n.rowid AND l.dex = @dex
+    WHERE udf_names MATCH @match${f('l.')} ${ORDER}`,
+    // Dense queries ("b" matches a third of all names): count up to a cap, then walk by liquidity.
+    symbolPrefixCount: `SELECT count(*) FROM (SELECT 1 FROM udf_listing INDEXED BY udf_listing_symbol
+    WHERE dex = @dex AND symbol LIKE @prefix ESCAPE '\\' LIMIT @cap)`,
+    // The first @budget tokens by liquidity, filtered: a co-routine that stops at `limit` hits.
+    symbolPrefixWalk: `SELECT * FROM (SELECT ${HIT}, l.symbol FROM udf_listing l INDEXED BY udf_listing_rank
+      WHERE l.dex = @dex${f('l.')} ORDER BY l.liquidity_usd DESC, l.address LIMIT @budget)
+    WHERE symbol LIKE @prefix ESCAPE '\\' AND symbol <> @q LIMIT @limit`,
+    namesCount: 'SELECT count(*) FROM (SELECT 1 FROM udf_names WHERE udf_names MATCH @match LIMIT @cap)',
+    // Read row by row until `limit` names match (checked in JS by the same word rule as udf_names).
+    namesWalk: `SELECT ${HIT}, t.name FROM udf_listing l INDEXED BY udf_listing_rank CROSS JOIN tokens t ON t.id = l.token_id
+    WHERE l.dex = @dex${f('l.')} ORDER BY l.liquidity_usd DESC, l.address`,
+    // A skip scan over udf_listing_rank: one index seek per distinct dex, however many tokens.
+    dexes: `WITH RECURSIVE d(dex) AS (
+      SELECT (SELECT min(dex) FROM udf_listing WHERE dex > '')
+      UNION ALL
+      SELECT (SELECT min(dex) FROM udf_listing WHERE dex > d.dex) FROM d WHERE d.dex IS NOT NULL)
+    SELECT dex FROM d WHERE dex IS NOT NULL`,
+  } as const;
+}
+
+/**
+ * One chain's keys (docs/chains.md, How chains are stored): a non-default chain's are the range
+ * [@cfrom, @cto); the default chain's hold no colon (@plain = 1). A residual test on rows the
+ * index already reads, so the plans stay those of the statements without it.
+ */
+const CHAIN_FILTER = (a: string): string =>
+  ` AND (@cfrom = '' OR (${a}address >= @cfrom AND ${a}address < @cto)) AND (@plain = 0 OR instr(${a}address, ':') = 0)`;
 
 /**
  * Every statement of this repo, exported so a test can read each one's query plan and pin that
  * none scans a table (docs/api.md, TradingView UDF datafeed: cost).
  */
-export const SYMBOLS_SQL = {
-  tokenById: `${TOKEN} WHERE t.id = ?`,
-  idByAddress: 'SELECT id FROM tokens WHERE address = ?',
-  marketByAddress: 'SELECT token_id AS tokenId, address, dex, quote_symbol AS quoteSymbol FROM markets WHERE address = ?',
-  idsByAddressNocase: 'SELECT id FROM tokens WHERE address = ? COLLATE NOCASE LIMIT 2',
-  idBySymbol: 'SELECT token_id FROM udf_listing WHERE dex = @dex AND symbol = @symbol ORDER BY liquidity_usd DESC, address LIMIT 1',
-  listedOn: 'SELECT dex FROM udf_listing WHERE token_id = ? AND dex = ?',
-  top: `SELECT ${HIT} FROM udf_listing l WHERE l.dex = @dex ${ORDER}`,
-  symbolExact: `SELECT ${HIT} FROM udf_listing l WHERE l.dex = @dex AND l.symbol = @q ${ORDER}`,
-  symbolPrefix: `SELECT ${HIT} FROM udf_listing l INDEXED BY udf_listing_symbol
-    WHERE l.dex = @dex AND l.symbol LIKE @prefix ESCAPE '\\' AND l.symbol <> @q ${ORDER}`,
-  // CROSS JOIN keeps tokens outermost, read through its address index (the planner would walk every listing).
-  addressExact: `SELECT ${HIT} FROM tokens t CROSS JOIN udf_listing l ON l.token_id = t.id AND l.dex = @dex
-    WHERE t.address = @q COLLATE NOCASE ${ORDER}`,
-  addressPrefix: `SELECT ${HIT} FROM tokens t CROSS JOIN udf_listing l ON l.token_id = t.id AND l.dex = @dex
-    WHERE t.address LIKE @prefix ESCAPE '\\' ${ORDER}`,
-  names: `SELECT ${HIT} FROM udf_names n JOIN udf_listing l ON l.token_id = n.rowid AND l.dex = @dex
-    WHERE udf_names MATCH @match ${ORDER}`,
-  // Dense queries ("b" matches a third of all names): count up to a cap, then walk by liquidity.
-  symbolPrefixCount: `SELECT count(*) FROM (SELECT 1 FROM udf_listing INDEXED BY udf_listing_symbol
-    WHERE dex = @dex AND symbol LIKE @prefix ESCAPE '\\' LIMIT @cap)`,
-  // The first @budget tokens by liquidity, filtered: a co-routine that stops at `limit` hits.
-  symbolPrefixWalk: `SELECT * FROM (SELECT ${HIT}, l.symbol FROM udf_listing l INDEXED BY udf_listing_rank
-      WHERE l.dex = @dex ORDER BY l.liquidity_usd DESC, l.address LIMIT @budget)
-    WHERE symbol LIKE @prefix ESCAPE '\\' AND symbol <> @q LIMIT @limit`,
-  namesCount: 'SELECT count(*) FROM (SELECT 1 FROM udf_names WHERE udf_names MATCH @match LIMIT @cap)',
-  // Read row by row until `limit` names match (checked in JS by the same word rule as udf_names).
-  namesWalk: `SELECT ${HIT}, t.name FROM udf_listing l INDEXED BY udf_listing_rank CROSS JOIN tokens t ON t.id = l.token_id
-    WHERE l.dex = @dex ORDER BY l.liquidity_usd DESC, l.address`,
-  // A skip scan over udf_listing_rank: one index seek per distinct dex, however many tokens.
-  dexes: `WITH RECURSIVE d(dex) AS (
-      SELECT (SELECT min(dex) FROM udf_listing WHERE dex > '')
-      UNION ALL
-      SELECT (SELECT min(dex) FROM udf_listing WHERE dex > d.dex) FROM d WHERE d.dex IS NOT NULL)
-    SELECT dex FROM d WHERE dex IS NOT NULL`,
-} as const;
+export const SYMBOLS_SQL = symbolsSql(() => '');
+/** The same statements on one chain of several (a search's `chain`, a `CHAIN:NAME` lookup). */
+export const SYMBOLS_CHAIN_SQL = symbolsSql(CHAIN_FILTER);
 
 /** Thresholds of the search paths; tests lower them to drive every path on a small store. */
 export type SearchTuning = { denseMatches: number; walkBudget: number };
 
-export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = { denseMatches: DENSE_MATCHES, walkBudget: WALK_BUDGET }): SymbolsRepo {
+/** The prepared statements of one variant of SYMBOLS_SQL. */
+function prepareAll(db: Db, sql: ReturnType<typeof symbolsSql>) {
+  return {
+    tokenById: db.prepare<[number], SymbolRow>(sql.tokenById),
+    idByAddress: db.prepare<[string], number>(sql.idByAddress).pluck(),
+    marketByAddress: db.prepare<[string], { tokenId: number; address: string; dex: string; quoteSymbol: string }>(sql.marketByAddress),
+    idsByAddressNocase: db.prepare<[string], number>(sql.idsByAddressNocase).pluck(),
+    idBySymbol: db.prepare<{ dex: string; symbol: string } & ChainParams, number>(sql.idBySymbol).pluck(),
+    listedOn: db.prepare<[number, string], string>(sql.listedOn).pluck(),
+    top: db.prepare<HitParams, Hit>(sql.top),
+    symbolExact: db.prepare<HitParams, Hit>(sql.symbolExact),
+    symbolPrefix: db.prepare<HitParams & { prefix: string }, Hit>(sql.symbolPrefix),
+    addressExact: db.prepare<HitParams, Hit>(sql.addressExact),
+    addressPrefix: db.prepare<HitParams & { prefix: string }, Hit>(sql.addressPrefix),
+    names: db.prepare<HitParams & { match: string }, Hit>(sql.names),
+    dexes: db.prepare<[], string>(sql.dexes).pluck(),
+    symbolPrefixCount: db.prepare<{ dex: string; prefix: string; cap: number }, number>(sql.symbolPrefixCount).pluck(),
+    symbolPrefixWalk: db.prepare<HitParams & { prefix: string; budget: number }, Hit>(sql.symbolPrefixWalk),
+    namesCount: db.prepare<{ match: string; cap: number }, number>(sql.namesCount).pluck(),
+    namesWalk: db.prepare<{ dex: string } & ChainParams, Hit & { name: string }>(sql.namesWalk),
+  };
+}
+
+/**
+ * `chains` are the deployment's (a chain's name alone: that one chain). With several, tickers are
+ * store keys, `CHAIN:NAME` looks on that chain and a search may keep to one (docs/chains.md).
+ */
+export function createSymbolsRepo(
+  db: Db,
+  chainsOrName: Chains | string,
+  tuning: SearchTuning = { denseMatches: DENSE_MATCHES, walkBudget: WALK_BUDGET },
+): SymbolsRepo {
+  const chains = typeof chainsOrName === 'string' ? oneChain(chainsOrName) : chainsOrName;
+  const chain = chains.defaultChain;
   const { denseMatches, walkBudget } = tuning;
-  const tokenById = db.prepare<[number], SymbolRow>(SYMBOLS_SQL.tokenById);
-  const idByAddress = db.prepare<[string], number>(SYMBOLS_SQL.idByAddress).pluck();
-  const marketByAddress = db.prepare<[string], { tokenId: number; address: string; dex: string; quoteSymbol: string }>(SYMBOLS_SQL.marketByAddress);
-  const idsByAddressNocase = db.prepare<[string], number>(SYMBOLS_SQL.idsByAddressNocase).pluck();
-  const idBySymbol = db.prepare<{ dex: string; symbol: string }, number>(SYMBOLS_SQL.idBySymbol).pluck();
-  const listedOn = db.prepare<[number, string], string>(SYMBOLS_SQL.listedOn).pluck();
-  const top = db.prepare<HitParams, Hit>(SYMBOLS_SQL.top);
-  const symbolExact = db.prepare<HitParams, Hit>(SYMBOLS_SQL.symbolExact);
-  const symbolPrefix = db.prepare<HitParams & { prefix: string }, Hit>(SYMBOLS_SQL.symbolPrefix);
-  const addressExact = db.prepare<HitParams, Hit>(SYMBOLS_SQL.addressExact);
-  const addressPrefix = db.prepare<HitParams & { prefix: string }, Hit>(SYMBOLS_SQL.addressPrefix);
-  const names = db.prepare<HitParams & { match: string }, Hit>(SYMBOLS_SQL.names);
-  const dexes = db.prepare<[], string>(SYMBOLS_SQL.dexes).pluck();
-  const symbolPrefixCount = db.prepare<{ dex: string; prefix: string; cap: number }, number>(SYMBOLS_SQL.symbolPrefixCount).pluck();
-  const symbolPrefixWalk = db.prepare<HitParams & { prefix: string; budget: number }, Hit>(SYMBOLS_SQL.symbolPrefixWalk);
-  const namesCount = db.prepare<{ match: string; cap: number }, number>(SYMBOLS_SQL.namesCount).pluck();
-  const namesWalk = db.prepare<{ dex: string }, Hit & { name: string }>(SYMBOLS_SQL.namesWalk);
+  const all = prepareAll(db, SYMBOLS_SQL);
+  // Prepared only where a chain can be asked for: one chain's lookups are the statements above.
+  const onChain = showsChains(chains) ? prepareAll(db, SYMBOLS_CHAIN_SQL) : all;
+  const { tokenById, idByAddress, marketByAddress, idsByAddressNocase, listedOn, dexes, symbolPrefixCount, namesCount } = all;
+  type Statements = typeof all;
+
+  /** The statements and their chain parameters for a filter. */
+  const on = (f: KeyFilter): { st: Statements; c: ChainParams } =>
+    f === NO_KEY_FILTER ? { st: all, c: NO_CHAIN } : { st: onChain, c: { cfrom: f.from, cto: f.to, plain: f.plain ? 1 : 0 } };
 
   /** The best `limit` tokens whose symbol starts with the query but is not it. */
-  function symbolPrefixHits(p: HitParams, prefix: string): Hit[] {
+  function symbolPrefixHits(st: Statements, p: HitParams, prefix: string): Hit[] {
     if (symbolPrefixCount.get({ dex: p.dex, prefix, cap: denseMatches })! >= denseMatches) {
-      const hits = symbolPrefixWalk.all({ ...p, prefix, budget: walkBudget });
+      const hits = st.symbolPrefixWalk.all({ ...p, prefix, budget: walkBudget });
       if (hits.length >= p.limit) return hits;
     }
-    return symbolPrefix.all({ ...p, prefix });
+    return st.symbolPrefix.all({ ...p, prefix });
   }
 
   /** The best `limit` tokens whose names hold `words` in a row, the last as a word prefix. */
-  function nameHits(p: HitParams, words: string[]): Hit[] {
+  function nameHits(st: Statements, p: HitParams, words: string[]): Hit[] {
     const match = ftsPrefixPhrase(words);
     if (namesCount.get({ match, cap: denseMatches })! >= denseMatches) {
-      const hits = walkNames(p, words);
+      const hits = walkNames(st, p, words);
       if (hits !== null) return hits;
     }
-    return names.all({ ...p, match });
+    return st.names.all({ ...p, match });
   }
 
   /** The best `limit` tokens whose names hold `words`, or null when the row budget holds fewer. */
-  function walkNames(p: HitParams, words: string[]): Hit[] | null {
+  function walkNames(st: Statements, p: HitParams, words: string[]): Hit[] | null {
     const hits: Hit[] = [];
     const last = words.at(-1)!;
     let read = 0;
-    for (const row of namesWalk.iterate({ dex: p.dex })) {
+    for (const row of st.namesWalk.iterate(p)) {
       if (++read > walkBudget) return null;
       if (!row.name.toLowerCase().includes(last) || !nameHasPhrase(row.name, words)) continue;
       hits.push(row);
@@ -157,49 +193,51 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
   const token = (id: number): SymbolRow => topDexOr(tokenById.get(id)!, chain);
   const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
 
-  function idOfAddress(name: string): number | undefined {
-    const exact = normalizeAddress(name);
+  /** The token an address names (on `chain`, or as its own `chain:` prefix says when null). */
+  function idOfAddress(name: string, on: string | null): number | undefined {
+    const { exact, folded } = addressKeys(name, on, chains);
     const id = exact === null ? undefined : idByAddress.get(exact);
-    if (id !== undefined || !mayBeCasedAddress(name)) return id;
+    if (id !== undefined || folded === null) return id;
     // The Charting Library upper-cases what users type: accept a single case-insensitive match.
-    const ids = idsByAddressNocase.all(name);
+    const ids = idsByAddressNocase.all(folded);
     return ids.length === 1 ? ids[0] : undefined;
   }
 
-  /** A token on `dex` ('' = any) named by address or symbol. */
-  function lookup(name: string, dex: string): Resolved | null {
-    const byAddress = idOfAddress(name);
-    const id = byAddress ?? idBySymbol.get({ dex, symbol: name });
+  /** A token on `dex` ('' = any) and `chain` (null = any) named by address or symbol. */
+  function lookup(l: ChainLookup): Resolved | null {
+    const { st, c } = on(keyFilter(l.chain, chains));
+    const id = idOfAddress(l.name, l.chain) ?? st.idBySymbol.get({ dex: l.dex, symbol: l.name, ...c });
     if (id === undefined) return null;
-    if (dex === '') {
+    if (l.dex === '') {
       const found = token(id);
       return { token: found, exchange: found.topDex };
     }
-    const shown = listedOn.get(id, dex);
+    const shown = listedOn.get(id, l.dex);
     return shown === undefined ? null : { token: token(id), exchange: shown };
   }
 
   return {
     /**
-     * Resolves what a chart calls a symbol: an address, a symbol, or `EXCHANGE:SYMBOL` /
-     * `EXCHANGE:ADDRESS` (an empty exchange or the chain name means all). Leading and trailing
-     * blanks are ignored. A name that is not found as `EXCHANGE:...` is still tried whole.
+     * Resolves what a chart calls a symbol: an address or `chain:address`, a symbol, or
+     * `CHAIN:NAME` / `EXCHANGE:SYMBOL` / `EXCHANGE:ADDRESS` (an empty exchange means all).
+     * Leading and trailing blanks are ignored. A name that is not found as `X:...` is still tried whole.
      */
     resolve(name: string): Resolved | null {
-      for (const l of symbolLookups(name, chain)) {
-        const found = lookup(l.name, l.dex);
+      for (const l of chainLookups(name, chains)) {
+        const found = lookup(l);
         if (found !== null) return found;
       }
       return null;
     },
 
     /**
-     * A market named by its address, or `EXCHANGE:ADDRESS` (the exchange, when not empty or the
-     * chain name, must be the market's dex, case-insensitively); null when it names no market.
+     * A market named by its address (`chain:address` off the default chain), `CHAIN:ADDRESS`, or
+     * `EXCHANGE:ADDRESS` (the exchange, when not empty or the chain name, must be the market's
+     * dex, case-insensitively); null when it names no market.
      */
     pair(name: string): ResolvedPair | null {
-      const { dex, address } = pairName(name, chain);
-      const m = address === null ? undefined : marketByAddress.get(address);
+      const { dex, key } = chainPairName(name, chains);
+      const m = key === null ? undefined : marketByAddress.get(key);
       if (m === undefined || !dexAllows(dex, m.dex)) return null;
       return { token: token(m.tokenId), market: { address: m.address, dex: m.dex, quoteSymbol: m.quoteSymbol } };
     },
@@ -209,16 +247,21 @@ export function createSymbolsRepo(db: Db, chain: string, tuning: SearchTuning = 
      * name word prefixes and address prefixes; each class by liquidity, then address.
      */
     search(q: SearchQuery): Resolved[] {
-      const p: HitParams = { dex: dexKey(q.exchange), q: q.query.trim(), limit: q.limit };
+      const { st, c } = on(keyFilter(q.chain ?? null, chains));
+      const p: HitParams = { dex: dexKey(q.exchange), q: q.query.trim(), limit: q.limit, ...c };
       if (holdsNul(p.q) || holdsNul(p.dex)) return [];
       const classes: Hit[][] = [];
-      if (p.q === '') classes.push(top.all(p));
+      if (p.q === '') classes.push(st.top.all(p));
       else {
         const prefix = `${escapeLike(p.q)}%`;
         const words = queryWords(p.q);
-        classes.push([...addressExact.all(p), ...symbolExact.all(p)]);
-        classes.push(symbolPrefixHits(p, prefix));
-        classes.push([...(words === null ? [] : nameHits(p, words)), ...(searchesAddressPrefix(p.q) ? addressPrefix.all({ ...p, prefix }) : [])]);
+        const forms = addressForms(p.q, q.chain ?? null, chains);
+        classes.push([...forms.flatMap((a) => st.addressExact.all({ ...p, q: a })), ...st.symbolExact.all(p)]);
+        classes.push(symbolPrefixHits(st, p, prefix));
+        classes.push([
+          ...(words === null ? [] : nameHits(st, p, words)),
+          ...(searchesAddressPrefix(p.q) ? forms.flatMap((a) => st.addressPrefix.all({ ...p, prefix: `${escapeLike(a)}%` })) : []),
+        ]);
       }
       // Each class holds its own best `limit`; a token keeps its best class.
       return rankHits(classes, q.limit).map((h) => {

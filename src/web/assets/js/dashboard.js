@@ -223,6 +223,12 @@ function revoke(k) {
 }
 
 // Subscriptions
+/**
+ * How the dashboard names a subscription's token: `chain:address` when the answer names a chain (a
+ * deployment of several, docs/chains.md), which is also what registering and removing it take.
+ */
+const tokenName = (s) => (s.chain ? `${s.chain}:${s.address}` : s.address);
+
 async function loadSubscriptions() {
   const { subscriptions } = await read('/subscriptions');
   fill(
@@ -232,8 +238,8 @@ async function loadSubscriptions() {
       : subscriptions.map((s) =>
           h(
             'tr',
-            { dataset: { address: s.address } },
-            cell('Token', { class: 'mono' }, s.address),
+            { dataset: { address: tokenName(s) } },
+            cell('Token', { class: 'mono' }, tokenName(s)),
             cell('Webhook', { class: 'mono' }, s.webhookUrl ?? h('span', { class: 'muted' }, 'none (poll /v1/events)')),
             cell('Since', {}, fmt.dateTime(s.createdAt)),
             h(
@@ -260,9 +266,9 @@ $('#sub-form').addEventListener('submit', (e) => {
 });
 
 function removeSubscription(s) {
-  if (!confirm(`Stop the subscription to ${s.address}?`)) return;
+  if (!confirm(`Stop the subscription to ${tokenName(s)}?`)) return;
   withError($('#sub-error'), async () => {
-    await call('DELETE', `/subscriptions/${encodeURIComponent(s.address)}`);
+    await call('DELETE', `/subscriptions/${encodeURIComponent(tokenName(s))}`);
     await Promise.all([loadSubscriptions(), loadAccount()]);
   });
 }

@@ -1,5 +1,6 @@
 // The embeddable chart (/embed/chart?symbol=ADDRESS&resolution=15&theme=dark|light): the chart
-// alone, for an iframe on a partner's site. Calls only public routes; needs no key.
+// alone, for an iframe on a partner's site. Calls only public routes; needs no key. A token off the
+// default chain is symbol=chain:address (docs/chains.md).
 import { $, fill } from './dom.js';
 import { createTokenChart, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
 import { startLive } from './live.js';

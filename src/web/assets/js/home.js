@@ -1,6 +1,7 @@
 // The live chart page (/): search a token, see its chart, overview figures and latest trades,
 // live from /v1/stream (polled every 5 s only when the stream cannot connect). The chosen token
-// and resolution are kept in the page's URL (?symbol=&resolution=) so a view can be linked.
+// and resolution are kept in the page's URL (?symbol=&resolution=) so a view can be linked; a token
+// off the default chain is `chain:address` there (docs/chains.md), and search results show their chain.
 import { getJson, qs } from './api.js';
 import { $, fill, h } from './dom.js';
 import { createTokenChart, RESOLUTIONS, RESOLUTION_VALUES } from './chart.js';
@@ -184,8 +185,16 @@ async function search(q) {
               {},
               h(
                 'button',
-                { type: 'button', dataset: { address: r.address }, onclick: () => pick(r.address) },
-                h('span', {}, h('strong', {}, r.symbol), ' ', h('span', { class: 'muted' }, r.name)),
+                { type: 'button', dataset: { address: named(r) }, onclick: () => pick(named(r)) },
+                h(
+                  'span',
+                  {},
+                  h('strong', {}, r.symbol),
+                  ' ',
+                  h('span', { class: 'muted' }, r.name),
+                  // The same symbol (even the same address) may be a token on several chains.
+                  ...(r.chain ? [' ', h('span', { class: 'chain', dataset: { chain: r.chain } }, r.chain)] : []),
+                ),
                 h('span', { class: 'muted' }, fmt.price(r.priceUsd)),
               ),
             ),
@@ -198,6 +207,9 @@ async function search(q) {
     list.hidden = false;
   }
 }
+
+/** How the chart names a listed token: `chain:address` when the answer names a chain (several chains), else its address. */
+const named = (r) => (r.chain ? `${r.chain}:${r.address}` : r.address);
 
 function pick(addr) {
   hideResults();
@@ -229,7 +241,7 @@ async function start() {
   if (wanted) return select(wanted);
   try {
     const { tokens } = await getJson('/v1/market/trending?' + qs({ window: '1h', limit: 1 }));
-    if (tokens?.[0]) return select(tokens[0].address);
+    if (tokens?.[0]) return select(named(tokens[0]));
     const found = await getJson('/udf/search?' + qs({ query: '', limit: 1 }));
     if (Array.isArray(found) && found[0]) return select(found[0].ticker);
   } catch {

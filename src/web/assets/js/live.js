@@ -31,7 +31,13 @@ export function startLive(chart, { poll, changed } = {}) {
   let stopPoll = null;
   let changeTimer = null;
 
-  const send = (msg) => ws.send(JSON.stringify({ ...msg, id: `p${++seq}` }));
+  /** The ticker each subscribe was sent for, by id: a subscribed names a token by its plain address and chain, not by the ticker. */
+  const askedFor = new Map();
+  const send = (msg) => {
+    const id = `p${++seq}`;
+    if (msg.op === 'subscribe') askedFor.set(id, msg.token);
+    ws.send(JSON.stringify({ ...msg, id }));
+  };
 
   function startPolling() {
     if (stopPoll !== null || typeof poll !== 'function') return;
@@ -67,8 +73,11 @@ export function startLive(chart, { poll, changed } = {}) {
 
   function onMessage(m) {
     if (m.op === 'subscribed') {
-      // An answer for a token no longer shown (the user moved on) is dropped at once.
-      if (m.token === state.ticker) subs.push(m.sub);
+      // An answer for a token no longer shown (the user moved on) is dropped at once. Compared by
+      // the ticker asked for: with several chains, Base's and Ethereum's token share an address.
+      const asked = askedFor.get(m.id);
+      askedFor.delete(m.id);
+      if (asked === state.ticker) subs.push(m.sub);
       else send({ op: 'unsubscribe', sub: m.sub });
       return;
     }
