@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
 const DIRECTORIES = [
   'test',
   'test/auth',
+  'test/chains',
   'test/dashboard',
   'test/helpers',
   'test/http',
