@@ -2,13 +2,15 @@
  * Events, webhooks and subscriptions of several chains (docs/chains.md; docs/api.md, Events): a
  * subscription names `chain:address`, is kept apart from the same address on another chain, and
  * shows its chain; an event shows the plain `token` with its `chain`, its trades carry `chain`;
- * a webhook for base's token is never fired by ethereum's trades. On both engines.
+ * a webhook for base's token is never fired by ethereum's trades; the dashboard registers the
+ * same way. On both engines.
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/services/webhooks.js';
 import { startReceiver, type Receiver } from '../subscriptions/receiver.js';
+import { signedInTenant } from '../dashboard/support.js';
 import { CHAINS, listing, MARKET, T0, TOKEN, trade, WALLET } from './two-chains.js';
 
 let t: TestApp | undefined;
@@ -91,6 +93,31 @@ describe('subscriptions of several chains', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatchObject({ code: 'invalid_address', param: 'address' });
     expect((await t.http.get('/v1/tokens/registered').set('x-api-key', w.key)).body.subscriptions).toEqual([]);
+  });
+});
+
+describe('the dashboard registering a token of a chain', () => {
+  it('registers, lists and removes base:0x… and refuses a chain outside CHAINS', async () => {
+    t = makeTestApp({ env: { CHAINS } });
+    const s = await signedInTenant(t);
+    const as = { Cookie: s.cookie, 'X-CSRF-Token': s.csrf };
+    const made = await t.http
+      .post('/dashboard/api/subscriptions')
+      .set(as)
+      .send({ address: `base:${TOKEN}` });
+    expect(made.status).toBe(201);
+    expect(made.body.subscription).toEqual({ id: expect.stringMatching(/^sub_/), address: TOKEN, chain: 'base', webhookUrl: null, createdAt: NOW });
+    const list = await t.http.get('/dashboard/api/subscriptions').set('Cookie', s.cookie);
+    expect(list.body.subscriptions).toEqual([made.body.subscription]);
+    const unknown = await t.http
+      .post('/dashboard/api/subscriptions')
+      .set(as)
+      .send({ address: `polygon:${TOKEN}` });
+    expect([unknown.status, unknown.body.error.code]).toEqual([400, 'invalid_address']);
+    // The plain address is the default chain's: not base's subscription.
+    expect((await t.http.delete(`/dashboard/api/subscriptions/${TOKEN}`).set(as)).status).toBe(404);
+    const removed = await t.http.delete(`/dashboard/api/subscriptions/base:${TOKEN}`).set(as);
+    expect([removed.status, removed.body.subscription]).toEqual([200, made.body.subscription]);
   });
 });
 
