@@ -19,7 +19,7 @@ import { clientIp } from './client-ip.js';
 import { ApiRouter } from './route.js';
 import { tenantRate, toRateLimitState } from './rate-limit.js';
 import { createKeyBody, keyPath, rotateKeyBody } from './v1/account.js';
-import { registerBody, registeredAnswer, registeredPath } from './v1/subscriptions.js';
+import { registerBody, registeredAnswer, registeredKey, registeredPath } from './v1/subscriptions.js';
 import type { AppContext } from './types.js';
 import type { Services } from '../services/index.js';
 import type { Limiter } from '../limiter/limiter.js';
@@ -69,10 +69,10 @@ function assertSameOrigin(ctx: AppContext): void {
 }
 
 export function dashboardRouter(deps: {
-  services: Pick<Services, 'accounts' | 'subscriptions' | 'sessions' | 'signInThrottle'>;
+  services: Pick<Services, 'accounts' | 'subscriptions' | 'sessions' | 'signInThrottle' | 'chains'>;
   limiter: Limiter | AsyncLimiter;
 }): ApiRouter<Signed> {
-  const { accounts, subscriptions, sessions, signInThrottle: throttle } = deps.services;
+  const { accounts, subscriptions, sessions, signInThrottle: throttle, chains } = deps.services;
   /** The signed-in tenant of a `session` route; a state-changing one also needs the CSRF token and the same origin. */
   const signedIn = async (ctx: AppContext, write: boolean): Promise<Signed> => {
     ctx.set('Cache-Control', 'no-store');
@@ -227,7 +227,7 @@ export function dashboardRouter(deps: {
       body: registerBody,
     },
     async ({ body, caller }, ctx) => {
-      return registeredAnswer(await subscriptions.register(caller.tenant.id, body.address, body.webhookUrl), ctx);
+      return registeredAnswer(await subscriptions.register(caller.tenant.id, registeredKey(body.address, chains), body.webhookUrl), ctx);
     },
   );
 
@@ -240,7 +240,7 @@ export function dashboardRouter(deps: {
       tag: 'dashboard',
       params: registeredPath,
     },
-    async ({ params, caller }) => ({ subscription: await subscriptions.remove(caller.tenant.id, params.address) }),
+    async ({ params, caller }) => ({ subscription: await subscriptions.remove(caller.tenant.id, registeredKey(params.address, chains)) }),
   );
 
   return api;

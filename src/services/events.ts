@@ -13,13 +13,19 @@
  * The events cursor (src/domain/cursor.ts) carries the last event id returned, signed and bound
  * to the tenant; any other string is refused. Event ids only grow (AUTOINCREMENT) and are assigned under SQLite's write lock, so
  * a walk by id never skips or repeats an event.
+ *
+ * Chains (docs/chains.md): an event's token is a store key, so subscriptions and events are keyed
+ * by chain as they are by address. With several chains an event shows the plain `token` and its
+ * `chain`, and its trades carry `chain` (tradeOnChain, applied as the event is written); with one
+ * chain every byte is as before chains.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
 import { decodeEventCursor, encodeEventCursor } from '../domain/cursor.js';
 import type { EventRow } from '../store/port/operations.js';
-import { toTradeJson, type TradeJson } from '../domain/trade-json.js';
+import { toTradeJson, tradeOnChain, type TradeJson } from '../domain/trade-json.js';
+import { addressFields, oneChain, type Chains } from '../domain/chains.js';
 import type { EventSubscriber as Subscriber, EventsWriter, IngestHook, IngestTx, InsertedTrade } from '../store/port/ingest.js';
 import { call, drive, type Steps } from './ingest-steps.js';
 import type { Repos } from '../store/port/repos.js';
@@ -35,14 +41,17 @@ export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The trade shape T of docs/api.md, Token reads. */
-export type EventTrade = TradeJson;
+export type EventTrade = TradeJson & { chain?: string };
 
-export type TradesEvent = { id: string; type: 'trades'; token: string; createdAt: number; data: { trades: EventTrade[] } };
+/** An event's token: its plain address, and its chain when the deployment serves several. */
+type EventToken = { token: string; chain?: string };
+
+export type TradesEvent = { id: string; type: 'trades' } & EventToken & { createdAt: number; data: { trades: EventTrade[] } };
 
 /** A removed trade as a `trades_removed` event names it: its record number and identity. */
 export type RemovedTradeRef = { id: number; signature: string; index: number };
 
-export type TradesRemovedEvent = { id: string; type: 'trades_removed'; token: string; createdAt: number; data: { trades: RemovedTradeRef[] } };
+export type TradesRemovedEvent = { id: string; type: 'trades_removed' } & EventToken & { createdAt: number; data: { trades: RemovedTradeRef[] } };
 
 /** An event of the feed (E): trades an ingest added, or trades a retraction took back out. */
 export type Event = TradesEvent | TradesRemovedEvent;
@@ -72,13 +81,24 @@ export function typeAndData(stored: string): { type: Event['type']; data: string
   return { type, data: stored.slice(end + DATA.length, -1) };
 }
 
+const ONE_CHAIN = oneChain();
+
+/** An event's `token` (and `chain`, with several chains) from its row's token key. */
+function eventToken(key: string, chains: Chains): EventToken {
+  const { address, chain } = addressFields(key, chains);
+  return chain === undefined ? { token: address } : { token: address, chain };
+}
+
 /**
  * The JSON of an event, built the same way every time (webhook signatures cover these bytes).
- * `data` is the column as stored (see storedData).
+ * `data` is the column as stored (see storedData); `chain` follows `token` only when `chains`
+ * are several.
  */
-export function eventJson(row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'data'>): string {
+export function eventJson(row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'data'>, chains: Chains = ONE_CHAIN): string {
   const { type, data } = typeAndData(row.data);
-  return `{"id":${JSON.stringify(eventId(row.id))},"type":${JSON.stringify(type)},"token":${JSON.stringify(row.token)},"createdAt":${row.createdAt},"data":${data}}`;
+  const t = eventToken(row.token, chains);
+  const chain = t.chain === undefined ? '' : `,"chain":${JSON.stringify(t.chain)}`;
+  return `{"id":${JSON.stringify(eventId(row.id))},"type":${JSON.stringify(type)},"token":${JSON.stringify(t.token)}${chain},"createdAt":${row.createdAt},"data":${data}}`;
 }
 
 const byTradeOrder = (a: InsertedTrade, b: InsertedTrade) => a.blockTime - b.blockTime || a.id - b.id;
@@ -98,11 +118,17 @@ function byToken(inserted: readonly InsertedTrade[]): Map<string, InsertedTrade[
 }
 
 /** The events of one token's trades (sorted here into trade order), one per TRADES_PER_EVENT trades and subscriber. */
-function eventsOf(token: string, list: InsertedTrade[], subscribers: readonly Subscriber[], dex: ReadonlyMap<string, string | null>): NewEvent[] {
+function eventsOf(
+  token: string,
+  list: InsertedTrade[],
+  subscribers: readonly Subscriber[],
+  dex: ReadonlyMap<string, string | null>,
+  chains: Chains,
+): NewEvent[] {
   const out: NewEvent[] = [];
   list.sort(byTradeOrder);
   for (let i = 0; i < list.length; i += TRADES_PER_EVENT) {
-    const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => toTradeJson({ ...t, dex: dex.get(t.market) ?? null }));
+    const chunk: EventTrade[] = list.slice(i, i + TRADES_PER_EVENT).map((t) => tradeOnChain(toTradeJson({ ...t, dex: dex.get(t.market) ?? null }), chains));
     const data = JSON.stringify({ trades: chunk });
     for (const s of subscribers) out.push({ tenantId: s.tenantId, token, data, subscriptionId: s.subscriptionId, webhookUrl: s.webhookUrl });
   }
@@ -114,13 +140,15 @@ function eventsOf(token: string, list: InsertedTrade[], subscribers: readonly Su
  * its reads and writes those of `events(tx)`, the engine's (src/store/port/ingest.ts,
  * EventsWriter), answered at once inside SQLite's transaction and awaited on PostgreSQL's
  * (docs/architecture.md, The ingest boundary), so the events are numbered in commit order and
- * exist exactly when their trades do.
+ * exist exactly when their trades do. `chains`: the deployment's, for how the trades show their
+ * chain (default: one chain).
  */
-export function createEventsHook(deps: { events: (tx: IngestTx) => EventsWriter; clock: Clock }): IngestHook {
-  return ({ trades, now }, tx) => (trades.length === 0 ? undefined : drive(tx, eventSteps(deps.events(tx), deps.clock, trades, now)));
+export function createEventsHook(deps: { events: (tx: IngestTx) => EventsWriter; clock: Clock; chains?: Chains }): IngestHook {
+  const chains = deps.chains ?? ONE_CHAIN;
+  return ({ trades, now }, tx) => (trades.length === 0 ? undefined : drive(tx, eventSteps(deps.events(tx), deps.clock, chains, trades, now)));
 }
 
-function* eventSteps(w: EventsWriter, clock: Clock, inserted: readonly InsertedTrade[], now: number): Steps<void> {
+function* eventSteps(w: EventsWriter, clock: Clock, chains: Chains, inserted: readonly InsertedTrade[], now: number): Steps<void> {
   if (!(yield* call(w.any()))) return;
   const dexes = new Map<string, string | null>();
   const nowMs = clock.now();
@@ -128,7 +156,7 @@ function* eventSteps(w: EventsWriter, clock: Clock, inserted: readonly InsertedT
     const subscribers = yield* call(w.subscribers(token));
     if (subscribers.length === 0) continue;
     for (const t of list) if (!dexes.has(t.market)) dexes.set(t.market, yield* call(w.dexOf(t.market)));
-    for (const e of eventsOf(token, list, subscribers, dexes)) {
+    for (const e of eventsOf(token, list, subscribers, dexes, chains)) {
       const id = yield* call(w.insert(e.tenantId, token, now, e.data));
       if (e.webhookUrl !== null) yield* call(w.enqueue(id, e.subscriptionId, nowMs, nowMs + DELIVERY_WINDOW_MS));
     }
@@ -185,9 +213,10 @@ export class EventCursorError extends Error {}
 
 export type EventsPage = { events: Event[]; nextCursor: string };
 
-/** The events feed and pruning, on `repos.events` (either engine). */
-export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' | 'meta'> }) {
+/** The events feed and pruning, on `repos.events` (either engine); `config.chains` for how events name their token. */
+export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' | 'meta'>; config?: { chains?: Chains } }) {
   const repo = deps.repos.events;
+  const chains = deps.config?.chains ?? ONE_CHAIN;
   // The secret that signs event cursors, read (or made) once and kept for the process.
   let secret: Promise<Buffer> | null = null;
   const key = (): Promise<Buffer> =>
@@ -220,7 +249,7 @@ export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' |
         if (events.length > 0 && bytes + row.data.length > MAX_PAGE_BYTES) break;
         bytes += row.data.length;
         const { type, data } = typeAndData(row.data);
-        events.push({ id: eventId(row.id), type, token: row.token, createdAt: row.createdAt, data: JSON.parse(data) } as Event);
+        events.push({ id: eventId(row.id), type, ...eventToken(row.token, chains), createdAt: row.createdAt, data: JSON.parse(data) } as Event);
         last = row.id;
       }
       return { events, nextCursor: encodeEventCursor(k, tenantId, last) };

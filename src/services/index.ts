@@ -45,7 +45,7 @@ function makeIngest(store: AnyStore, engine: StoreEngine, clock: Clock, chains: 
     engine: engine.ingestEngine(store),
     clock,
     chains,
-    hooks: [...viewHooks(views, clock), ...hooks],
+    hooks: [...viewHooks(views, clock, chains), ...hooks],
     onCommit: (change) => store.notifyChange(change),
   });
   // trades_removed events and their webhooks, in each retraction's transaction (docs/api.md, Events).

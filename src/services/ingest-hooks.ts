@@ -6,18 +6,19 @@
  * (src/store/port/ingest.ts, IngestViews). Add a view here once, and its applier to each engine.
  */
 import type { Clock } from '../domain/clock.js';
+import type { Chains } from '../domain/chains.js';
 import type { IngestHook, IngestViews } from '../store/port/ingest.js';
 import type { RetractHook } from '../store/port/retract.js';
 import { readViewRows } from '../domain/read-views.js';
 import { tradeCommits } from '../domain/trade-commits.js';
 import { createEventsHook, createRetractEventsHook } from './events.js';
 
-/** The view hooks on the appliers of one engine. */
-export function viewHooks(views: IngestViews, clock: Clock): IngestHook[] {
+/** The view hooks on the appliers of one engine; `chains` for how events show their trades (default: one chain). */
+export function viewHooks(views: IngestViews, clock: Clock, chains?: Chains): IngestHook[] {
   const commits = tradeCommits();
   return [
     // events and webhook outbox rows for registered tokens
-    createEventsHook({ events: (tx) => views.events(tx), clock }),
+    createEventsHook({ events: (tx) => views.events(tx), clock, ...(chains === undefined ? {} : { chains }) }),
     // per-market rollups and each wallet's and market's last trade, for /v1 ranked lists and windows
     ({ trades }, tx) => (trades.length === 0 ? undefined : views.readViews(tx, readViewRows(trades))),
     // search index and token change log for /v1/search and /v1/market

@@ -4,14 +4,18 @@
  * more refusals (a trade, since a retraction only writes back what stood before; a record naming
  * a token the same retraction deletes), and what its hooks are handed.
  */
+import { normalizeAddress } from '../domain/address.js';
+import { oneChain, storeKey, type Chains } from '../domain/chains.js';
 import type { Retraction } from '../store/port/retract.js';
 import { IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
 
 /**
  * The records of `r`, validated by `v` (built so that tokens of `r.tokens` count as not stored), or
- * throws IngestRejected naming each bad one (line = its place in `r.records`, from 1).
+ * throws IngestRejected naming each bad one (line = its place in `r.records`, from 1). `r.tokens`
+ * are store keys and a record names its token on its `chain` (docs/chains.md), so the two are
+ * compared as store keys of `chains`.
  */
-export function checkRetraction(r: Retraction, v: Validator): NumberedRecord[] {
+export function checkRetraction(r: Retraction, v: Validator, chains: Chains = ONE_CHAIN): NumberedRecord[] {
   const deleted = new Set(r.tokens);
   const out: NumberedRecord[] = [];
   r.records.forEach((value, i) => {
@@ -20,7 +24,8 @@ export function checkRetraction(r: Retraction, v: Validator): NumberedRecord[] {
       v.reject(line, 'a retraction writes back no trades');
       return;
     }
-    const token = value.type === 'token' ? value.address : value.token;
+    const named = value.type === 'token' ? value.address : value.token;
+    const token = storeKey({ chain: value.chain ?? chains.defaultChain, address: normalizeAddress(named) ?? named }, chains);
     if (deleted.has(token)) {
       v.reject(line, `token ${token} is deleted by this retraction`);
       return;
@@ -31,3 +36,5 @@ export function checkRetraction(r: Retraction, v: Validator): NumberedRecord[] {
   if (v.errors.length > 0) throw new IngestRejected(v.errors);
   return out;
 }
+
+const ONE_CHAIN = oneChain();

@@ -202,6 +202,7 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
           r,
           // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
           createValidator({ token: (address) => !r.tokens.includes(address) && engine.isToken(address), market: () => false }, chains),
+          chains,
         );
         // In the ingest's write order: after a sliced batch of this process, never inside it.
         const done = await engine.exclusive(async () => retractTx(r, records, opts.within));
@@ -259,6 +260,7 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
           r,
           // A retraction writes back no trades (checkRetraction refuses them), so no market is looked up.
           createValidator({ token: (address) => !r.tokens.includes(address) && stored.has(address), market: () => false }, chains),
+          chains,
         );
         const done = await engine.transaction(async (tx, writer) =>
           runAsync(retractSteps({ tx, writer, retractor: engine.retractor(tx), hooks: retractHooks }, r, records, nowSeconds(deps.clock), opts.within)),

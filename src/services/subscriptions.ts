@@ -5,11 +5,16 @@
  *
  * Each tenant has one webhook signing secret, made the first time it sets a webhook and returned
  * by that call only.
+ *
+ * Chains (docs/chains.md): a subscription is kept under its token's store key, so registering
+ * `base:0x…` and `ethereum:0x…` are two subscriptions, and the events of one chain's trades go to
+ * the other's subscribers never. With several chains a subscription shows the plain `address` and
+ * its `chain`; with one, as before chains.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { nowSeconds } from '../domain/clock.js';
-import { normalizeAddress } from '../domain/address.js';
+import { addressFields, oneChain, parseAddressKey, type Chains } from '../domain/chains.js';
 import { newId } from '../domain/api-key.js';
 import type { Repos, Subscription } from '../store/port/repos.js';
 import { checkWebhookUrl, WebhookUrlError } from './webhook-target.js';
@@ -31,17 +36,31 @@ export class SubscriptionError extends Error {
   }
 }
 
-export type RegisterResult = { created: boolean; subscription: Subscription; webhookSecret?: string };
+/** A subscription as answers show it: with `chain` after `address` when the deployment serves several chains. */
+export type ShownSubscription = Omit<Subscription, 'address'> & { address: string; chain?: string };
+
+export type RegisterResult = { created: boolean; subscription: ShownSubscription; webhookSecret?: string };
 
 /** Subscriptions on `repos.subscriptions` (either engine); each write and its checks are one transaction. */
-export function createSubscriptions(deps: { clock: Clock; repos: Pick<Repos, 'subscriptions'>; config?: { webhookAllowPrivate: boolean } }) {
+export function createSubscriptions(deps: {
+  clock: Clock;
+  repos: Pick<Repos, 'subscriptions'>;
+  config?: { webhookAllowPrivate: boolean; chains?: Chains | undefined };
+}) {
   const repo = deps.repos.subscriptions;
   const allowPrivate = deps.config?.webhookAllowPrivate ?? false;
+  const chains = deps.config?.chains ?? oneChain();
 
+  /** The store key of a token as a client names it (`address` or `chain:address`); a store key names itself. */
   const address = (value: unknown): string => {
-    const a = typeof value === 'string' ? normalizeAddress(value) : null;
-    if (a === null) throw new SubscriptionError('invalid', 'address must be a well-formed address', 'address');
-    return a;
+    const key = typeof value === 'string' ? parseAddressKey(value, chains) : null;
+    if (key === null || typeof key !== 'string') throw new SubscriptionError('invalid', 'address must be a well-formed address', 'address');
+    return key;
+  };
+
+  const shown = (s: Subscription): ShownSubscription => {
+    const { id, address: key, webhookUrl, createdAt } = s;
+    return { id, ...addressFields(key, chains), webhookUrl, createdAt };
   };
 
   /** undefined: leave as is; null or '': no webhook; otherwise a checked, normalised URL. */
@@ -91,23 +110,25 @@ export function createSubscriptions(deps: { clock: Clock; repos: Pick<Repos, 'su
     async register(tenantId: string, addressValue: string, webhookUrl?: string | null): Promise<RegisterResult> {
       const addr = address(addressValue);
       const url = await webhook(webhookUrl);
-      return registerTx(tenantId, addr, url);
+      const r = await registerTx(tenantId, addr, url);
+      return { ...r, subscription: shown(r.subscription) };
     },
 
     /** The tenant's subscriptions, oldest first. */
-    list(tenantId: string): Promise<Subscription[]> {
-      return repo.list(tenantId);
+    async list(tenantId: string): Promise<ShownSubscription[]> {
+      return (await repo.list(tenantId)).map(shown);
     },
 
     /** Removes a subscription (and its pending webhook deliveries); returns it. */
-    async remove(tenantId: string, addressValue: string): Promise<Subscription> {
+    async remove(tenantId: string, addressValue: string): Promise<ShownSubscription> {
       const addr = address(addressValue);
-      return repo.inTransaction(async (tx) => {
+      const removed = await repo.inTransaction(async (tx) => {
         const found = await tx.find(tenantId, addr);
         if (!found) throw new SubscriptionError('not_found', `${addr} is not registered`);
         await tx.remove(found.id);
         return found;
       });
+      return shown(removed);
     },
   };
 }

@@ -3,24 +3,47 @@
  * /v1/tokens/registered, DELETE /v1/tokens/registered/:address, GET /v1/events. Thin handlers
  * over the subscriptions and events services; every answer is private to the key's tenant
  * (`Cache-Control: no-store`). Reads need the `read` scope; registering and removing need `manage`.
+ * A token is named by its address on the default chain or by `chain:address` (docs/chains.md); a
+ * chain not configured is 400 `invalid_address`.
  */
 import { z } from 'zod';
 import { normalizeAddress } from '../../domain/address.js';
+import { isChainName, parseAddressKey, type Chains } from '../../domain/chains.js';
+import { errors } from '../../errors.js';
 import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { addressPathParam, intParam } from '../validate.js';
-import type { RegisterResult, Subscription } from '../../services/subscriptions.js';
+import { ADDRESS_DESCRIPTION, intParam } from '../validate.js';
+import type { RegisterResult, ShownSubscription } from '../../services/subscriptions.js';
 import type { AppContext } from '../types.js';
 import type { Services } from '../../services/index.js';
 import * as S from './schemas/subscriptions.js';
+
+/** An address, or `chain:address` with a well-formed chain name: whether the chain is configured is the handler's check. */
+function addressForm(v: string): boolean {
+  const colon = v.indexOf(':');
+  if (colon === -1) return normalizeAddress(v) !== null;
+  return isChainName(v.slice(0, colon)) && normalizeAddress(v.slice(colon + 1)) !== null;
+}
+
+const CHAIN_ADDRESS_DESCRIPTION = `${ADDRESS_DESCRIPTION}; on a chain other than the default, chain:address (docs/chains.md)`;
+
+/**
+ * The store key of the token a client named, or 400 `invalid_address` for a chain the deployment
+ * does not serve (the form was checked by the schema). Shared with the dashboard.
+ */
+export function registeredKey(value: string, chains: Chains): string {
+  const key = parseAddressKey(value, chains);
+  if (typeof key !== 'string') throw errors.invalidAddress('address', key.error);
+  return key;
+}
 
 /** The body of registering a token, shared with the dashboard (src/http/dashboard.ts). */
 export const registerBody = bodyObject({
   address: z
     .unknown()
-    .refine((v) => typeof v === 'string' && normalizeAddress(v) !== null, { message: 'must be a well-formed address' })
+    .refine((v) => typeof v === 'string' && addressForm(v), { message: 'must be a well-formed address' })
     .transform((v) => v as string)
-    .meta({ type: 'string', description: 'The token address' }),
+    .meta({ type: 'string', description: `The token: ${CHAIN_ADDRESS_DESCRIPTION}` }),
   webhookUrl: z
     .unknown()
     .refine((v) => v === null || typeof v === 'string', { message: 'must be a string (an http or https URL) or null' })
@@ -29,8 +52,13 @@ export const registerBody = bodyObject({
     .optional(),
 });
 
-/** The path of one registered token. */
-export const registeredPath = z.object({ address: addressPathParam() });
+/** The path of one registered token: 400 invalid_address when it names none. */
+export const registeredPath = z.object({
+  address: z
+    .string()
+    .refine(addressForm, { message: 'is not a well-formed address', params: { code: 'invalid_address' } })
+    .meta({ description: CHAIN_ADDRESS_DESCRIPTION }),
+});
 
 const eventsQuery = z.object({
   cursor: z.string().optional(),
@@ -43,14 +71,14 @@ const privateAnswer = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
  * The answer to a registration, here and on the dashboard: 201 for a new one, 200 for one that
  * was already there; the webhook secret only when this call made it (it is never shown again).
  */
-export function registeredAnswer(r: RegisterResult, ctx: AppContext): { subscription: Subscription; webhookSecret?: string } {
+export function registeredAnswer(r: RegisterResult, ctx: AppContext): { subscription: ShownSubscription; webhookSecret?: string } {
   ctx.status = r.created ? 201 : 200;
   return r.webhookSecret === undefined ? { subscription: r.subscription } : { subscription: r.subscription, webhookSecret: r.webhookSecret };
 }
 
-export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 'subscriptions'> }): ApiRouter {
+export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 'subscriptions' | 'chains'> }): ApiRouter {
   const api = new ApiRouter();
-  const { events } = deps.services;
+  const { events, chains } = deps.services;
   const subscriptions = () => deps.services.subscriptions;
 
   api.add(
@@ -68,7 +96,7 @@ export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 
     },
     async ({ body, caller }, ctx) => {
       privateAnswer(ctx);
-      return registeredAnswer(await subscriptions().register(caller.tenant.id, body.address, body.webhookUrl), ctx);
+      return registeredAnswer(await subscriptions().register(caller.tenant.id, registeredKey(body.address, chains), body.webhookUrl), ctx);
     },
   );
 
@@ -103,7 +131,7 @@ export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 
     },
     async ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscription: await subscriptions().remove(caller.tenant.id, params.address) };
+      return { subscription: await subscriptions().remove(caller.tenant.id, registeredKey(params.address, chains)) };
     },
   );
 

@@ -23,6 +23,7 @@ import { dirtyRows, loadRows, loadState, markPool, type ChainState } from './sta
 import { BatchBuilder, mapLimit, type Batch } from './blocks.js';
 import { createHeads } from './heads.js';
 import { buildRetraction, DeepReorg, findAncestor, rollbackStart } from './reorg.js';
+import { recordOn, retractionOn } from './on-chain.js';
 
 /** What one chain's run indexed (the `cli index --json` summary's entry). */
 export type ChainSummary = {
@@ -340,7 +341,10 @@ async function followReorg(o: ChainRun, node: Node): Promise<IndexedBlock | null
     );
   }
   const journal = await repo.journal(c.chain, from);
-  const { retraction, restore } = buildRetraction(await loadRows(repo, c.chain), journal);
+  const built = buildRetraction(await loadRows(repo, c.chain), journal);
+  // What the orphaned blocks added, as the store keys it on this chain (docs/chains.md).
+  const retraction = retractionOn(built.retraction, c.chain, o.services.chains);
+  const { restore } = built;
   const to = { number: from - 1, hash: kept.find((b) => b.number === from)?.parentHash ?? (await node.header(from - 1)).hash };
   const now = Math.floor(o.nowMs() / 1000);
   const result = await o.services.ingest.retract(retraction, { within: (tx) => repo.rollback(tx, { chain: c.chain, to, restore, now }) });
@@ -367,7 +371,8 @@ async function commit(
 ): Promise<void> {
   const records: NumberedRecord[] = [];
   batch.records.forEach((value, i) => {
-    const parsed = parseRecord(value);
+    // On the chain this indexer reads: its token and market addresses become that chain's store keys.
+    const parsed = parseRecord(recordOn(value, o.config.chain), o.services.chains);
     if (parsed.ok) records.push({ line: i + 1, record: parsed.record });
     else o.log.warn({ record: value, error: parsed.error }, 'the indexer made a record the ingest refuses; skipped');
   });

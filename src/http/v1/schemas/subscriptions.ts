@@ -10,6 +10,7 @@ const subscription = z
   .strictObject({
     id: z.string().describe('Subscription id'),
     address: address('Registered token'),
+    chain: z.string().optional().describe('The chain of the token: only in a deployment of several chains (docs/chains.md)'),
     webhookUrl: z.string().nullable().describe('Where events are POSTed, null without a webhook'),
     createdAt: unixTime('Registration time'),
   })
@@ -40,6 +41,7 @@ const tradesEvent = z
     id: z.string().describe('Event id (the Svc-Event-Id header of its webhook)'),
     type: z.literal('trades'),
     token: address('The token the trades are of'),
+    chain: z.string().optional().describe('The chain of the token: only in a deployment of several chains (docs/chains.md)'),
     createdAt: unixTime('When the event was made'),
     data: z.strictObject({ trades: z.array(trade).max(1000).describe('Trades of one ingest batch (at most 1000; more make more events)') }),
   })
@@ -58,6 +60,7 @@ const tradesRemovedEvent = z
     id: z.string().describe('Event id (the Svc-Event-Id header of its webhook)'),
     type: z.literal('trades_removed'),
     token: address('The token the trades were of'),
+    chain: z.string().optional().describe('The chain of the token: only in a deployment of several chains (docs/chains.md)'),
     createdAt: unixTime('When the event was made'),
     data: z.strictObject({
       trades: z
