@@ -3,6 +3,13 @@ import { parseArgs } from 'node:util';
 
 export type BenchStoreKind = 'sqlite' | 'postgres';
 
+/**
+ * The ingest that runs beside the cached and uncached passes' load: `live`, the hot token's
+ * trades (`--ingest-rate`); `broad`, trades over every token of the data set in turn
+ * (`--broad-rate`), each post a block of many tokens, as an indexer's are.
+ */
+export type IngestKind = 'live' | 'broad';
+
 export type BenchOptions = {
   trades: number;
   tokens: number;
@@ -19,6 +26,10 @@ export type BenchOptions = {
   warmup: number;
   ingestRate: number;
   ingestIntervalMs: number;
+  /** The ingests the cached and uncached passes run under, in this order (each pass under each in turn). */
+  ingests: IngestKind[];
+  /** Trades/s of the broad ingest, spread over every token. */
+  broadRate: number;
   /** Trades in the ingest throughput measurement. */
   ingestTrades: number;
   ingestBatch: number;
@@ -70,6 +81,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup S            seconds of warm-up of each before the rounds (default 1)
   --ingest-rate N       live ingest trades/s during the load runs (default 50)
   --ingest-interval MS  one ingest post every MS (default 200)
+  --ingest I            the ingest beside the cached and uncached passes: live (default), the hot
+                        token's trades at --ingest-rate; broad, --broad-rate trades/s over every
+                        token in turn (each post a block of many tokens, as an indexer's); or
+                        both: each pass under live then under broad, reported side by side
+  --broad-rate N        trades/s of the broad ingest over all tokens (default 200)
   --ingest-trades N     trades in the ingest throughput measurement (default 100000, at most --trades)
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
@@ -123,6 +139,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
       warmup: { type: 'string' },
       'ingest-rate': { type: 'string' },
       'ingest-interval': { type: 'string' },
+      ingest: { type: 'string' },
+      'broad-rate': { type: 'string' },
       'ingest-trades': { type: 'string' },
       'ingest-batch': { type: 'string' },
       'limiter-ips': { type: 'string' },
@@ -160,6 +178,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
   if (databaseUrl !== null && !/^postgres(ql)?:\/\/[^/]/.test(databaseUrl)) {
     throw new Error(`${values['database-url'] === undefined ? 'BENCH_DATABASE_URL' : '--database-url'} must be a postgres:// URL with a host`);
   }
+  const ingest = values.ingest ?? 'live';
+  if (!['live', 'broad', 'both'].includes(ingest)) throw new Error('--ingest must be live, broad or both');
   const logLevel = values['log-level'] ?? 'warn';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new Error('--log-level must be a pino level');
   return {
@@ -174,6 +194,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
     warmup: int('warmup', values.warmup, 1, 0, 60),
     ingestRate: int('ingest-rate', values['ingest-rate'], 50, 0, 100_000),
     ingestIntervalMs: int('ingest-interval', values['ingest-interval'], 200, 10, 60_000),
+    ingests: ingest === 'both' ? ['live', 'broad'] : [ingest as IngestKind],
+    broadRate: int('broad-rate', values['broad-rate'], 200, 1, 100_000),
     ingestTrades: Math.min(trades, int('ingest-trades', values['ingest-trades'], 100_000, 1000, 10_000_000)),
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),

@@ -1,18 +1,29 @@
 /**
- * The live ingest stream that runs during the load runs: a steady rate of trades of the hot
- * token, stamped with the server's clock, posted as NDJSON to `POST /v1/ingest` with the bench
- * key, so caches are invalidated as they would be in production. A post that is still in flight
+ * The live ingest stream that runs during the load runs: a steady rate of trades, stamped with
+ * the server's clock, posted as NDJSON to `POST /v1/ingest` with the bench key, so caches are
+ * invalidated as they would be in production. The live ingest trades the hot token alone; the
+ * broad ingest (`--ingest broad`) trades every token of the data set in turn, so each post is a
+ * block of trades over many tokens, as an indexer's blocks are. A post that is still in flight
  * when the next is due carries its trades over to the next one, so the rate holds.
  */
 import { seededRandom } from '../src/domain/demo-data.js';
 
-export type StreamOptions = {
-  base: string;
-  secret: string;
-  token: string;
+/** A token the stream trades: its markets and wallets (of the data set) and its price to start from. */
+export type StreamToken = {
+  address: string;
   markets: readonly string[];
   wallets: readonly string[];
   startPrice: number;
+};
+
+export type StreamOptions = {
+  base: string;
+  secret: string;
+  /**
+   * The tokens traded, in turn: the stream's trade k is of token k mod their count, so every
+   * post of n trades touches min(n, count) tokens and each token gets the same share.
+   */
+  tokens: readonly StreamToken[];
   /** Unix seconds on the server's clock. */
   serverNow(): number;
   tradesPerSecond: number;
@@ -31,28 +42,47 @@ export type StreamStats = {
   seconds: number;
   /** Trades accepted per second over the stream's life. */
   rate: number;
+  /** Distinct tokens in the posts, on average (1 for the live ingest). */
+  tokensPerPost: number;
   firstError: string | null;
 };
 
 export type IngestStream = { stop(): Promise<StreamStats> };
 
 export function startIngestStream(opts: StreamOptions): IngestStream {
+  if (opts.tokens.length === 0) throw new Error('the ingest stream needs at least one token');
   const rand = seededRandom(0xbe7c4);
-  let price = opts.startPrice;
+  const prices = opts.tokens.map((t) => t.startPrice);
   let seq = 0;
+  let tokensPosted = 0;
   let owed = 0;
   let inFlight: Promise<void> | null = null;
   const startedAt = Date.now();
-  const stats: StreamStats = { posts: 0, accepted: 0, duplicates: 0, failed: 0, statusCodes: {}, meanMs: 0, maxMs: 0, seconds: 0, rate: 0, firstError: null };
+  const stats: StreamStats = {
+    posts: 0,
+    accepted: 0,
+    duplicates: 0,
+    failed: 0,
+    statusCodes: {},
+    meanMs: 0,
+    maxMs: 0,
+    seconds: 0,
+    rate: 0,
+    tokensPerPost: 0,
+    firstError: null,
+  };
   let totalMs = 0;
 
+  // With one token this draws the same numbers in the same order as the stream always did.
   const record = () => {
-    price *= Math.exp((rand() - 0.5) * 0.004);
+    const k = seq % opts.tokens.length;
+    const token = opts.tokens[k]!;
+    const price = (prices[k] = prices[k]! * Math.exp((rand() - 0.5) * 0.004));
     const volumeUsd = Math.round(Math.exp(2 + rand() * 6) * 100) / 100;
     return {
       type: 'trade',
-      token: opts.token,
-      market: opts.markets[Math.floor(rand() * opts.markets.length)]!,
+      token: token.address,
+      market: token.markets[Math.floor(rand() * token.markets.length)]!,
       signature: `bench-${opts.label}-${startedAt.toString(36)}-${(seq++).toString(36)}`,
       index: 0,
       blockTime: opts.serverNow(),
@@ -61,11 +91,12 @@ export function startIngestStream(opts: StreamOptions): IngestStream {
       amount: volumeUsd / price,
       quoteAmount: volumeUsd / 150,
       volumeUsd,
-      wallet: opts.wallets[Math.floor(rand() * opts.wallets.length)]!,
+      wallet: token.wallets[Math.floor(rand() * token.wallets.length)]!,
     };
   };
 
   const post = async (count: number) => {
+    tokensPosted += Math.min(count, opts.tokens.length);
     const body = Array.from({ length: count }, () => JSON.stringify(record())).join('\n') + '\n';
     const t0 = performance.now();
     try {
@@ -113,6 +144,7 @@ export function startIngestStream(opts: StreamOptions): IngestStream {
       stats.seconds = (Date.now() - startedAt) / 1000;
       stats.meanMs = stats.posts > 0 ? totalMs / stats.posts : 0;
       stats.rate = stats.seconds > 0 ? stats.accepted / stats.seconds : 0;
+      stats.tokensPerPost = stats.posts > 0 ? tokensPosted / stats.posts : 0;
       return stats;
     },
   };

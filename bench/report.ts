@@ -7,7 +7,7 @@ import type { LoadResult } from './load.js';
 import type { StreamStats } from './ingest-stream.js';
 import type { IngestRate } from './ingest-rate.js';
 import type { Startup } from './startup.js';
-import type { BenchStoreKind } from './args.js';
+import type { BenchStoreKind, IngestKind } from './args.js';
 
 export type LimiterFigure = { buckets: number; bytesPerBucket: number; gc: boolean };
 
@@ -28,6 +28,8 @@ export type PassResult = {
   name: 'cached' | 'uncached';
   /** The store the pass's server ran on (the same data set either way). */
   store: BenchStoreKind;
+  /** The ingest beside the load (bench/args.ts, IngestKind); absent: live. */
+  ingest?: IngestKind;
   routes: RouteRun[];
   stream: StreamStats | null;
   deepCursor: { depth: number; pages: number; error: string | null };
@@ -136,13 +138,20 @@ export type Report = {
   errors: Record<string, string>;
 };
 
+/** A pass's name in the figures: `cached`, or `cached broad` under the broad ingest. */
+export function passLabel(pass: Pick<PassResult, 'name' | 'ingest'>): string {
+  return pass.ingest === 'broad' ? `${pass.name} broad` : pass.name;
+}
+
 /** The rows of the table: every route of every pass, then the other figures. */
 export function reportRows(report: Report): Row[] {
   const rows: Row[] = [];
   for (const pass of report.passes) {
+    const label = passLabel(pass);
+    const broad = pass.ingest === 'broad';
     for (const r of pass.routes) {
       rows.push({
-        figure: `${pass.name}: ${r.id}`,
+        figure: `${label}: ${r.id}`,
         store: pass.store,
         value: `${num(r.route.rps)} req/s`,
         p50: num(r.route.p50, 1),
@@ -160,7 +169,7 @@ export function reportRows(report: Report): Row[] {
     const at = { ...blank, store: pass.store };
     rows.push({
       ...at,
-      figure: `${pass.name}: deep vs first trades page`,
+      figure: `${label}: deep vs first trades page`,
       value: deep ? `${num(deep.route.rps)} req/s` : '-',
       baseline: first ? `${num(first.route.rps)} req/s` : '-',
       ratio: num(d.ratio, 2),
@@ -171,23 +180,27 @@ export function reportRows(report: Report): Row[] {
     const s = pass.stream;
     rows.push({
       ...at,
-      figure: `${pass.name}: live ingest stream`,
+      figure: `${label}: ${broad ? 'broad' : 'live'} ingest stream`,
       value: s ? `${num(s.rate, 1)} trades/s` : '-',
       p50: s ? num(s.meanMs, 1) : '',
       p99: s ? num(s.maxMs, 1) : '',
       meets: s ? meetsText(s.failed === 0 && s.accepted > 0) : 'NO',
-      note: s ? (s.failed > 0 ? `${s.failed} of ${s.posts} posts failed: ${s.firstError}` : `${s.posts} posts, mean / max ms`) : 'not run',
+      note: s
+        ? s.failed > 0
+          ? `${s.failed} of ${s.posts} posts failed: ${s.firstError}`
+          : `${s.posts} posts${broad ? ` of ${num(s.tokensPerPost, 1)} tokens` : ''}, mean / max ms`
+        : 'not run',
     });
     rows.push({
       ...at,
-      figure: `${pass.name}: CPU of other processes`,
+      figure: `${label}: CPU of other processes`,
       value: pass.otherCores === null ? '-' : `${num(pass.otherCores, 2)} cores`,
       note: pass.otherCores !== null && pass.otherCores > 0.25 ? 'the machine was shared: figures are pessimistic' : '',
     });
     if (pass.databaseCores !== null) {
       rows.push({
         ...at,
-        figure: `${pass.name}: CPU of the database`,
+        figure: `${label}: CPU of the database`,
         value: `${num(pass.databaseCores, 2)} cores`,
         note: "the PostgreSQL server's sessions of this pass",
       });

@@ -12,12 +12,14 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { projectRoot } from '../src/paths.js';
-import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
+import { parseBenchArgs, USAGE, type BenchOptions, type IngestKind } from './args.js';
 import { processSeconds, watchCpu, type CpuShare } from './cpu.js';
 import { BROWSER_ACCEPT_ENCODING, capture } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
+import { demoTokens } from '../src/domain/demo-data.js';
 import { measureIngest } from './ingest-rate.js';
-import { startIngestStream, type StreamStats } from './ingest-stream.js';
+import { startIngestStream, type StreamStats, type StreamToken } from './ingest-stream.js';
+import { formatIngestComparison, ingestComparison } from './ingest-compare.js';
 import { driveGroup, type LoadOptions } from './load.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
 import { benchRoutes, findDeepCursor, routeGroups, type BenchRoute, type CursorWalk } from './routes.js';
@@ -43,17 +45,33 @@ async function limiterMemory(ips: number): Promise<LimiterFigure> {
   return JSON.parse(stdout) as LimiterFigure;
 }
 
-function readHotPrice(path: string, hot: string): number {
+/** The tokens' prices in the data set (provisioning writes no prices), read from the SQLite file for either store. */
+function readPrices(path: string, addresses: readonly string[]): number[] {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare('SELECT price_usd FROM tokens WHERE address = ?').pluck().get(hot) as number | null) ?? 1;
+    const price = db.prepare('SELECT price_usd FROM tokens WHERE address = ?').pluck();
+    return addresses.map((a) => (price.get(a) as number | null) ?? 1);
   } finally {
     db.close();
   }
 }
 
+/** What the pass's ingest trades and how fast: the hot token (live), or every token in turn (broad). */
+function streamPlan(ingest: IngestKind, opts: BenchOptions, plan: DataPlan, dataPath: string): { tokens: StreamToken[]; rate: number } {
+  const tokens = ingest === 'live' ? [hotToken(plan)] : demoTokens(plan);
+  const prices = readPrices(
+    dataPath,
+    tokens.map((t) => t.address),
+  );
+  return {
+    tokens: tokens.map((t, i) => ({ address: t.address, markets: t.markets, wallets: t.wallets, startPrice: prices[i]! })),
+    rate: ingest === 'live' ? opts.ingestRate : opts.broadRate,
+  };
+}
+
 async function runPass(
   name: 'cached' | 'uncached',
+  ingest: IngestKind,
   opts: BenchOptions,
   plan: DataPlan,
   target: StoreTarget,
@@ -62,23 +80,25 @@ async function runPass(
 ): Promise<PassResult> {
   const anchorMs = plan.anchor * 1000;
   const hot = hotToken(plan);
-  const work = await target.preparePass(name, anchorMs, hot.address);
+  const broad = ingest === 'broad';
+  const work = await target.preparePass(broad ? `${name}_broad` : name, anchorMs, hot.address);
   const { secret, registered } = work;
   if (!registered) say('WARNING: the services have no subscriptions: the live ingest writes no events');
-  // The data set's price (provisioning writes no prices), read from the SQLite file for either store.
-  const startPrice = readHotPrice(dataPath, hot.address);
-  const label = target.kind === 'sqlite' ? name : `${name} on postgres`;
+  const feed = streamPlan(ingest, opts, plan, dataPath);
+  const label = `${broad ? `${name} broad` : name}${target.kind === 'sqlite' ? '' : ' on postgres'}`;
+  // Files and folders of the pass: `cached`, `postgres-cached-broad`, ...
+  const fileKey = `${target.kind === 'sqlite' ? '' : 'postgres-'}${name}${broad ? '-broad' : ''}`;
 
   const env: Record<string, string> = { LOG_LEVEL: opts.logLevel, RATE_LIMIT_ANON: '999999999/1' };
   if (name === 'uncached') env.CACHE = 'off';
-  const logFile = join(DATA_DIR, target.kind === 'sqlite' ? `server-${name}.log` : `server-postgres-${name}.log`);
+  const logFile = join(DATA_DIR, `server-${fileKey}.log`);
   say(
-    `${label}: starting the server (load average ${loadavg()
+    `${label}: starting the server, ${broad ? `the broad ingest (${feed.rate} trades/s over ${feed.tokens.length} tokens)` : `the live ingest (${feed.rate} trades/s of the hot token)`} (load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')})`,
   );
   const cpu = watchCpu();
-  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', target.kind === 'sqlite' ? name : `postgres-${name}`) : undefined;
+  const profileDir = opts.profile ? join(DATA_DIR, 'profiles', fileKey) : undefined;
   let server: BenchServer;
   try {
     server = await startBenchServer({ storePath: work.storePath, databaseUrl: work.databaseUrl, anchorMs, env, logFile, profileDir });
@@ -88,18 +108,15 @@ async function runPass(
   }
   if (profileDir !== undefined) say(`${label}: the server's CPU profile goes to ${profileDir}`);
   const stream =
-    opts.ingestRate > 0
+    feed.rate > 0
       ? startIngestStream({
           base: server.base,
           secret,
-          token: hot.address,
-          markets: hot.markets,
-          wallets: hot.wallets,
-          startPrice,
+          tokens: feed.tokens,
           serverNow: server.serverNow,
-          tradesPerSecond: opts.ingestRate,
+          tradesPerSecond: feed.rate,
           intervalMs: opts.ingestIntervalMs,
-          label: name,
+          label: fileKey,
         })
       : null;
   const headers = { 'x-api-key': secret, 'accept-encoding': BROWSER_ACCEPT_ENCODING };
@@ -137,6 +154,7 @@ async function runPass(
   return {
     name,
     store: target.kind,
+    ...(broad ? { ingest } : {}),
     routes,
     stream: streamStats,
     deepCursor: { depth: walk.depth, pages: walk.pages, error: walk.error },
@@ -331,14 +349,16 @@ async function main(): Promise<void> {
       if (opts.stores.includes('postgres')) say(`the ${pass} pass runs on SQLite only for now: not on postgres`);
       if (!onSqlite) continue;
     } else {
-      // Each pass on each store in turn (SQLite, then PostgreSQL), so the two see the same hour.
-      for (const target of targets) {
-        const key = target.kind === 'sqlite' ? pass : `postgres ${pass}`;
-        try {
-          report.passes.push(await runPass(pass, opts, plan, target, data.path, s));
-        } catch (err) {
-          report.errors[key] = err instanceof Error ? err.message : String(err);
-          say(`ERROR in the ${key} pass: ${report.errors[key]}`);
+      // Each pass under each ingest on each store in turn (SQLite, then PostgreSQL), so the two see the same hour.
+      for (const ingest of opts.ingests) {
+        for (const target of targets) {
+          const key = `${target.kind === 'sqlite' ? '' : 'postgres '}${pass}${ingest === 'broad' ? ' broad' : ''}`;
+          try {
+            report.passes.push(await runPass(pass, ingest, opts, plan, target, data.path, s));
+          } catch (err) {
+            report.errors[key] = err instanceof Error ? err.message : String(err);
+            say(`ERROR in the ${key} pass: ${report.errors[key]}`);
+          }
         }
       }
       continue;
@@ -388,6 +408,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
   const compared = storeComparison(report.passes);
   if (compared.length > 0) process.stdout.write(`the same data set on both stores:\n${formatStoreComparison(compared)}\n\n`);
+  const byIngest = ingestComparison(report.passes);
+  if (byIngest.length > 0) process.stdout.write(`ratio to the ceiling under the live and the broad ingest:\n${formatIngestComparison(byIngest)}\n\n`);
   if (report.hostile !== undefined) process.stdout.write(`${formatHostile(report.hostile)}\n\n`);
   const failed = [
     ...failures(rows).map((r) => ({ figure: r.store === 'postgres' ? `${r.figure} (postgres)` : r.figure })),
@@ -425,6 +447,7 @@ async function main(): Promise<void> {
         stores: opts.stores,
         postgres,
         storeComparison: compared,
+        ingestComparison: byIngest,
         ...report,
         fanout,
         viewers,

@@ -124,10 +124,14 @@ async function hotFeed(o: SlowReaderOptions): Promise<{ stop(): Promise<StreamSt
   return startIngestStream({
     base: o.base,
     secret: o.ingestKey,
-    token: o.hot,
-    markets: [...new Set(data.map((t) => t.market))],
-    wallets: [...new Set(data.map((t) => t.wallet))],
-    startPrice: data[0]!.priceUsd,
+    tokens: [
+      {
+        address: o.hot,
+        markets: [...new Set(data.map((t) => t.market))],
+        wallets: [...new Set(data.map((t) => t.wallet))],
+        startPrice: data[0]!.priceUsd,
+      },
+    ],
     serverNow: o.serverNow ?? (() => Math.floor(Date.now() / 1000)),
     tradesPerSecond: ATTACK_TRADES_PER_SECOND,
     intervalMs: 100,

@@ -3,7 +3,7 @@
  * route of each pass that ran on both, with requests/s, p50 and p99 of each and their ratio. Pure,
  * so the tests pin it; the figures are the same as in the main table, side by side.
  */
-import type { PassResult } from './report.js';
+import { passLabel, type PassResult } from './report.js';
 
 export type StoreComparisonRow = {
   figure: string;
@@ -15,18 +15,18 @@ export type StoreComparisonRow = {
   problem: string | null;
 };
 
-/** Rows for every route measured in a pass of the same name on both stores, in the SQLite order. */
+/** Rows for every route measured in a pass of the same name and ingest on both stores, in the SQLite order. */
 export function storeComparison(passes: readonly PassResult[]): StoreComparisonRow[] {
   const rows: StoreComparisonRow[] = [];
   for (const lite of passes.filter((p) => p.store === 'sqlite')) {
-    const other = passes.find((p) => p.store === 'postgres' && p.name === lite.name);
+    const other = passes.find((p) => p.store === 'postgres' && p.name === lite.name && (p.ingest ?? 'live') === (lite.ingest ?? 'live'));
     if (other === undefined) continue;
     for (const r of lite.routes) {
       const o = other.routes.find((x) => x.id === r.id);
       if (o === undefined) continue;
       const problems = [r.problem && `sqlite: ${r.problem}`, o.problem && `postgres: ${o.problem}`].filter(Boolean);
       rows.push({
-        figure: `${lite.name}: ${r.id}`,
+        figure: `${passLabel(lite)}: ${r.id}`,
         sqlite: { rps: r.route.rps, p50: r.route.p50, p99: r.route.p99 },
         postgres: { rps: o.route.rps, p50: o.route.p50, p99: o.route.p99 },
         ratio: r.route.rps > 0 ? o.route.rps / r.route.rps : null,

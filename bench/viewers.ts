@@ -202,10 +202,7 @@ export async function runViewersPass(o: {
       ? startIngestStream({
           base: server.base,
           secret,
-          token: hot.address,
-          markets: hot.markets,
-          wallets: hot.wallets,
-          startPrice: 1,
+          tokens: [{ address: hot.address, markets: hot.markets, wallets: hot.wallets, startPrice: 1 }],
           serverNow: server.serverNow,
           tradesPerSecond: o.ingestRate,
           intervalMs: 200,

@@ -215,8 +215,10 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
         }
         const now = clockNow();
         if (state !== null && state.asOf === now && store.settled() === null) {
-          const maxId = await repo.maxId();
-          const removalSeq = await repo.lastRemovalSeq();
+          // Together: one round trip's wait on PostgreSQL instead of two in a row, on every request
+          // to a current board (the broad ingest's profile, docs/operations.md). Either read sees
+          // every commit made before the request began, as one after the other did.
+          const [maxId, removalSeq] = await Promise.all([repo.maxId(), repo.lastRemovalSeq()]);
           // A step another caller began while this one read is waited for by the next round.
           if (running !== null) continue;
           if (state !== null && state.asOf === now && maxId === state.seenId && removalSeq === state.removalSeq) return now;
