@@ -19,6 +19,21 @@ afterEach(() => t?.close());
 const symbol = async (name: string) => (await t.http.get('/udf/symbols').query({ symbol: name })).body;
 const history = (name: string) => t.http.get('/udf/history').query({ symbol: name, resolution: '60', from: HOUR - 3600, to: HOUR + 3600 });
 
+describe('/udf/config on several chains', () => {
+  it('lists each chain as an exchange after All, then the dexes', async () => {
+    const res = await t.http.get('/udf/config');
+    expect(res.body.exchanges).toEqual([
+      { value: '', name: 'All Exchanges', desc: '' },
+      { value: 'solana', name: 'solana', desc: 'solana (chain)' },
+      { value: 'base', name: 'base', desc: 'base (chain)' },
+      { value: 'ethereum', name: 'ethereum', desc: 'ethereum (chain)' },
+      { value: 'aerodrome', name: 'aerodrome', desc: 'aerodrome' },
+      { value: 'raydium', name: 'raydium', desc: 'raydium' },
+      { value: 'uniswap', name: 'uniswap', desc: 'uniswap' },
+    ]);
+  });
+});
+
 describe('/udf/symbols on several chains', () => {
   it('resolves chain:address to that chain token, ticker the store key and the chain in the description', async () => {
     const base = await symbol(`base:${WETH}`);
