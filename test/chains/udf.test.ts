@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains, type Fixture } from './support.js';
+import { aToken } from '../helpers/builders.js';
 
 let t: TestApp;
 let f: Fixture;
@@ -73,6 +74,15 @@ describe('/udf/symbols on several chains', () => {
     }
     // aerodrome is a dex of Base's market: EXCHANGE:ADDRESS still reads as before chains.
     expect((await symbol(`aerodrome:WETH`)).ticker).toBe(`base:${WETH}`);
+  });
+
+  it("shows a token without markets under its own chain's name, which resolves it back", async () => {
+    const bare = '0x00000000000000000000000000000000000000bb';
+    t.ingest([{ ...aToken({ address: bare, symbol: 'BARE', name: 'No markets' }), chain: 'base' }]);
+    const info = await symbol(`base:${bare}`);
+    expect([info.exchange, info.listed_exchange, info.ticker]).toEqual(['base', 'base', `base:${bare}`]);
+    // The stock adapter's full_name, EXCHANGE:SYMBOL, finds the same token.
+    expect((await symbol('base:BARE')).ticker).toBe(`base:${bare}`);
   });
 
   it('names a pair by chain:market, ticker the market key', async () => {
