@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/make-test-app.js';
 import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains, type Fixture } from './support.js';
+import { aToken } from '../helpers/builders.js';
 
 let t: TestApp;
 let f: Fixture;
@@ -18,6 +19,21 @@ afterEach(() => t?.close());
 
 const symbol = async (name: string) => (await t.http.get('/udf/symbols').query({ symbol: name })).body;
 const history = (name: string) => t.http.get('/udf/history').query({ symbol: name, resolution: '60', from: HOUR - 3600, to: HOUR + 3600 });
+
+describe('/udf/config on several chains', () => {
+  it('lists each chain as an exchange after All, then the dexes', async () => {
+    const res = await t.http.get('/udf/config');
+    expect(res.body.exchanges).toEqual([
+      { value: '', name: 'All Exchanges', desc: '' },
+      { value: 'solana', name: 'solana', desc: 'solana (chain)' },
+      { value: 'base', name: 'base', desc: 'base (chain)' },
+      { value: 'ethereum', name: 'ethereum', desc: 'ethereum (chain)' },
+      { value: 'aerodrome', name: 'aerodrome', desc: 'aerodrome' },
+      { value: 'raydium', name: 'raydium', desc: 'raydium' },
+      { value: 'uniswap', name: 'uniswap', desc: 'uniswap' },
+    ]);
+  });
+});
 
 describe('/udf/symbols on several chains', () => {
   it('resolves chain:address to that chain token, ticker the store key and the chain in the description', async () => {
@@ -58,6 +74,15 @@ describe('/udf/symbols on several chains', () => {
     }
     // aerodrome is a dex of Base's market: EXCHANGE:ADDRESS still reads as before chains.
     expect((await symbol(`aerodrome:WETH`)).ticker).toBe(`base:${WETH}`);
+  });
+
+  it("shows a token without markets under its own chain's name, which resolves it back", async () => {
+    const bare = '0x00000000000000000000000000000000000000bb';
+    t.ingest([{ ...aToken({ address: bare, symbol: 'BARE', name: 'No markets' }), chain: 'base' }]);
+    const info = await symbol(`base:${bare}`);
+    expect([info.exchange, info.listed_exchange, info.ticker]).toEqual(['base', 'base', `base:${bare}`]);
+    // The stock adapter's full_name, EXCHANGE:SYMBOL, finds the same token.
+    expect((await symbol('base:BARE')).ticker).toBe(`base:${bare}`);
   });
 
   it('names a pair by chain:market, ticker the market key', async () => {

@@ -7,6 +7,7 @@ import { SYMBOL_TYPE, pairSymbolInfo, searchItem, splitSearchQuery, tokenSymbolI
 import { adapterParams, resolveChart, symbolParam, type UdfDeps } from './params.js';
 import * as S from './schemas.js';
 import { describedOnChain, searchChain, searchItemOnChain } from '../../domain/udf-chains.js';
+import { showsChains } from '../../domain/chains.js';
 
 export const SEARCH_LIMIT_DEFAULT = 30;
 export const SEARCH_LIMIT_MAX = 100;
@@ -26,7 +27,14 @@ export function addSymbolRoutes(router: ApiRouter, deps: UdfDeps): void {
       example: S.udfConfigExample,
     },
     // Every chart load asks for it: kept until any token changes (the exchange list is read by index anyway).
-    () => cache.json('tokens', 'udf-config', async () => udfConfig(await symbols.exchanges())),
+    () =>
+      cache.json('tokens', 'udf-config', async () => {
+        const config = udfConfig(await symbols.exchanges());
+        // Several chains: each chain is an exchange of the search dialog's menu, meaning that chain's tokens (docs/chains.md).
+        if (!showsChains(chains)) return config;
+        const [all, ...dexes] = config.exchanges;
+        return { ...config, exchanges: [all!, ...chains.list.map((c) => ({ value: c, name: c, desc: `${c} (chain)` })), ...dexes] };
+      }),
   );
 
   router.add(

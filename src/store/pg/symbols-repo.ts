@@ -14,7 +14,7 @@ import type { Resolved, SymbolRow, SymbolsRepo } from '../port/repos.js';
 import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import { dexAllows, dexKey as dexKeyOn, hitExchange, rankHits, searchesAddressPrefix, topDexOr, type SymbolHit } from '../../domain/udf-search.js';
 import { addressForms, addressKeys, chainLookups, chainPairName, keyFilter, NO_KEY_FILTER, type KeyFilter } from '../../domain/udf-chains.js';
-import { oneChain, type Chains } from '../../domain/chains.js';
+import { keyChain, oneChain, type Chains } from '../../domain/chains.js';
 import { escapeLike, holdsNul } from '../shared/sql-text.js';
 import { row, rows, type Queryable } from './pg-repo.js';
 
@@ -46,7 +46,9 @@ export function createPgSymbolsRepo(db: Queryable, chainsOrName: Chains | string
   const chains = typeof chainsOrName === 'string' ? oneChain(chainsOrName) : chainsOrName;
   const chain = chains.defaultChain;
   const token = async (id: number): Promise<SymbolRow> => {
-    return topDexOr((await row<SymbolRow>(db, `${TOKEN} WHERE t.id = $1`, [id]))!, chain);
+    const found = (await row<SymbolRow>(db, `${TOKEN} WHERE t.id = $1`, [id]))!;
+    // Without markets a token shows its own chain's name as exchange, which CHAIN:SYMBOL resolves back.
+    return topDexOr(found, keyChain(found.address, chains));
   };
   const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
   const hits = (f: KeyFilter, where: string, params: unknown[], limit: number, from = 'udf_listing l'): Promise<Hit[]> => {

@@ -15,7 +15,7 @@ import { nameHasPhrase, queryWords } from '../../domain/udf.js';
 import type { Resolved, ResolvedPair, SearchQuery, SymbolRow, SymbolsRepo } from '../port/tokens.js';
 import { dexAllows, dexKey as dexKeyOn, hitExchange, rankHits, searchesAddressPrefix, topDexOr, type SymbolHit } from '../../domain/udf-search.js';
 import { addressForms, addressKeys, chainLookups, chainPairName, keyFilter, NO_KEY_FILTER, type ChainLookup, type KeyFilter } from '../../domain/udf-chains.js';
-import { oneChain, showsChains, type Chains } from '../../domain/chains.js';
+import { keyChain, oneChain, showsChains, type Chains } from '../../domain/chains.js';
 import { escapeLike, holdsNul } from '../shared/sql-text.js';
 
 export { escapeLike, holdsNul };
@@ -190,7 +190,11 @@ export function createSymbolsRepo(
     return hits;
   }
 
-  const token = (id: number): SymbolRow => topDexOr(tokenById.get(id)!, chain);
+  // Without markets a token shows its own chain's name as exchange, which CHAIN:SYMBOL resolves back.
+  const token = (id: number): SymbolRow => {
+    const row = tokenById.get(id)!;
+    return topDexOr(row, keyChain(row.address, chains));
+  };
   const dexKey = (exchange: string | null): string => dexKeyOn(exchange, chain);
 
   /** The token an address names (on `chain`, or as its own `chain:` prefix says when null). */
