@@ -144,6 +144,14 @@ function addressKeyIssue(v: string, chains: Chains, plain: () => void, ctx: z.Re
   return z.NEVER;
 }
 
+/** The plain check of both schemas below: the store key, or FAIL for either kind of issue. */
+const keyCheck =
+  (chains: Chains): Check =>
+  (v) => {
+    const key = parseAddressKey(v, chains);
+    return typeof key === 'string' ? key : FAIL;
+  };
+
 /**
  * A path segment naming a token or market, as a store key (docs/chains.md, Naming a token or
  * market on a chain): the address on the default chain, `chain:address` on any. 400
@@ -158,10 +166,7 @@ export const addressKeyPathParam = (chains: Chains) =>
         addressKeyIssue(v, chains, () => ctx.addIssue({ code: 'custom', message: 'is not a well-formed address', params: { code: 'invalid_address' } }), ctx),
       )
       .meta({ description: chainAddressDescription(chains), pattern: CHAIN_ADDRESS_PATTERN }),
-    (v) => {
-      const key = parseAddressKey(v, chains);
-      return typeof key === 'string' ? key : FAIL;
-    },
+    keyCheck(chains),
   );
 
 /**
@@ -174,10 +179,7 @@ export const addressKeyParam = (chains: Chains) =>
       .string()
       .transform((v, ctx) => addressKeyIssue(v, chains, () => ctx.addIssue({ code: 'custom', message: 'must be a well-formed address' }), ctx))
       .meta({ description: chainAddressDescription(chains), pattern: CHAIN_ADDRESS_PATTERN }),
-    (v) => {
-      const key = parseAddressKey(v, chains);
-      return typeof key === 'string' ? key : FAIL;
-    },
+    keyCheck(chains),
   );
 
 /**
