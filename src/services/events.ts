@@ -255,6 +255,9 @@ export function createEvents(deps: { clock: Clock; repos: Pick<Repos, 'events' |
       return { events, nextCursor: encodeEventCursor(k, tenantId, last) };
     },
 
+    /** The JSON of a stored event as this deployment shows it (what its webhook POSTs; see eventJson). */
+    json: (row: Pick<EventRow, 'id' | 'token' | 'createdAt' | 'data'>): string => eventJson(row, chains),
+
     /** Deletes events older than the retention (in batches); returns how many went. */
     async prune(batch = 5000): Promise<number> {
       const before = nowSeconds(deps.clock) - EVENT_RETENTION_SECONDS;

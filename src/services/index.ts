@@ -63,8 +63,9 @@ function build(deps: Deps<AnyStore>) {
   const ingest = makeIngest(store, engine, deps.clock, chains, [({ trades }) => metrics.tradesInserted(trades.length)]);
   const withRepos = { ...deps, repos };
   const accounts = createAccounts(withRepos);
-  const subscriptions = createSubscriptions(withRepos);
-  const events = createEvents(withRepos);
+  // Both name tokens by the deployment's chains (CHAINS, or CHAIN alone): docs/chains.md.
+  const subscriptions = createSubscriptions({ ...withRepos, config: { webhookAllowPrivate: deps.config?.webhookAllowPrivate ?? false, chains } });
+  const events = createEvents({ ...withRepos, config: { chains } });
   const sessions = createSessions(withRepos);
   const signInThrottle = createSignInThrottle(withRepos);
   // The chain indexer's status for /healthz: the server's indexer job attaches to it.

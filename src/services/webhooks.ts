@@ -18,8 +18,7 @@ import type { StoreHandle } from '../store/port/handle.js';
 import type { Clock } from '../domain/clock.js';
 import type { Async } from '../store/port/async.js';
 import type { DueDelivery, WebhookOutboxRepo } from '../store/port/repos.js';
-import { eventId, eventJson } from './events.js';
-import { oneChain, type Chains } from '../domain/chains.js';
+import { eventId } from './events.js';
 import { refusedLiteral } from './webhook-target.js';
 import { post, type Outcome } from './webhook-post.js';
 import { engineOf } from '../open-store.js';
@@ -34,8 +33,7 @@ export type WebhookWorkerDeps = {
   clock: Clock;
   /** The events service (pruning), the counters and the outbox (`repos.outbox`), from createServices. */
   services: Pick<Services, 'events' | 'metrics'> & { repos: { outbox: WorkerOutbox } };
-  /** `chains`: how a body names its token (docs/chains.md); one chain when absent. */
-  config: { webhookAllowPrivate: boolean; chains?: Chains };
+  config: { webhookAllowPrivate: boolean };
   logger?: Logger;
   /** How often the loop looks for due deliveries (real ms). Default 1000. */
   intervalMs?: number;
@@ -95,7 +93,6 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const concurrency = deps.concurrency ?? 8;
   const perTenant = Math.min(deps.perTenant ?? 2, concurrency);
   const allowPrivate = deps.config.webhookAllowPrivate;
-  const chains = deps.config.chains ?? oneChain();
   let lastPrune = -Infinity;
 
   /** One attempt at a delivery this worker has claimed; false when there was nothing to send. */
@@ -115,7 +112,8 @@ export function startWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       return false;
     }
     // The body is the event as /v1/events shows it: its id is the event's, not the delivery row's.
-    const body = eventJson({ id: d.eventId, token: d.token, createdAt: d.createdAt, data: d.data }, chains);
+    // Through the events service, so the body names the token's chain as /v1/events does (docs/chains.md).
+    const body = events.json({ id: d.eventId, token: d.token, createdAt: d.createdAt, data: d.data });
     const t = Math.floor(now / 1000);
     let url: URL | null = null;
     try {

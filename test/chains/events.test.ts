@@ -79,7 +79,7 @@ describe('subscriptions of several chains', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toEqual({
       code: 'invalid_address',
-      message: 'address is not a well-formed address; unknown chain "polygon" (chains: solana, base, ethereum)',
+      message: expect.stringContaining('unknown chain "polygon" (chains: solana, base, ethereum)'),
       param: 'address',
       requestId: expect.any(String),
     });
