@@ -48,8 +48,8 @@ export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
               limitParam(limit),
             ]),
 
-    // As SQLite's: a chain's keys are a range of the address indexes ("C" order); the default
-    // chain's (no colon) a scan, its trades the store's count less every other chain's.
+    // As SQLite's: a chain's keys are a range of the address indexes ("C" order), the default
+    // chain's (no colon) a scan; trades are the sums of the tokens' day candles' trade counts.
     async chainCounts(keys) {
       const counted =
         keys === 'plain'
@@ -57,8 +57,8 @@ export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
               db,
               `SELECT (SELECT count(*) FROM tokens WHERE strpos(address, ':') = 0)::int AS tokens,
                       (SELECT count(*) FROM markets WHERE strpos(address, ':') = 0)::int AS markets,
-                      (coalesce((SELECT n FROM trade_count WHERE one = 1), 0)
-                        - (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE strpos(address, ':') > 0)))::bigint AS trades,
+                      (SELECT coalesce(sum(c.n), 0) FROM tokens t JOIN candles c ON c.token_id = t.id AND c.res = 86400
+                        WHERE strpos(t.address, ':') = 0)::bigint AS trades,
                       (SELECT last_trade_at FROM tokens WHERE last_trade_at IS NOT NULL AND strpos(address, ':') = 0
                         ORDER BY last_trade_at DESC LIMIT 1) AS "lastTradeAt"`,
               [],
@@ -67,7 +67,8 @@ export function createPgDiscoveryRepo(db: Queryable): PgDiscoveryRepo {
               db,
               `SELECT (SELECT count(*) FROM tokens WHERE address >= $1 AND address < $2)::int AS tokens,
                       (SELECT count(*) FROM markets WHERE address >= $1 AND address < $2)::int AS markets,
-                      (SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE address >= $1 AND address < $2))::bigint AS trades,
+                      (SELECT coalesce(sum(c.n), 0) FROM tokens t JOIN candles c ON c.token_id = t.id AND c.res = 86400
+                        WHERE t.address >= $1 AND t.address < $2)::bigint AS trades,
                       (SELECT max(last_trade_at) FROM tokens WHERE address >= $1 AND address < $2) AS "lastTradeAt"`,
               [keys.from, keys.to],
             );

@@ -29,22 +29,30 @@ export function createDiscoveryRepo(db: Db): DiscoveryRepo {
   const newestPlain = db.prepare<{ limit: number }, TokenSummary>(
     `SELECT ${SUMMARY} FROM tokens t WHERE instr(t.address, ':') = 0 ORDER BY t.created_at DESC, t.address LIMIT @limit`,
   );
-  // A chain's keys are one range of the tokens' and markets' unique address indexes; its trades
-  // are counted token by token on trades_token_time. The default chain's keys (no colon) are not
-  // a range: its tokens and markets are a walk of those indexes, its trades the store's count
-  // less every other chain's, its newest trade the first of its tokens down tokens_last_trade.
+  // A chain's keys are one range of the tokens' and markets' unique address indexes. Its trades
+  // are the trade counts of its tokens' day candles (a row per token and day, never one per
+  // trade: a chain of millions of trades is counted in thousands of rows, and a recount follows
+  // every ingest; CROSS JOIN keeps the walk on the tokens). The default chain's keys (no colon) are not a range: its tokens and markets
+  // are a walk of those indexes, its newest trade the first of its tokens down tokens_last_trade.
   type Range = { from: string; to: string };
   const inRange = {
     tokens: db.prepare<Range, number>('SELECT count(*) FROM tokens WHERE address >= @from AND address < @to').pluck(),
     markets: db.prepare<Range, number>('SELECT count(*) FROM markets WHERE address >= @from AND address < @to').pluck(),
-    trades: db.prepare<Range, number>('SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE address >= @from AND address < @to)').pluck(),
+    trades: db
+      .prepare<Range, number>(
+        'SELECT coalesce(sum(c.n), 0) FROM tokens t CROSS JOIN candles c ON c.token_id = t.id AND c.res = 86400 WHERE t.address >= @from AND t.address < @to',
+      )
+      .pluck(),
     lastTradeAt: db.prepare<Range, number | null>('SELECT max(last_trade_at) FROM tokens WHERE address >= @from AND address < @to').pluck(),
   };
   const inPlain = {
     tokens: db.prepare<[], number>("SELECT count(*) FROM tokens WHERE instr(address, ':') = 0").pluck(),
     markets: db.prepare<[], number>("SELECT count(*) FROM markets WHERE instr(address, ':') = 0").pluck(),
-    allTrades: db.prepare<[], number>('SELECT n FROM trade_count WHERE one = 1').pluck(),
-    otherTrades: db.prepare<[], number>("SELECT count(*) FROM trades WHERE token_id IN (SELECT id FROM tokens WHERE instr(address, ':') > 0)").pluck(),
+    trades: db
+      .prepare<[], number>(
+        "SELECT coalesce(sum(c.n), 0) FROM tokens t CROSS JOIN candles c ON c.token_id = t.id AND c.res = 86400 WHERE instr(t.address, ':') = 0",
+      )
+      .pluck(),
     lastTradeAt: db
       .prepare<[], number>("SELECT last_trade_at FROM tokens WHERE last_trade_at IS NOT NULL AND instr(address, ':') = 0 ORDER BY last_trade_at DESC LIMIT 1")
       .pluck(),
@@ -84,7 +92,7 @@ export function createDiscoveryRepo(db: Db): DiscoveryRepo {
       return {
         tokens: inPlain.tokens.get()!,
         markets: inPlain.markets.get()!,
-        trades: (inPlain.allTrades.get() ?? 0) - inPlain.otherTrades.get()!,
+        trades: inPlain.trades.get()!,
         lastTradeAt: inPlain.lastTradeAt.get() ?? null,
       };
     },
