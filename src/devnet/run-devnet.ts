@@ -95,7 +95,9 @@ export async function runDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       DATABASE_PATH: databasePath,
       DEMO_DATA: 'off',
       DEMO_FEED: 'off',
+      // A one-chain deployment of its own fresh store: a CHAINS left in the shell would disagree with CHAIN (docs/chains.md).
       CHAIN: 'devnet',
+      CHAINS: 'devnet',
       PORT: String(opts.port ?? process.env.PORT ?? 8080),
       ...opts.env,
     });
