@@ -4,7 +4,7 @@
  * over every token, as an indexer's blocks), with each one's ratio to the ceiling and the route's
  * target. Pure, so the tests pin it; the figures are those of the main table.
  */
-import { meetsText, type PassResult } from './report.js';
+import { meetsText, textTable, type PassResult } from './report.js';
 import type { BenchStoreKind } from './args.js';
 
 export type IngestComparisonRow = {
@@ -59,11 +59,5 @@ export function formatIngestComparison(rows: readonly IngestComparisonRow[]): st
     meetsText(r.meets),
     r.problem ?? '',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return textTable(head, cells);
 }

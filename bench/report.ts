@@ -243,18 +243,23 @@ export function reportRows(report: Report): Row[] {
   return rows;
 }
 
-/** A plain-text table, columns padded to their widest cell. */
-export function formatTable(rows: readonly Row[]): string {
-  const widths = COLUMNS.map(([key, title]) => Math.max(title.length, ...rows.map((r) => r[key].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
+/** A plain-text table: a head, a rule, the rows; columns padded to their widest cell. */
+export function textTable(head: readonly string[], cells: readonly string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  const out = [line(COLUMNS.map(([, title]) => title)), line(widths.map((w) => '-'.repeat(w)))];
-  for (const r of rows) out.push(line(COLUMNS.map(([key]) => r[key])));
-  return out.join('\n');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
+
+/** The report's table. */
+export const formatTable = (rows: readonly Row[]): string =>
+  textTable(
+    COLUMNS.map(([, title]) => title),
+    rows.map((r) => COLUMNS.map(([key]) => r[key])),
+  );
 
 /** Every figure that has a target and misses it (or could not be measured). */
 export function failures(rows: readonly Row[]): Row[] {

@@ -3,7 +3,7 @@
  * route of each pass that ran on both, with requests/s, p50 and p99 of each and their ratio. Pure,
  * so the tests pin it; the figures are the same as in the main table, side by side.
  */
-import { passLabel, type PassResult } from './report.js';
+import { passLabel, textTable, type PassResult } from './report.js';
 
 export type StoreComparisonRow = {
   figure: string;
@@ -55,11 +55,5 @@ export function formatStoreComparison(rows: readonly StoreComparisonRow[]): stri
     num(r.ratio, 2),
     r.problem ?? '',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return textTable(head, cells);
 }
