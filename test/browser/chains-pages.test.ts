@@ -84,4 +84,22 @@ describe.skipIf(!browserAvailable)('pages on several chains', () => {
     expect(await page.getAttribute('#full-link', 'href')).toBe(`/?${new URLSearchParams({ symbol: `ethereum:${WETH}`, resolution: '60' })}`);
     await page.close();
   }, 60_000);
+
+  it("shows each search result's chain in the home page's search box, and charts the one picked on its chain", async () => {
+    const page = await open(`/?symbol=base:${WETH}&resolution=60`);
+    await page.fill('#search', 'weth');
+    await page.waitForSelector(`#search-results button[data-address="ethereum:${WETH}"]`, { timeout: 10_000 });
+    // One symbol, one address, two tokens: each result names its chain, and only those two match.
+    const shown = await page.$$eval('#search-results button', (buttons) =>
+      buttons.map((b) => [b.getAttribute('data-address'), b.querySelector('.chain')?.textContent ?? null]),
+    );
+    expect(shown.sort()).toEqual([
+      [`base:${WETH}`, 'base'],
+      [`ethereum:${WETH}`, 'ethereum'],
+    ]);
+    await page.click(`#search-results button[data-address="ethereum:${WETH}"]`);
+    await page.waitForFunction((t) => (window as unknown as { __chart?: Chart }).__chart?.ticker === t, `ethereum:${WETH}`, { timeout: 15_000 });
+    expect(new URL(page.url()).searchParams.get('symbol')).toBe(`ethereum:${WETH}`);
+    await page.close();
+  }, 60_000);
 });
