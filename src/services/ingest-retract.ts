@@ -4,10 +4,9 @@
  * more refusals (a trade, since a retraction only writes back what stood before; a record naming
  * a token the same retraction deletes), and what its hooks are handed.
  */
-import { normalizeAddress } from '../domain/address.js';
-import { oneChain, storeKey, type Chains } from '../domain/chains.js';
+import { oneChain, type Chains } from '../domain/chains.js';
 import type { Retraction } from '../store/port/retract.js';
-import { IngestRejected, type NumberedRecord, type Validator } from './ingest-validator.js';
+import { IngestRejected, namedKey, type NumberedRecord, type Validator } from './ingest-validator.js';
 
 /**
  * The records of `r`, validated by `v` (built so that tokens of `r.tokens` count as not stored), or
@@ -25,7 +24,7 @@ export function checkRetraction(r: Retraction, v: Validator, chains: Chains = ON
       return;
     }
     const named = value.type === 'token' ? value.address : value.token;
-    const token = storeKey({ chain: value.chain ?? chains.defaultChain, address: normalizeAddress(named) ?? named }, chains);
+    const token = namedKey(named, value.chain, chains);
     if (deleted.has(token)) {
       v.reject(line, `token ${token} is deleted by this retraction`);
       return;

@@ -52,10 +52,18 @@ export function addNames(into: NamedAddresses, value: unknown, chains: Chains = 
   const { type, token, market, chain } = value as { type?: unknown; token?: unknown; market?: unknown; chain?: unknown };
   // As validation will name them: an EVM address lower-cased, as a store key on the record's chain
   // (one that is not an address, or a chain not configured, is refused anyway).
+  if (typeof token === 'string') into.tokens.add(namedKey(token, chain, chains));
+  if (type === 'trade' && typeof market === 'string') into.markets.add(namedKey(market, chain, chains));
+}
+
+/**
+ * The store key a raw record's address will have once validated: normalised, on the record's
+ * `chain` (the default chain when it names none, or none that could be a chain). What validation
+ * refuses (a bad address, a chain not configured) gets a key no stored token has.
+ */
+export function namedKey(address: string, chain: unknown, chains: Chains): string {
   const on = typeof chain === 'string' && isChainName(chain) ? chain : chains.defaultChain;
-  const key = (address: string) => storeKey({ chain: on, address: normalizeAddress(address) ?? address }, chains);
-  if (typeof token === 'string') into.tokens.add(key(token));
-  if (type === 'trade' && typeof market === 'string') into.markets.add(key(market));
+  return storeKey({ chain: on, address: normalizeAddress(address) ?? address }, chains);
 }
 
 const ONE_CHAIN = oneChain();
