@@ -104,6 +104,7 @@ beforeAll(async () => {
     '/v1/market/losers?window=6h&limit=20&minLiquidityUsd=1000',
     '/v1/market/new?limit=20',
     '/v1/search?q=a&limit=20',
+    '/v1/chains',
     `/v1/prices?addresses=${tokens.join(',')}`,
     `/v1/prices/at?addresses=${tokens.join(',')}&time=${now - 7200}`,
     '/v1/me',
