@@ -238,9 +238,9 @@ export function dashboardRouter(deps: {
       summary: 'Remove a registration',
       access: 'session',
       tag: 'dashboard',
-      params: registeredPath,
+      params: registeredPath(chains),
     },
-    async ({ params, caller }) => ({ subscription: await subscriptions.remove(caller.tenant.id, registeredKey(params.address, chains)) }),
+    async ({ params, caller }) => ({ subscription: await subscriptions.remove(caller.tenant.id, params.address) }),
   );
 
   return api;

@@ -12,7 +12,7 @@ import { isChainName, parseAddressKey, type Chains } from '../../domain/chains.j
 import { errors } from '../../errors.js';
 import { bodyObject } from '../body.js';
 import { ApiRouter } from '../route.js';
-import { ADDRESS_DESCRIPTION, intParam } from '../validate.js';
+import { ADDRESS_DESCRIPTION, addressKeyPathParam, intParam } from '../validate.js';
 import type { RegisterResult, ShownSubscription } from '../../services/subscriptions.js';
 import type { AppContext } from '../types.js';
 import type { Services } from '../../services/index.js';
@@ -52,13 +52,11 @@ export const registerBody = bodyObject({
     .optional(),
 });
 
-/** The path of one registered token: 400 invalid_address when it names none. */
-export const registeredPath = z.object({
-  address: z
-    .string()
-    .refine(addressForm, { message: 'is not a well-formed address', params: { code: 'invalid_address' } })
-    .meta({ description: CHAIN_ADDRESS_DESCRIPTION }),
-});
+/**
+ * The path of one registered token, as its store key: 400 invalid_address when it names none or a
+ * chain the deployment does not serve (the /v1 token paths' parameter).
+ */
+export const registeredPath = (chains: Chains) => z.object({ address: addressKeyPathParam(chains) });
 
 const eventsQuery = z.object({
   cursor: z.string().optional(),
@@ -124,14 +122,14 @@ export function subscriptionsRouter(deps: { services: Pick<Services, 'events' | 
       access: 'key',
       tag: 'subscriptions',
       scope: 'manage',
-      params: registeredPath,
+      params: registeredPath(chains),
       response: S.subscriptionRemoved,
       example: S.subscriptionRemovedExample,
       summary: 'Remove a registration (its pending webhook deliveries are cancelled)',
     },
     async ({ params, caller }, ctx) => {
       privateAnswer(ctx);
-      return { subscription: await subscriptions().remove(caller.tenant.id, registeredKey(params.address, chains)) };
+      return { subscription: await subscriptions().remove(caller.tenant.id, params.address) };
     },
   );
 
