@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, launchBrowser } from './support.js';
 import { startLive, written, type Live } from '../stream/support.js';
-import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains } from '../chains/support.js';
-import type { IngestRecord } from '../../src/domain/records.js';
+import { CHAINS_ENV, HOUR, WETH, ingestTwoChains, liveTrade } from '../chains/support.js';
 
 declare global {
   interface Window {
@@ -44,23 +43,6 @@ window.feed = {
 };
 document.title = 'ready';
 </script></body></html>`;
-
-let n = 0;
-const trade = (chain: string, blockTime: number, priceUsd: number): IngestRecord => ({
-  type: 'trade',
-  chain,
-  token: WETH,
-  market: POOL,
-  signature: `browser-${chain}-${++n}`,
-  index: 0,
-  blockTime,
-  side: 'buy',
-  priceUsd,
-  amount: 1,
-  quoteAmount: 1,
-  volumeUsd: 10,
-  wallet: WALLET,
-});
 
 describe.skipIf(!browserAvailable)('the datafeed charting chain:address in headless Chromium', () => {
   let browser: Browser;
@@ -123,10 +105,10 @@ describe.skipIf(!browserAvailable)('the datafeed charting chain:address in headl
     await page.evaluate(() => window.feed.quotes('q', [`base:0x4200000000000000000000000000000000000006`]));
     await page.waitForFunction(() => window.feed.ticks.base!.length === 1 && window.feed.ticks.eth!.length === 1);
 
-    live.ingest([trade('base', HOUR + 300, 3200)]);
+    live.ingest([liveTrade('base', HOUR + 300, 3200)]);
     await page.waitForFunction(() => window.feed.ticks.base!.length === 2);
     // Ethereum's trade after Base's: had the Ethereum chart heard Base's, it would come first.
-    live.ingest([trade('ethereum', HOUR + 400, 3600)]);
+    live.ingest([liveTrade('ethereum', HOUR + 400, 3600)]);
     await page.waitForFunction(() => window.feed.ticks.eth!.length === 2);
     const ticks = await page.evaluate(() => window.feed.ticks);
     expect(ticks.base!.map((b) => b.close)).toEqual([3100, 3200]);

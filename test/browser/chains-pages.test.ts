@@ -8,28 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, launchBrowser } from './support.js';
 import { startLive, written, type Live } from '../stream/support.js';
-import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains } from '../chains/support.js';
-import type { IngestRecord } from '../../src/domain/records.js';
+import { CHAINS_ENV, HOUR, WETH, ingestTwoChains, liveTrade } from '../chains/support.js';
 
 type Chart = { status: string; ticker: string | null; lastClose: number | null; live?: { status: string; pushes: number } };
 /** The chart state the pages publish on window.__chart (read in the page, hence the inline casts). */
-
-let n = 0;
-const trade = (chain: string, blockTime: number, priceUsd: number): IngestRecord => ({
-  type: 'trade',
-  chain,
-  token: WETH,
-  market: POOL,
-  signature: `page-${chain}-${++n}`,
-  index: 0,
-  blockTime,
-  side: 'buy',
-  priceUsd,
-  amount: 1,
-  quoteAmount: 1,
-  volumeUsd: 10,
-  wallet: WALLET,
-});
 
 describe.skipIf(!browserAvailable)('pages on several chains', () => {
   let browser: Browser;
@@ -75,9 +57,9 @@ describe.skipIf(!browserAvailable)('pages on several chains', () => {
     expect(await page.textContent('#legend-symbol')).toBe('WETH');
     // Subscribed: the stream's first bar (the newest, unchanged) has been pushed.
     await page.waitForFunction(() => (window as unknown as { __chart?: Chart }).__chart!.live!.pushes === 1, undefined, { timeout: 15_000 });
-    live.ingest([trade('base', HOUR + 500, 1234)]);
+    live.ingest([liveTrade('base', HOUR + 500, 1234)]);
     // Ethereum's trade after Base's: had the chart heard Base's, it would have shown 1234 first.
-    live.ingest([trade('ethereum', HOUR + 600, 3700)]);
+    live.ingest([liveTrade('ethereum', HOUR + 600, 3700)]);
     await page.waitForFunction(() => (window as unknown as { __chart?: Chart }).__chart!.lastClose === 3700, undefined, { timeout: 15_000 });
     // The first bar and Ethereum's: nothing of Base's.
     expect(await page.evaluate(() => (window as unknown as { __chart?: Chart }).__chart!.live!.pushes)).toBe(2);
@@ -99,7 +81,8 @@ describe.skipIf(!browserAvailable)('pages on several chains', () => {
     ]);
     await page.click(`#search-results button[data-address="ethereum:${WETH}"]`);
     await page.waitForFunction((t) => (window as unknown as { __chart?: Chart }).__chart?.ticker === t, `ethereum:${WETH}`, { timeout: 15_000 });
-    expect(new URL(page.url()).searchParams.get('symbol')).toBe(`ethereum:${WETH}`);
+    // The page puts the picked token in its URL once the chart has it (a replaceState after the switch).
+    await page.waitForFunction((t) => new URL(location.href).searchParams.get('symbol') === t, `ethereum:${WETH}`, { timeout: 15_000 });
     await page.close();
   }, 60_000);
 });

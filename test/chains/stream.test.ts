@@ -6,8 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, startLive, written, type Live } from '../stream/support.js';
-import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains } from './support.js';
-import type { IngestRecord } from '../../src/domain/records.js';
+import { CHAINS_ENV, HOUR, POOL, WALLET, WETH, ingestTwoChains, liveTrade } from './support.js';
 
 let live: Live;
 let c: Client;
@@ -20,23 +19,6 @@ beforeEach(async () => {
 afterEach(async () => {
   c.close();
   await live.stop();
-});
-
-let n = 0;
-const trade = (chain: string, blockTime: number, priceUsd: number, volumeUsd: number): IngestRecord => ({
-  type: 'trade',
-  chain,
-  token: WETH,
-  market: POOL,
-  signature: `${chain}-${++n}`,
-  index: 0,
-  blockTime,
-  side: 'buy',
-  priceUsd,
-  amount: 1,
-  quoteAmount: 1,
-  volumeUsd,
-  wallet: WALLET,
 });
 
 describe('subscriptions by chain:address', () => {
@@ -94,14 +76,14 @@ describe('one chain never hears the other', () => {
     const ethBars = await c.request({ op: 'subscribe', channel: 'bars', token: `ethereum:${WETH}`, resolution: '60' });
     await c.waitFor((m) => m.sub === ethBars.sub && m.op === 'bar');
 
-    await live.ingest([trade('base', HOUR + 300, 3200, 32)]);
+    await live.ingest([liveTrade('base', HOUR + 300, 3200, 32)]);
     const got = await c.waitFor((m) => m.sub === base.sub && m.op === 'trades');
     expect(got.trades.map((x: Record<string, unknown>) => [x.priceUsd, x.market, x.chain, x.wallet])).toEqual([[3200, POOL, 'base', WALLET]]);
     await c.waitFor((m) => m.sub === baseBars.sub && m.op === 'bar' && m.bar.c === 3200);
 
     // Ethereum's trade comes after Base's in the same order of changes: had Ethereum's subscription
     // heard Base's trade, it would be there before this one.
-    await live.ingest([trade('ethereum', HOUR + 400, 3600, 36)]);
+    await live.ingest([liveTrade('ethereum', HOUR + 400, 3600, 36)]);
     await c.waitFor((m) => m.sub === eth.sub && m.op === 'trades');
     expect(c.of(eth.sub, 'trades').flatMap((m) => m.trades.map((x: Record<string, unknown>) => [x.priceUsd, x.chain]))).toEqual([[3600, 'ethereum']]);
     await c.waitFor((m) => m.sub === ethBars.sub && m.op === 'bar' && m.bar.c === 3600);

@@ -46,3 +46,24 @@ export function ingestTwoChains(t: TestApp): Fixture {
   t.ingest(ethTrades);
   return { solanaToken: bonk.address, baseTrades, ethTrades };
 }
+
+let liveTrades = 0;
+/**
+ * A buy of one WETH in POOL on `chain` (the same addresses on every chain), each with a signature
+ * of its own: the trades the live tests send after the fixture.
+ */
+export const liveTrade = (chain: string, blockTime: number, priceUsd: number, volumeUsd = 10): IngestRecord => ({
+  type: 'trade',
+  chain,
+  token: WETH,
+  market: POOL,
+  signature: `live-${chain}-${++liveTrades}`,
+  index: 0,
+  blockTime,
+  side: 'buy',
+  priceUsd,
+  amount: 1,
+  quoteAmount: 1,
+  volumeUsd,
+  wallet: WALLET,
+});
