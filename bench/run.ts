@@ -18,6 +18,7 @@ import { BROWSER_ACCEPT_ENCODING, capture } from './baseline.js';
 import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan, type DataStats } from './data.js';
 import { demoTokens } from '../src/domain/demo-data.js';
 import { measureIngest } from './ingest-rate.js';
+import { measurePgIngest } from './ingest-pg.js';
 import { startIngestStream, type StreamStats, type StreamToken } from './ingest-stream.js';
 import { formatIngestComparison, ingestComparison } from './ingest-compare.js';
 import { driveGroup, type LoadOptions } from './load.js';
@@ -300,7 +301,6 @@ async function main(): Promise<void> {
     }
 
     say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
-    if (opts.stores.includes('postgres')) say('ingest: measured on SQLite only (its bare-insert reference is a better-sqlite3 loop); not on postgres');
     try {
       const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
       report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
   }
 
   // The stores the cached and uncached passes run on; PostgreSQL's is the same data set copied.
-  const { targets, postgres, error } = await openTargets({
+  const { targets, postgres, error, serverUrl } = await openTargets({
     stores: passesOnly ? opts.stores.filter((k) => k === 'sqlite') : opts.stores,
     databaseUrl: opts.databaseUrl,
     dataDir: DATA_DIR,
@@ -319,6 +319,18 @@ async function main(): Promise<void> {
     say,
   });
   if (error !== null) report.errors.postgres = error;
+
+  // The same trades on PostgreSQL, in databases of their own on the pass's server (bench/ingest-pg.ts).
+  if (serverUrl !== null && !passesOnly) {
+    say(`ingest on postgres: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare multi-row inserts`);
+    report.pgIngest = null;
+    try {
+      const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
+      report.pgIngest = await measurePgIngest(serverUrl, demoOptions(ingestPlan), opts.ingestBatch);
+    } catch (err) {
+      report.errors.pgIngest = err instanceof Error ? err.message : String(err);
+    }
+  }
 
   if (opts.startupRuns > 0 && !passesOnly) {
     Object.assign(report, await measureStartups(targets, opts.startupRuns, plan.anchor * 1000, hotToken(plan).address, say));

@@ -81,7 +81,7 @@ export async function postgresTarget(opts: {
   sqlitePath: string;
   regenerate: boolean;
   say: (msg: string) => void;
-}): Promise<StoreTarget & { dataSet: string; copiedMs: number | null }> {
+}): Promise<StoreTarget & { dataSet: string; copiedMs: number | null; serverUrl: string }> {
   const throwaway = opts.databaseUrl === null ? await startThrowaway(opts.say) : null;
   const serverUrl = opts.databaseUrl ?? throwaway!.url;
   try {
@@ -104,6 +104,7 @@ export async function postgresTarget(opts: {
       kind: 'postgres',
       dataSet: data.name,
       copiedMs: data.copiedMs,
+      serverUrl,
       async preparePass(label, anchorMs, hot, provisioned = true) {
         const work = await makeWorkDatabase(serverUrl, data.name, label);
         try {
@@ -150,18 +151,18 @@ export async function openTargets(opts: {
   dataPath: string;
   regenerate: boolean;
   say: (msg: string) => void;
-}): Promise<{ targets: StoreTarget[]; postgres: PostgresInfo | null; error: string | null }> {
+}): Promise<{ targets: StoreTarget[]; postgres: PostgresInfo | null; error: string | null; serverUrl: string | null }> {
   const targets: StoreTarget[] = opts.stores.includes('sqlite') ? [sqliteTarget(opts.dataDir, opts.dataPath)] : [];
-  if (!opts.stores.includes('postgres')) return { targets, postgres: null, error: null };
+  if (!opts.stores.includes('postgres')) return { targets, postgres: null, error: null, serverUrl: null };
   try {
     const pg = await postgresTarget({ databaseUrl: opts.databaseUrl, sqlitePath: opts.dataPath, regenerate: opts.regenerate, say: opts.say });
     targets.push(pg);
     const server = opts.databaseUrl === null ? 'throwaway (scripts/engines.sh)' : maskedUrl(opts.databaseUrl);
-    return { targets, postgres: { dataSet: pg.dataSet, copiedMs: pg.copiedMs, server }, error: null };
+    return { targets, postgres: { dataSet: pg.dataSet, copiedMs: pg.copiedMs, server }, error: null, serverUrl: pg.serverUrl };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     opts.say(`ERROR: no PostgreSQL store: ${error}`);
-    return { targets, postgres: null, error };
+    return { targets, postgres: null, error, serverUrl: null };
   }
 }
 
