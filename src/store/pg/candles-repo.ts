@@ -11,6 +11,7 @@ import { rollupSourceFor } from '../../domain/resolution.js';
 import { barsBeforeUpper, barStartOf, foldBars, foldBounds, foldLimit } from '../../domain/bar-fold.js';
 import type { CandlesRepo } from '../port/repos.js';
 import { row, type Queryable } from './pg-repo.js';
+import type { Part } from './combined.js';
 
 export type PgCandlesRepo = Async<CandlesRepo>;
 
@@ -23,13 +24,11 @@ export async function arrays(db: Queryable, text: string, values: unknown[]): Pr
 export const TAKE_OPEN = '(excluded.o_time, excluded.o_id) < (x.o_time, x.o_id)';
 export const TAKE_CLOSE = '(excluded.c_time, excluded.c_id) > (x.c_time, x.c_id)';
 
-/** Merges deltas into the token rollups in one statement. */
-export function pgCandlesWriter(db: Queryable): (deltas: readonly RollupDelta[]) => Promise<void> {
-  return async (deltas) => {
-    if (deltas.length === 0) return;
-    const c = <V>(f: (d: RollupDelta) => V) => deltas.map(f);
-    await db.query(
-      `INSERT INTO candles AS x (token_id, res, t, o, h, l, c, v, vb, n, nb, o_time, o_id, c_time, c_id)
+/** The upsert that merges deltas into the token rollups, as one part of a statement (src/store/pg/combined.ts). */
+export function candlesPart(deltas: readonly RollupDelta[]): Part {
+  const c = <V>(f: (d: RollupDelta) => V) => deltas.map(f);
+  return {
+    sql: `INSERT INTO candles AS x (token_id, res, t, o, h, l, c, v, vb, n, nb, o_time, o_id, c_time, c_id)
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
          $9::float8[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[])
        ON CONFLICT (token_id, res, t) DO UPDATE SET
@@ -41,24 +40,32 @@ export function pgCandlesWriter(db: Queryable): (deltas: readonly RollupDelta[])
          c_id   = CASE WHEN ${TAKE_CLOSE} THEN excluded.c_id ELSE x.c_id END,
          h = greatest(x.h, excluded.h), l = least(x.l, excluded.l),
          v = x.v + excluded.v, vb = x.vb + excluded.vb, n = x.n + excluded.n, nb = x.nb + excluded.nb`,
-      [
-        c((d) => d.tokenId),
-        c((d) => d.res),
-        c((d) => d.t),
-        c((d) => d.o),
-        c((d) => d.h),
-        c((d) => d.l),
-        c((d) => d.c),
-        c((d) => d.v),
-        c((d) => d.vb),
-        c((d) => d.n),
-        c((d) => d.nb),
-        c((d) => d.oTime),
-        c((d) => d.oId),
-        c((d) => d.cTime),
-        c((d) => d.cId),
-      ],
-    );
+    params: [
+      c((d) => d.tokenId),
+      c((d) => d.res),
+      c((d) => d.t),
+      c((d) => d.o),
+      c((d) => d.h),
+      c((d) => d.l),
+      c((d) => d.c),
+      c((d) => d.v),
+      c((d) => d.vb),
+      c((d) => d.n),
+      c((d) => d.nb),
+      c((d) => d.oTime),
+      c((d) => d.oId),
+      c((d) => d.cTime),
+      c((d) => d.cId),
+    ],
+  };
+}
+
+/** Merges deltas into the token rollups in one statement. */
+export function pgCandlesWriter(db: Queryable): (deltas: readonly RollupDelta[]) => Promise<void> {
+  return async (deltas) => {
+    if (deltas.length === 0) return;
+    const { sql, params } = candlesPart(deltas);
+    await db.query(sql, [...params]);
   };
 }
 

@@ -14,12 +14,14 @@
  */
 import type pg from 'pg';
 import type { Async } from '../port/async.js';
-import type { AsyncIngestEngine, IngestWriter, MarketBefore, SliceWritten } from '../port/ingest.js';
-import type { MarketRecord, TokenRecord } from '../../domain/records.js';
+import type { AsyncIngestEngine, IngestWriter, MarketBefore, SliceDerived, SliceWritten } from '../port/ingest.js';
+import type { MarketRecord, TokenRecord, TradeRecord } from '../../domain/records.js';
 import { rows } from './pg-repo.js';
 import { inWriteOrder } from './write-order.js';
-import { pgCandlesWriter } from './candles-repo.js';
-import { pgMarketCandlesWriter } from './market-candles-repo.js';
+import { candlesPart } from './candles-repo.js';
+import { marketCandlesParts } from './market-candles-repo.js';
+import type { Part } from './combined.js';
+import { carrying, defer, deferringClient, flush } from './deferred-writes.js';
 import { pgRetractor } from './retract-repo.js';
 import { clientOf } from './ingest-tx.js';
 
@@ -39,9 +41,6 @@ function lastByKey<T>(list: readonly T[], key: (r: T) => string): Map<string, T>
 const col = <T, V>(list: readonly T[], f: (r: T) => V): V[] => list.map(f);
 
 export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
-  const candles = pgCandlesWriter(client);
-  const marketCandles = pgMarketCandlesWriter(client);
-
   async function writeTokens(list: readonly TokenRecord[], now: number, demo: number): Promise<void> {
     if (list.length === 0) return;
     const params = [
@@ -109,16 +108,36 @@ export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
       for (const r of slice.holders) named.add(r.token);
       for (const r of slice.trades) named.add(r.token);
       const ids = new Map<string, number>();
-      if (named.size > 0) {
-        for (const r of await rows<{ address: string; id: number }>(client, 'SELECT address, id FROM tokens WHERE address = ANY($1::text[])', [[...named]])) {
-          ids.set(r.address, r.id);
-        }
-      }
       const idOf = (address: string): number => {
         const id = ids.get(address);
         if (id === undefined) throw new Error(`token ${address} vanished during ingest`);
         return id;
       };
+      // A slice of trades alone (a live post, most of a backfill) reads its tokens' ids and inserts
+      // its trades in one statement, with the writes still waiting from the slice before.
+      if (slice.markets.length === 0 && slice.holders.length === 0 && slice.trades.length > 0) {
+        const { first, list } = firstOfEach(slice.trades);
+        const found = await carrying<{ kind: string; address: string; id: number; idx: number }>(
+          client,
+          [
+            { name: 'ids', sql: 'SELECT address, id FROM tokens WHERE address = ANY($1::text[])', params: [[...named]] },
+            { name: 'inserted', sql: tradesInsertSql('JOIN ids ON ids.address = u.token', 'ids.id', 'text'), params: tradeColumns(list, (r) => r.token) },
+          ],
+          `SELECT 'token' AS kind, address, id, 0 AS idx FROM ids UNION ALL SELECT 'trade', signature, id, idx FROM inserted`,
+          [],
+        );
+        for (const r of found) if (r.kind === 'token') ids.set(r.address, r.id);
+        // Every token of the slice must be stored (validation saw them): one missing is refused, as below.
+        for (const address of named) idOf(address);
+        const tradeIds: (number | null)[] = new Array<number | null>(slice.trades.length).fill(null);
+        for (const r of found) if (r.kind === 'trade') tradeIds[first.get(`${r.address} ${r.idx}`)!] = r.id;
+        return { ids, marketsBefore: [], tradeIds };
+      }
+      if (named.size > 0) {
+        for (const r of await rows<{ address: string; id: number }>(client, 'SELECT address, id FROM tokens WHERE address = ANY($1::text[])', [[...named]])) {
+          ids.set(r.address, r.id);
+        }
+      }
 
       // Each market record sees the row as the records before it left it.
       const marketsBefore: (MarketBefore | undefined)[] = [];
@@ -162,35 +181,11 @@ export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
 
       const tradeIds: (number | null)[] = new Array<number | null>(slice.trades.length).fill(null);
       if (slice.trades.length > 0) {
-        // The first record of each (signature, index) is the one that may insert, as on SQLite.
-        const first = new Map<string, number>();
-        slice.trades.forEach((r, i) => {
-          const k = `${r.signature} ${r.index}`;
-          if (!first.has(k)) first.set(k, i);
-        });
-        const list = [...first.values()].map((i) => slice.trades[i]!);
+        const { first, list } = firstOfEach(slice.trades);
         const inserted = await rows<{ id: number; signature: string; idx: number }>(
           client,
-          `INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
-           SELECT u.token_id, u.block_time, u.signature, u.idx, u.is_buy, u.price_usd, u.amount, u.quote_amount, u.volume_usd, u.wallet, u.market
-           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::text[])
-             WITH ORDINALITY AS u (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market, n)
-           WHERE NOT EXISTS (SELECT 1 FROM trades t WHERE t.signature = u.signature AND t.idx = u.idx)
-           ORDER BY u.n
-           RETURNING id, signature, idx`,
-          [
-            col(list, (r) => idOf(r.token)),
-            col(list, (r) => r.blockTime),
-            col(list, (r) => r.signature),
-            col(list, (r) => r.index),
-            col(list, (r) => (r.side === 'buy' ? 1 : 0)),
-            col(list, (r) => r.priceUsd),
-            col(list, (r) => r.amount),
-            col(list, (r) => r.quoteAmount),
-            col(list, (r) => r.volumeUsd),
-            col(list, (r) => r.wallet),
-            col(list, (r) => r.market),
-          ],
+          tradesInsertSql('', 'u.token', 'bigint'),
+          tradeColumns(list, (r) => idOf(r.token)),
         );
         for (const r of inserted) tradeIds[first.get(`${r.signature} ${r.idx}`)!] = r.id;
       }
@@ -198,19 +193,76 @@ export function createPgIngestWriter(client: pg.ClientBase): PgIngestWriter {
     },
 
     async derived(d) {
-      await candles(d.candles);
-      await marketCandles(d.marketCandles);
-      if (d.last.length > 0) {
-        await client.query(
-          `UPDATE tokens t SET price_usd = u.price_usd, last_trade_at = u.block_time, last_trade_id = u.id
-           FROM unnest($1::bigint[], $2::float8[], $3::bigint[], $4::bigint[]) AS u (token_id, price_usd, block_time, id)
-           WHERE t.id = u.token_id AND (t.last_trade_at IS NULL OR (t.last_trade_at, t.last_trade_id) < (u.block_time, u.id))`,
-          [col(d.last, (t) => t.tokenId), col(d.last, (t) => t.priceUsd), col(d.last, (t) => t.blockTime), col(d.last, (t) => t.id)],
-        );
-      }
-      if (d.touched.size > 0) await client.query('UPDATE tokens SET updated_at = $1 WHERE id = ANY($2::bigint[])', [d.now, [...d.touched]]);
+      // One statement, one round trip: the rollups, the markets' keys and rollups, and the touched
+      // tokens' row (every token with a new last trade is touched: settleSlice adds it).
+      const parts: Part[] = [];
+      if (d.candles.length > 0) parts.push(candlesPart(d.candles));
+      if (d.marketCandles.length > 0) parts.push(...marketCandlesParts(d.marketCandles));
+      if (d.touched.size > 0) parts.push(touchedTokensPart(d));
+      // Nothing the slice needs comes back: the writes wait for the transaction's next statement.
+      await defer(client, parts);
     },
   };
+}
+
+/**
+ * The touched tokens' row in one UPDATE: `updated_at` for each, and the price and last trade of
+ * each whose newest new trade is newer (in trade order) than the stored last trade.
+ */
+function touchedTokensPart(d: SliceDerived): Part {
+  const newer = '(l.id IS NOT NULL AND (t.last_trade_at IS NULL OR (t.last_trade_at, t.last_trade_id) < (l.block_time, l.id)))';
+  return {
+    sql: `UPDATE tokens t SET updated_at = $1,
+         price_usd = CASE WHEN ${newer} THEN l.price_usd ELSE t.price_usd END,
+         last_trade_at = CASE WHEN ${newer} THEN l.block_time ELSE t.last_trade_at END,
+         last_trade_id = CASE WHEN ${newer} THEN l.id ELSE t.last_trade_id END
+       FROM unnest($2::bigint[]) AS u (id)
+         LEFT JOIN unnest($3::bigint[], $4::float8[], $5::bigint[], $6::bigint[]) AS l (token_id, price_usd, block_time, id) ON l.token_id = u.id
+       WHERE t.id = u.id`,
+    params: [d.now, [...d.touched], col(d.last, (t) => t.tokenId), col(d.last, (t) => t.priceUsd), col(d.last, (t) => t.blockTime), col(d.last, (t) => t.id)],
+  };
+}
+
+/** The first record of each (signature, index), the one that may insert, as on SQLite: its place, and those records in order. */
+function firstOfEach(trades: readonly TradeRecord[]): { first: Map<string, number>; list: TradeRecord[] } {
+  const first = new Map<string, number>();
+  trades.forEach((r, i) => {
+    const k = `${r.signature} ${r.index}`;
+    if (!first.has(k)) first.set(k, i);
+  });
+  return { first, list: [...first.values()].map((i) => trades[i]!) };
+}
+
+/**
+ * The insert of the trades not stored yet, in record order, RETURNING id, signature, idx: the
+ * token column of $1 is `tokenType` (ids, or addresses with `join` finding their ids as `tokenId`).
+ */
+function tradesInsertSql(join: string, tokenId: string, tokenType: 'bigint' | 'text'): string {
+  return `INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
+           SELECT ${tokenId}, u.block_time, u.signature, u.idx, u.is_buy, u.price_usd, u.amount, u.quote_amount, u.volume_usd, u.wallet, u.market
+           FROM unnest($1::${tokenType}[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::text[])
+             WITH ORDINALITY AS u (token, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market, n)
+           ${join}
+           WHERE NOT EXISTS (SELECT 1 FROM trades t WHERE t.signature = u.signature AND t.idx = u.idx)
+           ORDER BY u.n
+           RETURNING id, signature, idx`;
+}
+
+/** The unnest() columns of tradesInsertSql(), the token column given by `token`. */
+function tradeColumns(list: readonly TradeRecord[], token: (r: TradeRecord) => string | number): unknown[] {
+  return [
+    col(list, token),
+    col(list, (r) => r.blockTime),
+    col(list, (r) => r.signature),
+    col(list, (r) => r.index),
+    col(list, (r) => (r.side === 'buy' ? 1 : 0)),
+    col(list, (r) => r.priceUsd),
+    col(list, (r) => r.amount),
+    col(list, (r) => r.quoteAmount),
+    col(list, (r) => r.volumeUsd),
+    col(list, (r) => r.wallet),
+    col(list, (r) => r.market),
+  ];
 }
 
 /** Records per slice on PostgreSQL: each slice is a fixed number of statements, so fewer, larger ones. */
@@ -224,7 +276,14 @@ export function createPgIngestEngine(pool: pg.Pool, slice = PG_INGEST_SLICE): As
   return {
     sync: false,
     slice,
-    transaction: (fn) => inWriteOrder(pool, (client) => fn({ engine: 'postgres', client }, createPgIngestWriter(client))),
+    transaction: (fn) =>
+      inWriteOrder(pool, async (raw) => {
+        // Writes that answer nothing wait for the next statement (src/store/pg/deferred-writes.ts); the last go before the commit.
+        const client = deferringClient(raw);
+        const result = await fn({ engine: 'postgres', client }, createPgIngestWriter(client));
+        await flush(client);
+        return result;
+      }),
     retractor: (tx) => pgRetractor(clientOf(tx)),
     async storedTokens(addresses) {
       if (addresses.length === 0) return new Set();

@@ -10,7 +10,8 @@ import { rollupSourceFor } from '../../domain/resolution.js';
 import { barsBeforeUpper, barStartOf, foldBars, foldBounds, foldLimit } from '../../domain/bar-fold.js';
 import { priceIn, type MarketRollupDelta } from '../../domain/market-candles.js';
 import type { MarketCandlesRepo } from '../port/repos.js';
-import { row, rows, type Queryable } from './pg-repo.js';
+import { row, type Queryable } from './pg-repo.js';
+import { combinedQuery, type Part } from './combined.js';
 import { arrays, TAKE_CLOSE, TAKE_OPEN } from './candles-repo.js';
 
 export type PgMarketCandlesRepo = Async<MarketCandlesRepo>;
@@ -19,35 +20,39 @@ const KEY = '(SELECT id FROM market_keys WHERE address = $2)';
 
 const takeOver = (cmp: string, cols: string[]): string => cols.map((c) => `${c} = CASE WHEN ${cmp} THEN excluded.${c} ELSE x.${c} END`).join(', ');
 
-/** Keys the deltas' markets and merges the deltas, in three statements whatever their number. */
-export function pgMarketCandlesWriter(db: Queryable): (deltas: readonly MarketRollupDelta[]) => Promise<void> {
-  return async (deltas) => {
-    if (deltas.length === 0) return;
-    const markets = [...new Set(deltas.map((d) => d.market))];
-    await db.query(
-      `INSERT INTO market_keys (address) SELECT u.a FROM unnest($1::text[]) WITH ORDINALITY AS u (a, n)
-       WHERE NOT EXISTS (SELECT 1 FROM market_keys k WHERE k.address = u.a) ORDER BY u.n`,
-      [markets],
-    );
-    const keys = new Map<string, number>();
-    for (const r of await rows<{ address: string; id: number }>(db, 'SELECT address, id FROM market_keys WHERE address = ANY($1::text[])', [markets])) {
-      keys.set(r.address, r.id);
-    }
-    const c = <V>(f: (d: MarketRollupDelta) => V) => deltas.map(f);
-    await db.query(
-      `INSERT INTO market_candles AS x (token_id, market_id, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+/**
+ * The two parts (src/store/pg/combined.ts) that key the deltas' markets and merge the deltas: new
+ * markets take their keys in the order the deltas first name them (as SQLite numbers them), and the
+ * upsert finds each market's key among the stored ones or the new ones the first part returns.
+ */
+export function marketCandlesParts(deltas: readonly MarketRollupDelta[]): Part[] {
+  const markets = [...new Set(deltas.map((d) => d.market))];
+  const c = <V>(f: (d: MarketRollupDelta) => V) => deltas.map(f);
+  return [
+    {
+      name: 'new_market_keys',
+      sql: `INSERT INTO market_keys (address) SELECT u.a FROM unnest($1::text[]) WITH ORDINALITY AS u (a, n)
+       WHERE NOT EXISTS (SELECT 1 FROM market_keys k WHERE k.address = u.a) ORDER BY u.n RETURNING id, address`,
+      params: [markets],
+    },
+    {
+      sql: `INSERT INTO market_candles AS x (token_id, market_id, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
+       SELECT u.token_id, k.id, u.res, u.t, u.o, u.h, u.l, u.c, u.v, u.qo, u.qh, u.ql, u.qc, u.qv, u.n, u.o_time, u.o_id, u.c_time, u.c_id
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
          $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::bigint[], $16::bigint[], $17::bigint[],
          $18::bigint[], $19::bigint[])
+         AS u (token_id, market, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
+       JOIN (SELECT id, address FROM new_market_keys UNION ALL SELECT id, address FROM market_keys WHERE address = ANY($20::text[])) k
+         ON k.address = u.market
        ON CONFLICT (token_id, market_id, res, t) DO UPDATE SET
          ${takeOver(TAKE_OPEN, ['o', 'qo', 'o_time', 'o_id'])},
          ${takeOver(TAKE_CLOSE, ['c', 'qc', 'c_time', 'c_id'])},
          h = greatest(x.h, excluded.h), l = least(x.l, excluded.l),
          qh = greatest(x.qh, excluded.qh), ql = least(x.ql, excluded.ql),
          v = x.v + excluded.v, qv = x.qv + excluded.qv, n = x.n + excluded.n`,
-      [
+      params: [
         c((d) => d.tokenId),
-        c((d) => keys.get(d.market)!),
+        c((d) => d.market),
         c((d) => d.res),
         c((d) => d.t),
         c((d) => d.o),
@@ -65,8 +70,17 @@ export function pgMarketCandlesWriter(db: Queryable): (deltas: readonly MarketRo
         c((d) => d.oId),
         c((d) => d.cTime),
         c((d) => d.cId),
+        markets,
       ],
-    );
+    },
+  ];
+}
+
+/** Keys the deltas' markets and merges the deltas, in one statement whatever their number. */
+export function pgMarketCandlesWriter(db: Queryable): (deltas: readonly MarketRollupDelta[]) => Promise<void> {
+  return async (deltas) => {
+    if (deltas.length === 0) return;
+    await db.query(combinedQuery(marketCandlesParts(deltas)));
   };
 }
 

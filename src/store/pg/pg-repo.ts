@@ -82,9 +82,14 @@ export async function pgTransaction<T>(db: Queryable, lockKey: string | null, fn
   };
   client.on('error', lost);
   try {
-    await client.query('BEGIN');
     try {
-      if (lockKey !== null) await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey]);
+      // BEGIN and the lock in one round trip (two statements of one simple query; the key is one of
+      // the constant keys of this code, checked to be digits since it is not sent as a parameter).
+      if (lockKey === null) await client.query('BEGIN');
+      else {
+        if (!/^[0-9]{1,19}$/.test(lockKey)) throw new Error(`advisory lock key ${lockKey} is not a number`);
+        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey})`);
+      }
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

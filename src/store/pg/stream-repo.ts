@@ -9,6 +9,7 @@ import { KEEP_COMMITS, type TradeCommitStep } from '../../domain/trade-commits.j
 import type { StreamRepo } from '../port/repos.js';
 import { toTradeJson, type TradeRowLike } from '../../domain/trade-json.js';
 import { row, rows, type Queryable } from './pg-repo.js';
+import { defer } from './deferred-writes.js';
 
 export type PgStreamRepo = Async<StreamRepo>;
 
@@ -36,12 +37,14 @@ export function createPgStreamRepo(db: Queryable): PgStreamRepo {
 
 /** The applier of the trade_commits steps (src/domain/trade-commits.ts) on the ingest's transaction client. */
 export async function pgWriteTradeCommit(client: Queryable, step: TradeCommitStep): Promise<void> {
+  // The step waits for the transaction's next statement (src/store/pg/deferred-writes.ts): it answers nothing.
   if (step.kind === 'move') {
-    await client.query('UPDATE trade_commits SET last_id = $1 WHERE last_id = $2', [step.last, step.from]);
+    await defer(client, [{ sql: 'UPDATE trade_commits SET last_id = $1 WHERE last_id = $2', params: [step.last, step.from] }]);
     return;
   }
-  await client.query('INSERT INTO trade_commits (last_id) VALUES ($1)', [step.last]);
+  await defer(client, [{ sql: 'INSERT INTO trade_commits (last_id) VALUES ($1)', params: [step.last] }]);
   if (step.prune) {
+    // A statement of its own, after the insert has gone out (query() sends it first): it counts that row.
     await client.query('DELETE FROM trade_commits WHERE last_id < (SELECT last_id FROM trade_commits ORDER BY last_id DESC LIMIT 1 OFFSET $1)', [KEEP_COMMITS]);
   }
 }

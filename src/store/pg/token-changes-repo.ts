@@ -41,13 +41,20 @@ const PRUNE_EVERY = TOKEN_CHANGES_PRUNE_EVERY;
  * process's.
  */
 export function pgTokenChangesWriter(): (client: Queryable, touchedTokens: ReadonlySet<number>) => Promise<void> {
-  let batches = 0;
+  const pruner = pgTokenChangesPruner();
   return async (client, touchedTokens) => {
-    if (touchedTokens.size > 0) {
-      await client.query('INSERT INTO token_changes (token_id) SELECT id FROM unnest($1::bigint[]) WITH ORDINALITY AS u (id, n) ORDER BY n', [
-        [...touchedTokens],
-      ]);
-    }
+    if (touchedTokens.size > 0) await client.query(TOKEN_CHANGES_APPEND, [[...touchedTokens]]);
+    await pruner(client);
+  };
+}
+
+/** Appends the tokens of $1 (bigint[]) to the change log in their order; a part of a statement (combined.ts) too. */
+export const TOKEN_CHANGES_APPEND = 'INSERT INTO token_changes (token_id) SELECT id FROM unnest($1::bigint[]) WITH ORDINALITY AS u (id, n) ORDER BY n';
+
+/** The pruning half of pgTokenChangesWriter(), for a caller that appends in a statement of its own: call once a batch. */
+export function pgTokenChangesPruner(): (client: Queryable) => Promise<void> {
+  let batches = 0;
+  return async (client) => {
     if (++batches % PRUNE_EVERY === 0) {
       await client.query(`DELETE FROM token_changes WHERE seq <= (SELECT max(seq) FROM token_changes) - ${KEEP}`);
     }
