@@ -30,7 +30,8 @@ export function candlesPart(deltas: readonly RollupDelta[]): Part {
   return {
     sql: `INSERT INTO candles AS x (token_id, res, t, o, h, l, c, v, vb, n, nb, o_time, o_id, c_time, c_id)
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
-         $9::float8[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[])
+         $9::float8[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[]) AS u
+       ORDER BY 1, 2, 3
        ON CONFLICT (token_id, res, t) DO UPDATE SET
          o      = CASE WHEN ${TAKE_OPEN} THEN excluded.o ELSE x.o END,
          o_time = CASE WHEN ${TAKE_OPEN} THEN excluded.o_time ELSE x.o_time END,

@@ -44,6 +44,7 @@ export function marketCandlesParts(deltas: readonly MarketRollupDelta[]): Part[]
          AS u (token_id, market, res, t, o, h, l, c, v, qo, qh, ql, qc, qv, n, o_time, o_id, c_time, c_id)
        JOIN (SELECT id, address FROM new_market_keys UNION ALL SELECT id, address FROM market_keys WHERE address = ANY($20::text[])) k
          ON k.address = u.market
+       ORDER BY 1, 2, 3, 4
        ON CONFLICT (token_id, market_id, res, t) DO UPDATE SET
          ${takeOver(TAKE_OPEN, ['o', 'qo', 'o_time', 'o_id'])},
          ${takeOver(TAKE_CLOSE, ['c', 'qc', 'c_time', 'c_id'])},
