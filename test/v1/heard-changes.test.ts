@@ -17,7 +17,7 @@ afterEach(() => t?.close());
 
 /** `repo` with each call of the named methods counted in `calls`. */
 function counted<R extends object>(repo: R, calls: Record<string, number>): R {
-  const out: Record<string, unknown> = { ...repo };
+  const out: Record<string, unknown> = { ...(repo as Record<string, unknown>) };
   for (const [name, fn] of Object.entries(repo)) {
     if (typeof fn !== 'function') continue;
     calls[name] = 0;
