@@ -35,6 +35,8 @@ export type BenchOptions = {
   ingestBatch: number;
   /** Trades in the CLI ingest measurement (bench/ingest-cli.ts); 0 leaves it out. */
   ingestCliTrades: number;
+  /** Rounds of bare loop then CLI in that measurement. */
+  ingestCliRounds: number;
   limiterIps: number;
   startupRuns: number;
   passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers' | 'indexer' | 'ingest')[];
@@ -92,6 +94,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --ingest-batch N      trades per transaction in that measurement (default 1000)
   --ingest-cli-trades N trades of the NDJSON file the CLI ingests against a bare insert loop
                         (default 300000, over --tokens tokens; 0 leaves it out)
+  --ingest-cli-rounds N rounds of bare loop then CLI there (default 2; the ratio is the median)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
   --pass P              cached, uncached, both (the two), fanout, indexer, all (default: cached,
@@ -149,6 +152,7 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
       'ingest-trades': { type: 'string' },
       'ingest-batch': { type: 'string' },
       'ingest-cli-trades': { type: 'string' },
+      'ingest-cli-rounds': { type: 'string' },
       'limiter-ips': { type: 'string' },
       'startup-runs': { type: 'string' },
       pass: { type: 'string' },
@@ -205,6 +209,7 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
     ingestTrades: Math.min(trades, int('ingest-trades', values['ingest-trades'], 100_000, 1000, 10_000_000)),
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
     ingestCliTrades: int('ingest-cli-trades', values['ingest-cli-trades'], 300_000, 0, 10_000_000),
+    ingestCliRounds: int('ingest-cli-rounds', values['ingest-cli-rounds'], 2, 1, 20),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
     passes: pass === 'all' ? ['cached', 'uncached', 'fanout', 'indexer'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],

@@ -36,6 +36,10 @@ export type CliIngestRate = {
   cliRows: number;
   bareRows: number;
   bareBatch: number;
+  /** Rounds of bare then CLI; the times above are the medians, `ratio` the median of `ratios`. */
+  rounds: number;
+  /** Each round's CLI rate over its bare rate (a shared machine moves both; a pair moves together). */
+  ratios: number[];
 };
 
 /** How to start each side: argv before the side's own arguments. */
@@ -110,8 +114,17 @@ async function runSide(side: 'cli' | 'bare', c: CliCommands, file: string, store
   }
 }
 
-/** Measures both sides on one file in `dir` (bare, then the CLI), and each one's start on an empty file. */
-export async function measureCliIngest(dir: string, opts: DemoOptions, commands: CliCommands = builtCommands()): Promise<CliIngestRate> {
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * Measures both sides on one file in `dir`, `rounds` times bare then CLI, and each one's start on
+ * an empty file.
+ */
+export async function measureCliIngest(dir: string, opts: DemoOptions, commands: CliCommands = builtCommands(), rounds = 1): Promise<CliIngestRate> {
   const file = `${dir}/ingest-cli.ndjson`;
   const empty = `${dir}/ingest-cli-empty.ndjson`;
   const store = `${dir}/ingest-cli.db`;
@@ -120,25 +133,38 @@ export async function measureCliIngest(dir: string, opts: DemoOptions, commands:
     writeFileSync(empty, '');
     const bareStart = await runSide('bare', commands, empty, store);
     const cliStart = await runSide('cli', commands, empty, store);
-    const bare = await runSide('bare', commands, file, store);
-    const cli = await runSide('cli', commands, file, store);
-    const cliPerSecond = (f.trades / cli.ms) * 1000;
-    const barePerSecond = (f.trades / bare.ms) * 1000;
+    const bares: number[] = [];
+    const clis: number[] = [];
+    const ratios: number[] = [];
+    let rows = { cli: 0, bare: 0 };
+    for (let i = 0; i < rounds; i++) {
+      const bare = await runSide('bare', commands, file, store);
+      const cli = await runSide('cli', commands, file, store);
+      bares.push(bare.ms);
+      clis.push(cli.ms);
+      ratios.push(bare.ms / cli.ms);
+      // Every round must store every trade: the figure keeps the fewest either side stored.
+      rows = i === 0 ? { cli: cli.rows, bare: bare.rows } : { cli: Math.min(rows.cli, cli.rows), bare: Math.min(rows.bare, bare.rows) };
+    }
+    const cliMs = median(clis);
+    const bareMs = median(bares);
     return {
       trades: f.trades,
       tokens: f.tokens,
       records: f.records,
       bytes: f.bytes,
-      cliMs: cli.ms,
-      bareMs: bare.ms,
+      cliMs,
+      bareMs,
       cliStartMs: cliStart.ms,
       bareStartMs: bareStart.ms,
-      cliPerSecond,
-      barePerSecond,
-      ratio: cliPerSecond / barePerSecond,
-      cliRows: cli.rows,
-      bareRows: bare.rows,
+      cliPerSecond: (f.trades / cliMs) * 1000,
+      barePerSecond: (f.trades / bareMs) * 1000,
+      ratio: median(ratios),
+      cliRows: rows.cli,
+      bareRows: rows.bare,
       bareBatch: BARE_BATCH,
+      rounds,
+      ratios,
     };
   } finally {
     rmSync(file, { force: true });

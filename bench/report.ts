@@ -235,7 +235,7 @@ export function reportRows(report: Report): Row[] {
       target: `>= ${TARGETS.ingestVsBare.toFixed(2)}`,
       meets: cli ? meetsText(atLeast(cli.ratio, TARGETS.ingestVsBare)) : '-',
       note: cli
-        ? `${num(cli.trades)} trades over ${cli.tokens} tokens, ${num(cli.bytes / 1e6, 1)} MB of NDJSON, whole processes (start alone: CLI ${num(cli.cliStartMs)} ms, bare ${num(cli.bareStartMs)} ms); bare ${cli.bareBatch} a transaction`
+        ? `${num(cli.trades)} trades over ${cli.tokens} tokens, ${num(cli.bytes / 1e6, 1)} MB of NDJSON, whole processes (start alone: CLI ${num(cli.cliStartMs)} ms, bare ${num(cli.bareStartMs)} ms); bare ${cli.bareBatch} a transaction; ratio the median of ${cli.ratios.map((r) => num(r, 2)).join(', ')}`
         : (report.errors.ingestCli ?? 'not run'),
     });
   }

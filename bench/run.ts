@@ -314,7 +314,7 @@ async function main(): Promise<void> {
       say(`ingest: ${opts.ingestCliTrades.toLocaleString('en')} trades through the CLI (an NDJSON file, whole process) vs a bare insert loop`);
       try {
         const cliPlan = planData({ trades: opts.ingestCliTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
-        report.ingestCli = await measureCliIngest(DATA_DIR, demoOptions(cliPlan));
+        report.ingestCli = await measureCliIngest(DATA_DIR, demoOptions(cliPlan), undefined, opts.ingestCliRounds);
       } catch (err) {
         report.errors.ingestCli = err instanceof Error ? err.message : String(err);
       }
