@@ -123,10 +123,12 @@ async function ingestFile(services: Services, path: string, label: string, ctx: 
  * the check (PostgreSQL) and when the check itself fails.
  */
 function aloneOnStore(ctx: CommandContext): boolean {
-  if (ctx.databaseUrl() !== null) return false;
-  const path = ctx.databasePath();
-  if (path === ':memory:' || !existsSync(path)) return true;
+  // Any failure here (a bad setting, an unreadable file) answers "not alone"; opening the store
+  // then reports it as before.
   try {
+    if (ctx.databaseUrl() !== null) return false;
+    const path = ctx.databasePath();
+    if (path === ':memory:' || !existsSync(path)) return true;
     return engineFor({ databaseUrl: null }).inUse?.(path) === false;
   } catch {
     return false;
