@@ -33,9 +33,13 @@ export type BenchOptions = {
   /** Trades in the ingest throughput measurement. */
   ingestTrades: number;
   ingestBatch: number;
+  /** Trades in the CLI ingest measurement (bench/ingest-cli.ts); 0 leaves it out. */
+  ingestCliTrades: number;
+  /** Rounds of bare loop then CLI in that measurement. */
+  ingestCliRounds: number;
   limiterIps: number;
   startupRuns: number;
-  passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers' | 'indexer')[];
+  passes: ('cached' | 'uncached' | 'fanout' | 'hostile' | 'viewers' | 'indexer' | 'ingest')[];
   /** The indexer pass's chain: blocks mined and swaps sent per block, and seconds of following. */
   indexerBlocks: number;
   indexerSwapsPerBlock: number;
@@ -88,12 +92,16 @@ export const USAGE = `usage: npm run bench -- [options]
   --broad-rate N        trades/s of the broad ingest over all tokens (default 200)
   --ingest-trades N     trades in the ingest throughput measurement (default 100000, at most --trades)
   --ingest-batch N      trades per transaction in that measurement (default 1000)
+  --ingest-cli-trades N trades of the NDJSON file the CLI ingests against a bare insert loop
+                        (default 300000, over --tokens tokens; 0 leaves it out)
+  --ingest-cli-rounds N rounds of bare loop then CLI there (default 2; the ratio is the median)
   --limiter-ips N       distinct IPs in the limiter memory measurement (default 1000000)
   --startup-runs N      start-ups to time (default 3)
   --pass P              cached, uncached, both (the two), fanout, indexer, all (default: cached,
                         uncached, fanout and indexer) or hostile: the expensive requests one in flight while a
                         probe times /healthz, on the data set and a wide store; or viewers:
-                        simulated TradingView charts under the live ingest (opt-in)
+                        simulated TradingView charts under the live ingest (opt-in); or ingest:
+                        the two ingest figures alone (in process and through the CLI)
   --store S             sqlite (default), postgres: the same data set copied into a PostgreSQL
                         database, or both: each pass on SQLite then on PostgreSQL, side by side
   --database-url URL    the PostgreSQL server for --store postgres (default BENCH_DATABASE_URL;
@@ -143,6 +151,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
       'broad-rate': { type: 'string' },
       'ingest-trades': { type: 'string' },
       'ingest-batch': { type: 'string' },
+      'ingest-cli-trades': { type: 'string' },
+      'ingest-cli-rounds': { type: 'string' },
       'limiter-ips': { type: 'string' },
       'startup-runs': { type: 'string' },
       pass: { type: 'string' },
@@ -168,8 +178,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
   });
   const trades = int('trades', values.trades, 1_000_000, 1000, 50_000_000);
   const pass = values.pass ?? 'all';
-  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers', 'indexer'].includes(pass))
-    throw new Error('--pass must be cached, uncached, both, fanout, indexer, all, hostile or viewers');
+  if (!['cached', 'uncached', 'both', 'fanout', 'all', 'hostile', 'viewers', 'indexer', 'ingest'].includes(pass))
+    throw new Error('--pass must be cached, uncached, both, fanout, indexer, all, hostile or viewers, or ingest (the ingest figures alone)');
   const fanoutSubscribers = (values['fanout-subscribers'] ?? '1000,10000').split(',').map((v) => int('fanout-subscribers', v, 0, 1, 18_000));
   const wideTokens = int('wide-tokens', values['wide-tokens'], 200_000, 0, 2_000_000);
   const store = values.store ?? 'sqlite';
@@ -198,6 +208,8 @@ export function parseBenchArgs(argv: string[], env: { BENCH_DATABASE_URL?: strin
     broadRate: int('broad-rate', values['broad-rate'], 200, 1, 100_000),
     ingestTrades: Math.min(trades, int('ingest-trades', values['ingest-trades'], 100_000, 1000, 10_000_000)),
     ingestBatch: int('ingest-batch', values['ingest-batch'], 1000, 1, 100_000),
+    ingestCliTrades: int('ingest-cli-trades', values['ingest-cli-trades'], 300_000, 0, 10_000_000),
+    ingestCliRounds: int('ingest-cli-rounds', values['ingest-cli-rounds'], 2, 1, 20),
     limiterIps: int('limiter-ips', values['limiter-ips'], 1_000_000, 1, 100_000_000),
     startupRuns: int('startup-runs', values['startup-runs'], 3, 0, 100),
     passes: pass === 'all' ? ['cached', 'uncached', 'fanout', 'indexer'] : pass === 'both' ? ['cached', 'uncached'] : [pass as BenchOptions['passes'][number]],

@@ -19,6 +19,7 @@ import { copyStore, demoOptions, ensureStore, hotToken, planData, type DataPlan,
 import { demoTokens } from '../src/domain/demo-data.js';
 import { measureIngest } from './ingest-rate.js';
 import { measurePgIngest } from './ingest-pg.js';
+import { measureCliIngest } from './ingest-cli.js';
 import { startIngestStream, type StreamStats, type StreamToken } from './ingest-stream.js';
 import { formatIngestComparison, ingestComparison } from './ingest-compare.js';
 import { driveGroup, type LoadOptions } from './load.js';
@@ -269,6 +270,7 @@ async function main(): Promise<void> {
   const report: Report & { hostile?: HostileRow[] } = { passes: [], ingest: null, startup: null, postgresStartup: null, limiter: null, errors: {} };
   const onSqlite = opts.stores.includes('sqlite');
   const passesOnly = opts.passes.every((p) => p === 'hostile' || p === 'fanout' || p === 'viewers' || p === 'indexer');
+  const ingestOnly = opts.passes.every((p) => p === 'ingest');
 
   const plan = planData({ trades: opts.trades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
   say(
@@ -292,20 +294,30 @@ async function main(): Promise<void> {
   );
 
   // The fan-out or hostile pass alone skips the measurements that do not concern it.
-  if (!passesOnly) {
+  if (!passesOnly && !ingestOnly) {
     say(`limiter memory for ${opts.limiterIps.toLocaleString('en')} IPs`);
     try {
       report.limiter = await limiterMemory(opts.limiterIps);
     } catch (err) {
       report.errors.limiter = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     }
-
+  }
+  if (!passesOnly) {
     say(`ingest: ${opts.ingestTrades.toLocaleString('en')} trades, real path vs bare inserts`);
     try {
       const ingestPlan = planData({ trades: opts.ingestTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
       report.ingest = await measureIngest(DATA_DIR, demoOptions(ingestPlan), opts.ingestBatch);
     } catch (err) {
       report.errors.ingest = err instanceof Error ? err.message : String(err);
+    }
+    if (opts.ingestCliTrades > 0) {
+      say(`ingest: ${opts.ingestCliTrades.toLocaleString('en')} trades through the CLI (an NDJSON file, whole process) vs a bare insert loop`);
+      try {
+        const cliPlan = planData({ trades: opts.ingestCliTrades, tokens: opts.tokens, days: opts.days, seed: opts.seed, anchor: opts.anchor });
+        report.ingestCli = await measureCliIngest(DATA_DIR, demoOptions(cliPlan), undefined, opts.ingestCliRounds);
+      } catch (err) {
+        report.errors.ingestCli = err instanceof Error ? err.message : String(err);
+      }
     }
   }
 
@@ -332,7 +344,7 @@ async function main(): Promise<void> {
     }
   }
 
-  if (opts.startupRuns > 0 && !passesOnly) {
+  if (opts.startupRuns > 0 && !passesOnly && !ingestOnly) {
     Object.assign(report, await measureStartups(targets, opts.startupRuns, plan.anchor * 1000, hotToken(plan).address, say));
   }
 
@@ -340,6 +352,7 @@ async function main(): Promise<void> {
   let viewers: ViewersFigure[] = [];
   let indexer: IndexerFigure | null = null;
   for (const pass of opts.passes) {
+    if (pass === 'ingest') continue;
     if (pass === 'indexer') {
       // Its own local node and stores (SQLite); the reorg measurement alone uses the data set.
       try {

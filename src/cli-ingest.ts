@@ -2,10 +2,12 @@
  * `cli ingest FILE...` (docs/operations.md, Command-line tool): NDJSON files (or stdin) written
  * through the ingest path beside a running server. Each file is validated whole before anything of
  * it is written. On SQLite it is then written in short transactions with pauses, so the server
- * keeps its turns at the write lock; on PostgreSQL, where writers do not take turns at one lock,
- * in transactions of 5,000 records (a file of up to 5,000 records is one transaction).
+ * keeps its turns at the write lock, or, when no other process had the store open as the CLI
+ * began (a backfill), in transactions of 5,000 records; on PostgreSQL, where writers do not take
+ * turns at one lock, in transactions of 5,000 records (a file of up to 5,000 records is one
+ * transaction).
  */
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,6 +17,7 @@ import type { Services } from './services/index.js';
 import type { Chains } from './domain/chains.js';
 import { addNames, noNames, type LineError, type NamedAddresses, type NumberedRecord } from './services/ingest.js';
 import type { CommandContext, Output } from './cli-commands.js';
+import { engineFor } from './open-store.js';
 
 /** Reads a file's lines as numbered JSON values; a line that is not JSON is reported. */
 async function* numberedLines(path: string): AsyncGenerator<{ line: number; value: unknown } | LineError> {
@@ -42,6 +45,15 @@ export const CLI_SLICE = 250;
 const CLI_PAUSE_MS = 20;
 /** The CLI waits this long for a lock (a server may hold it for a large HTTP batch). */
 const CLI_BUSY_TIMEOUT_MS = 120_000;
+
+/**
+ * Records per SQLite transaction of a CLI that found no other process with the store open (a
+ * backfill into a store no server has open): the 50 ms turns above exist for a server beside
+ * the CLI, and cost a backfill most of its time (a pause and a commit every 250 records). The
+ * pause after each stays, so a server started meanwhile still gets its turns, each after at most
+ * one such transaction (docs/api.md, Concurrent writers).
+ */
+export const ALONE_CLI_BATCH = 5000;
 
 /**
  * Records per PostgreSQL transaction of the CLI: a file of up to this many is one transaction
@@ -105,17 +117,37 @@ async function ingestFile(services: Services, path: string, label: string, ctx: 
   return { accepted, duplicates };
 }
 
+/**
+ * Whether no other process has the store file open as the CLI begins (a new file counts): asked
+ * before the CLI opens it, since its own connection would count too. False on an engine without
+ * the check (PostgreSQL) and when the check itself fails.
+ */
+function aloneOnStore(ctx: CommandContext): boolean {
+  // Any failure here (a bad setting, an unreadable file) answers "not alone"; opening the store
+  // then reports it as before.
+  try {
+    if (ctx.databaseUrl() !== null) return false;
+    const path = ctx.databasePath();
+    if (path === ':memory:' || !existsSync(path)) return true;
+    return engineFor({ databaseUrl: null }).inUse?.(path) === false;
+  } catch {
+    return false;
+  }
+}
+
 /** Ingests every file named (`-` is stdin) in order; a file that fails stops the rest. */
 export async function ingestFiles(ctx: CommandContext): Promise<Output> {
   const files = ctx.positionals;
   if (files.length === 0) throw ctx.fail.usage('ingest needs at least one FILE (- for stdin)');
+  const alone = aloneOnStore(ctx);
   const result = await ctx.withStore(async (store, sv) => {
     let pace: Pace = { batch: PG_CLI_BATCH, pauseMs: 0 };
-    // An engine with a busy timeout (SQLite's write lock) waits longer, and ingests in small paced slices.
+    // An engine with a busy timeout (SQLite's write lock) waits longer, and ingests in paced
+    // slices: short ones beside another process, long ones when the CLI has the store alone.
     const { setBusyTimeout } = sv.engine;
     if (setBusyTimeout !== undefined) {
       setBusyTimeout(store, CLI_BUSY_TIMEOUT_MS);
-      pace = { batch: CLI_SLICE, pauseMs: CLI_PAUSE_MS };
+      pace = { batch: alone ? ALONE_CLI_BATCH : CLI_SLICE, pauseMs: CLI_PAUSE_MS };
     }
     let accepted = 0;
     let duplicates = 0;

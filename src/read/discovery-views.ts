@@ -4,7 +4,7 @@
  * every traded token's figures current; search reads the search index and the 24 h board. Both
  * answer for the second the board was brought to. New and prices read a bounded set of tokens.
  */
-import type { ResponseCache } from './response-cache.js';
+import type { CacheStamp, ResponseCache } from './response-cache.js';
 import type { TokenViews } from './token-views.js';
 import type { StoreHandle } from '../store/port/handle.js';
 import type { MatchKind, Repos } from '../store/port/repos.js';
@@ -12,7 +12,7 @@ import { DISCOVERY_WINDOWS } from '../domain/windows.js';
 import { discoveryItem, topWithLiquidity, type DiscoveryItem } from '../domain/discovery.js';
 import { addressFields, chainKeyRange, keyChain, parseChainAddress, showsChains, storeKey, type Chains } from '../domain/chains.js';
 import type { ChainCounts, ChainKeys } from '../store/port/tokens.js';
-import { createWindowBoard, type BoardKind, type WindowBoard } from './window-board.js';
+import { createWindowBoard, type BoardKind, type BoardView, type WindowBoard } from './window-board.js';
 import { SEARCH_PAGE, searchTokens } from './search-views.js';
 import { pauseForReads } from './pause-for-reads.js';
 
@@ -140,9 +140,33 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
   async function search(q: string, limit: number, clockNow: () => number, chain?: string): Promise<SearchResult[]> {
     const board = boards['24h'];
     const now = await board.refresh(clockNow);
+    return searchAt('tokens', board.view(), now, q, limit, chain);
+  }
+
+  /**
+   * `search` as a prepared answer (serialised, tagged and compressed once) per second, text, chain
+   * and limit, until any token changes: repeated searches share one answer instead of each
+   * serialising, hashing and compressing its own (docs/operations.md, Benchmark, issue 33). The
+   * stamp is taken before the board is brought forward, so an answer made across a change is
+   * stored where no later read looks.
+   */
+  async function searchJson(q: string, limit: number, clockNow: () => number, chain?: string) {
+    const stamp = cache.stamp('tokens');
+    const board = boards['24h'];
+    const now = await board.refresh(clockNow);
     const view = board.view();
+    return cache.json(
+      stamp,
+      `search|${now}|${chain ?? ''}|${limit}|${q}`,
+      async () => ({ results: await searchAt(stamp, view, now, q, limit, chain) }),
+      TIMED_TTL,
+    );
+  }
+
+  /** The search's results on the 24 h board `view`, exact for `now`, cached in `scope`. */
+  async function searchAt(scope: 'tokens' | CacheStamp, view: BoardView, now: number, q: string, limit: number, chain?: string): Promise<SearchResult[]> {
     const all = await cache.through(
-      'tokens',
+      scope,
       // A chain name holds no colon, so the key cannot be read two ways.
       `search:${now}:${chain ?? ''}:${q}`,
       async () => {
@@ -198,7 +222,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
   const chainCounts = (): Promise<(ChainCounts & { chain: string })[]> =>
     cache.through('tokens', 'chain-counts', () => Promise.all(chains.list.map(async (chain) => ({ chain, ...(await repo.chainCounts(keysOf(chain))) }))));
 
-  return { ranked, rankedJson, newest, search, prices, chainCounts };
+  return { ranked, rankedJson, newest, search, searchJson, prices, chainCounts };
 }
 
 export type DiscoveryViews = ReturnType<typeof createDiscoveryViews>;

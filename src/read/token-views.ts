@@ -186,7 +186,15 @@ export function createTokenViews(deps: TokenViewsDeps) {
     return all.length > limit ? all.slice(0, limit) : all;
   }
 
-  return { figures, overview, overviewJson, topTraders, topTradersJson, holders, holdersJson, markets };
+  /**
+   * Markets as a prepared answer per `limit`, cached as the list is (per token change and second):
+   * requests in between share one serialised, tagged and compressed answer (docs/operations.md,
+   * Benchmark, issue 33).
+   */
+  const marketsJson = (token: TokenRef, limit: number, now: number) =>
+    cache.json({ token: token.id }, `markets|${now}|${limit}`, async () => ({ markets: await markets(token, limit, now) }), TIMED_TTL);
+
+  return { figures, overview, overviewJson, topTraders, topTradersJson, holders, holdersJson, markets, marketsJson };
 }
 
 export type TokenViews = ReturnType<typeof createTokenViews>;

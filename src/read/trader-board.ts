@@ -73,6 +73,8 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
   const names = opts.names ?? new WalletNames();
   let state: State | null = null;
   let running: Promise<void> | null = null;
+  /** The store's change count when the board was last known current (as the window board's `heard`). */
+  let heard = -1;
   const stats: BoardStats = { rowsRead: 0, builds: 0, updates: 0, pages: 0 };
 
   /** Reads pages of trades by time in (from, to] with id <= maxId into `sink`; false when `sink` asked to stop. */
@@ -177,12 +179,16 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
     // A sliced ingest of this process shares the connection: wait for its commit, then take the
     // newest id; rows above it (a later write, committed or not) are left for the next step.
     for (let p = store.settled(); p !== null; p = store.settled()) await p;
+    // Taken before any read: a change heard after this point makes the board not current.
+    const version = store.version();
+    heard = -1;
     // The removal log's place first: a removal after it is taken out by the next step.
     const removalSeq = await repo.lastRemovalSeq();
     const maxId = await repo.maxId();
     await stepTo(now, maxId, removalSeq);
     // A removal that committed while this step read may or may not be in what it read.
     if (state !== null && (await repo.lastRemovalSeq()) !== removalSeq) state.removalSeq = -1;
+    heard = version;
   }
 
   async function stepTo(now: number, maxId: number, removalSeq: number): Promise<void> {
@@ -215,13 +221,20 @@ export function createTraderBoard(store: StoreHandle, repo: BoardRepo, tokenId: 
         }
         const now = clockNow();
         if (state !== null && state.asOf === now && store.settled() === null) {
+          // Nothing heard since the board was last known current: no round trip at all (the
+          // notices are what the response cache trusts too, docs/architecture.md, Caches).
+          const version = store.version();
+          if (version === heard && state.removalSeq >= 0) return now;
           // Together: one round trip's wait on PostgreSQL instead of two in a row, on every request
           // to a current board (the broad ingest's profile, docs/operations.md). Either read sees
           // every commit made before the request began, as one after the other did.
           const [maxId, removalSeq] = await Promise.all([repo.maxId(), repo.lastRemovalSeq()]);
           // A step another caller began while this one read is waited for by the next round.
           if (running !== null) continue;
-          if (state !== null && state.asOf === now && maxId === state.seenId && removalSeq === state.removalSeq) return now;
+          if (state !== null && state.asOf === now && maxId === state.seenId && removalSeq === state.removalSeq) {
+            heard = version;
+            return now;
+          }
         }
         if (round >= MAX_ROUNDS && state !== null && now >= state.asOf) return state.asOf;
         running = stepAndReport(now).finally(() => (running = null));

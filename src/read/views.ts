@@ -10,11 +10,14 @@ import type { Clock } from '../domain/clock.js';
 import type { ResponseCache } from './response-cache.js';
 import { createTokenViews } from './token-views.js';
 import { createDiscoveryViews } from './discovery-views.js';
+import { withTokenCache } from './token-cache.js';
 
 export function createViews(deps: { config: Config; store: StoreHandle; clock: Clock; cache: ResponseCache; repos: Repos }) {
-  const tokens = deps.repos.tokens;
+  // Token rows by address from memory, kept with the answers (CACHE=off measures without either).
+  const tokens = deps.cache.enabled ? withTokenCache(deps.repos.tokens, deps.store) : deps.repos.tokens;
   const tokenViews = createTokenViews(deps);
-  return { cache: deps.cache, tokens, token: tokenViews, discovery: createDiscoveryViews(deps.store, deps.repos, tokenViews, deps.cache, deps.config.chains) };
+  const discovery = createDiscoveryViews(deps.store, { ...deps.repos, tokens }, tokenViews, deps.cache, deps.config.chains);
+  return { cache: deps.cache, tokens, token: tokenViews, discovery };
 }
 
 export type Views = ReturnType<typeof createViews>;

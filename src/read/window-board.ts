@@ -58,6 +58,13 @@ export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, w
   /** The last change log entry the board has applied. */
   let seen = 0;
   /**
+   * The store's change count (`store.version()`) when the board was last known current: while it
+   * has not moved, no change was heard (this process's commits, another's through the bus or
+   * SQLite's data_version, or "everything" while the bus is down) and the board is current
+   * without reading the change log on every request (docs/architecture.md, Caches).
+   */
+  let heard = -1;
+  /**
    * Tokens this process announced as changed (store notifications). Ingest also writes them to
    * the change log; this covers any other in-process writer that announces what it changed.
    */
@@ -113,6 +120,9 @@ export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, w
    * whole by the next one (recomputing a token twice gives the same entry).
    */
   async function step(now: number): Promise<void> {
+    // Taken before any read: a change heard after this point makes the board not current.
+    const version = store.version();
+    heard = -1;
     // Read before the tokens: a change committed after this point is applied by the next step.
     const log = await changes.bounds();
     const rebuild = asOf === null || now < asOf || now - asOf > REBUILD_AFTER || log.first > seen + 1;
@@ -159,9 +169,21 @@ export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, w
     }
     entries = into;
     seen = log.last;
+    heard = version;
     asOf = now;
     generation++;
     sorted = lists;
+  }
+
+  /** Whether the board is exact for `now`: no change heard since it was, or none in the change log. */
+  async function current(now: number): Promise<boolean> {
+    if (asOf !== now || dirty.size !== 0) return false;
+    const version = store.version();
+    if (version === heard) return true;
+    // Something was heard (a change of accounts only, say): the log says whether tokens moved.
+    if ((await changes.last()) !== seen) return false;
+    heard = version;
+    return true;
   }
 
   function view(): BoardView {
@@ -192,7 +214,7 @@ export function createWindowBoard(store: StoreHandle, repos: WindowBoardRepos, w
   return {
     window,
     /** Brings the board to the clock's current second and returns the second it is exact for (board-refresh.ts). */
-    refresh: boardRefresher({ asOf: () => asOf, current: async (now) => asOf === now && dirty.size === 0 && (await changes.last()) === seen, step }),
+    refresh: boardRefresher({ asOf: () => asOf, current, step }),
 
     /** The entry of a token, when it traded in the window. */
     get: (id: number): BoardEntry | undefined => entries.get(id),

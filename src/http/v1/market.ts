@@ -77,7 +77,7 @@ export function marketRouter(deps: { clock: Clock; views: Pick<Views, 'discovery
       response: S.searchResults,
       example: S.searchResultsExample,
     },
-    async ({ query }) => ({ results: await discovery.search(query.q, query.limit, now, query.chain) }),
+    async ({ query }) => discovery.searchJson(query.q, query.limit, now, query.chain),
   );
 
   api.add(

@@ -85,7 +85,7 @@ export function tokensRouter(deps: { clock: Clock; views: Views } & TradeRouteDe
       response: S.tokenMarkets,
       example: S.tokenMarketsExample,
     },
-    async ({ query, params }) => ({ markets: await views.markets(await findToken(tokens, params.address), query.limit, now()) }),
+    async ({ query, params }) => views.marketsJson(await findToken(tokens, params.address), query.limit, now()),
   );
 
   return api;
