@@ -20,7 +20,8 @@ import { demoTokens } from '../src/domain/demo-data.js';
 import { measureIngest } from './ingest-rate.js';
 import { measurePgIngest } from './ingest-pg.js';
 import { measureCliIngest } from './ingest-cli.js';
-import { startIngestStream, type StreamStats, type StreamToken } from './ingest-stream.js';
+import type { StreamStats, StreamToken } from './ingest-stream.js';
+import { startIngestStreamThread } from './ingest-stream-thread.js';
 import { formatIngestComparison, ingestComparison } from './ingest-compare.js';
 import { driveGroup, type LoadOptions } from './load.js';
 import { formatTable, failures, judgeRoute, reportRows, type LimiterFigure, type PassResult, type Report, type RouteRun } from './report.js';
@@ -111,11 +112,13 @@ async function runPass(
   if (profileDir !== undefined) say(`${label}: the server's CPU profile goes to ${profileDir}`);
   const stream =
     feed.rate > 0
-      ? startIngestStream({
+      ? // On a thread of its own, so a post's time is not the load generator's (ingest-stream-thread.ts).
+        startIngestStreamThread({
           base: server.base,
           secret,
           tokens: feed.tokens,
-          serverNow: server.serverNow,
+          anchorMs: server.anchorMs,
+          clockStartMs: server.clockStartMs,
           tradesPerSecond: feed.rate,
           intervalMs: opts.ingestIntervalMs,
           label: fileKey,
