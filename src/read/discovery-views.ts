@@ -135,20 +135,11 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
 
   /**
    * Tokens matching `q`, of one chain when `chain` is given. A plain address matches it on every
-   * chain, `chain:address` on that chain (docs/chains.md).
-   */
-  async function search(q: string, limit: number, clockNow: () => number, chain?: string): Promise<SearchResult[]> {
-    const board = boards['24h'];
-    const now = await board.refresh(clockNow);
-    return searchAt('tokens', board.view(), now, q, limit, chain);
-  }
-
-  /**
-   * `search` as a prepared answer (serialised, tagged and compressed once) per second, text, chain
-   * and limit, until any token changes: repeated searches share one answer instead of each
-   * serialising, hashing and compressing its own (docs/operations.md, Benchmark, issue 33). The
-   * stamp is taken before the board is brought forward, so an answer made across a change is
-   * stored where no later read looks.
+   * chain, `chain:address` on that chain (docs/chains.md). The answer is prepared (serialised,
+   * tagged and compressed once) per second, text, chain and limit, until any token changes:
+   * repeated searches share one answer instead of each serialising, hashing and compressing its
+   * own (docs/operations.md, Benchmark, issue 33). The stamp is taken before the board is brought
+   * forward, so an answer made across a change is stored where no later read looks.
    */
   async function searchJson(q: string, limit: number, clockNow: () => number, chain?: string) {
     const stamp = cache.stamp('tokens');
@@ -163,8 +154,8 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
     );
   }
 
-  /** The search's results on the 24 h board `view`, exact for `now`, cached in `scope`. */
-  async function searchAt(scope: 'tokens' | CacheStamp, view: BoardView, now: number, q: string, limit: number, chain?: string): Promise<SearchResult[]> {
+  /** The search's results on the 24 h board `view`, exact for `now`, cached under `scope`. */
+  async function searchAt(scope: CacheStamp, view: BoardView, now: number, q: string, limit: number, chain?: string): Promise<SearchResult[]> {
     const all = await cache.through(
       scope,
       // A chain name holds no colon, so the key cannot be read two ways.
@@ -222,7 +213,7 @@ export function createDiscoveryViews(store: StoreHandle, repos: DiscoveryRepos, 
   const chainCounts = (): Promise<(ChainCounts & { chain: string })[]> =>
     cache.through('tokens', 'chain-counts', () => Promise.all(chains.list.map(async (chain) => ({ chain, ...(await repo.chainCounts(keysOf(chain))) }))));
 
-  return { ranked, rankedJson, newest, search, searchJson, prices, chainCounts };
+  return { ranked, rankedJson, newest, searchJson, prices, chainCounts };
 }
 
 export type DiscoveryViews = ReturnType<typeof createDiscoveryViews>;

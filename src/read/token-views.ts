@@ -194,7 +194,7 @@ export function createTokenViews(deps: TokenViewsDeps) {
   const marketsJson = (token: TokenRef, limit: number, now: number) =>
     cache.json({ token: token.id }, `markets|${now}|${limit}`, async () => ({ markets: await markets(token, limit, now) }), TIMED_TTL);
 
-  return { figures, overview, overviewJson, topTraders, topTradersJson, holders, holdersJson, markets, marketsJson };
+  return { figures, overview, overviewJson, topTraders, topTradersJson, holders, holdersJson, marketsJson };
 }
 
 export type TokenViews = ReturnType<typeof createTokenViews>;
