@@ -9,6 +9,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { openStore } from '../src/store/sqlite/db.js';
+import type { TradeRecord } from '../src/domain/records.js';
+import { bareTradeInsert } from './bare-trade.js';
 
 type Line = Record<string, unknown> & { type: string };
 
@@ -17,9 +19,7 @@ async function bareFileInsert(file: string, path: string, batch: number): Promis
   try {
     const { db } = store;
     const insertToken = db.prepare('INSERT INTO tokens (address, symbol, name, decimals, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id');
-    const insertTrade =
-      db.prepare(`INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insertTrade = bareTradeInsert(db);
     const ids = new Map<string, number>();
     let pending: Line[] = [];
     const write = db.transaction((rows: Line[]) => {
@@ -27,19 +27,7 @@ async function bareFileInsert(file: string, path: string, batch: number): Promis
         if (r.type === 'token') {
           ids.set(r.address as string, (insertToken.get(r.address, r.symbol, r.name, r.decimals, r.createdAt, r.createdAt) as { id: number }).id);
         } else if (r.type === 'trade') {
-          insertTrade.run(
-            ids.get(r.token as string),
-            r.blockTime,
-            r.signature,
-            r.index,
-            r.side === 'buy' ? 1 : 0,
-            r.priceUsd,
-            r.amount,
-            r.quoteAmount,
-            r.volumeUsd,
-            r.wallet,
-            r.market,
-          );
+          insertTrade(r as unknown as TradeRecord, ids.get(r.token as string));
         }
       }
     });

@@ -12,6 +12,7 @@ import { createServices } from '../src/services/index.js';
 import { demoRecords, demoTokens, type DemoOptions } from '../src/domain/demo-data.js';
 import type { IngestRecord, TradeRecord } from '../src/domain/records.js';
 import { provisionStore } from './provision.js';
+import { bareTradeInsert } from './bare-trade.js';
 
 export type IngestRate = {
   trades: number;
@@ -78,24 +79,9 @@ export function bareInsert(path: string, set: ReturnType<typeof splitRecords>, b
     createServices({ store, clock: { now: () => 0 } }).ingest.write(set.reference.map((record, i) => ({ line: i + 1, record })));
     const ids = new Map<string, number>();
     for (const row of db.prepare('SELECT address, id FROM tokens').raw().all() as [string, number][]) ids.set(row[0], row[1]);
-    const insert = db.prepare(`INSERT INTO trades (token_id, block_time, signature, idx, is_buy, price_usd, amount, quote_amount, volume_usd, wallet, market)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = bareTradeInsert(db);
     const write = db.transaction((rows: TradeRecord[]) => {
-      for (const r of rows) {
-        insert.run(
-          ids.get(r.token),
-          r.blockTime,
-          r.signature,
-          r.index,
-          r.side === 'buy' ? 1 : 0,
-          r.priceUsd,
-          r.amount,
-          r.quoteAmount,
-          r.volumeUsd,
-          r.wallet,
-          r.market,
-        );
-      }
+      for (const r of rows) insert(r, ids.get(r.token));
     });
     const t0 = performance.now();
     for (let i = 0; i < set.trades.length; i += batch) write(set.trades.slice(i, i + batch));
