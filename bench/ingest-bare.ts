@@ -8,7 +8,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { openStore } from '../src/store/sqlite/db.js';
+import { openStore, writeTransaction } from '../src/store/sqlite/db.js';
 import type { TradeRecord } from '../src/domain/records.js';
 import { bareTradeInsert } from './bare-trade.js';
 
@@ -22,15 +22,20 @@ async function bareFileInsert(file: string, path: string, batch: number): Promis
     const insertTrade = bareTradeInsert(db);
     const ids = new Map<string, number>();
     let pending: Line[] = [];
-    const write = db.transaction((rows: Line[]) => {
-      for (const r of rows) {
-        if (r.type === 'token') {
-          ids.set(r.address as string, (insertToken.get(r.address, r.symbol, r.name, r.decimals, r.createdAt, r.createdAt) as { id: number }).id);
-        } else if (r.type === 'trade') {
-          insertTrade(r as unknown as TradeRecord, ids.get(r.token as string));
+    // The ingest's kind of transaction: statement journals in memory (docs/architecture.md, The store).
+    const write = writeTransaction(
+      db,
+      (rows: Line[]) => {
+        for (const r of rows) {
+          if (r.type === 'token') {
+            ids.set(r.address as string, (insertToken.get(r.address, r.symbol, r.name, r.decimals, r.createdAt, r.createdAt) as { id: number }).id);
+          } else if (r.type === 'trade') {
+            insertTrade(r as unknown as TradeRecord, ids.get(r.token as string));
+          }
         }
-      }
-    });
+      },
+      { memoryJournal: true },
+    );
     for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
       if (text.trim() === '') continue;
       pending.push(JSON.parse(text) as Line);

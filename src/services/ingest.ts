@@ -151,7 +151,7 @@ export function createIngest(deps: Deps<IngestEngine>): Ingest | EngineIngest {
     const writeTx = engine.transaction((records: readonly NumberedRecord[], demo: boolean, first: boolean, within?: WriteOptions['within']) =>
       runSync(sliceSteps({ tx, writer, hooks }, records, nowSeconds(deps.clock), demo, first, within)),
     );
-    const retractTx = engine.transaction((r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) =>
+    const retractTx = engine.retractTransaction((r: Retraction, records: readonly NumberedRecord[], within?: RetractOptions['within']) =>
       runSync(retractSteps({ tx, writer, retractor, hooks: retractHooks }, r, records, nowSeconds(deps.clock), within)),
     );
     const validator = (): Validator => createValidator({ token: engine.isToken, market: engine.isMarket }, chains);

@@ -138,8 +138,13 @@ export type SyncIngestEngine = {
   /** Whether `address` is a stored token, a stored market (the validator asks per record). */
   isToken(address: string): boolean;
   isMarket(address: string): boolean;
-  /** `fn` as one write transaction (a savepoint inside a sliced write). */
+  /**
+   * `fn` as one write transaction of an ingest batch (a savepoint inside a sliced write): its
+   * statements each change a few pages, so their statement journals are kept in memory.
+   */
   transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /** `fn` as one write transaction of a retraction, whose statements may change a whole token's pages. */
+  retractTransaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /**
    * Writes `records` as ONE transaction held open across turns of the event loop, `slice` at a
    * time through `writeSlice`, readers waiting on `settled()` meanwhile; `committed` runs after the

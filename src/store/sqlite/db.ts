@@ -38,9 +38,36 @@ export const BUSY_TIMEOUT_MS = 5000;
  * process wrote past cannot become a writer at all (SQLITE_BUSY at once, no busy wait), which is
  * what failed requests while a CLI ingest ran. Nested inside an open transaction it is a savepoint.
  */
-export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R, opts: { memoryJournal?: boolean } = {}): (...args: A) => R {
   const tx = db.transaction(fn);
-  return (...args: A) => tx.immediate(...args);
+  if (opts.memoryJournal !== true) return (...args: A) => tx.immediate(...args);
+  return (...args: A) => withMemoryJournal(db, () => tx.immediate(...args));
+}
+
+/**
+ * Runs `fn`, which opens a transaction, with its statement journals in memory (docs/architecture.md,
+ * The store: statement journals). SQLite copies the pages a statement changes into a statement
+ * journal when the statement may have to undo itself (a trigger, a foreign key: every trade
+ * insert); with the default temporary store that journal is a temporary file, a write system call
+ * per page, and it was a fifth of the ingest's time and half of a bare insert loop's. Whether the
+ * journal is kept in memory is decided as the transaction begins (PRAGMA temp_store), so it is set
+ * for the transactions that ask for it and put back after: an ingest's statements each change a
+ * few pages, while a statement of another write (a migration, a whole token's removal) may change
+ * millions and keeps its journal on disk. Nested inside an open transaction it changes nothing.
+ */
+export function withMemoryJournal<R>(db: Db, fn: () => R): R {
+  if (db.inTransaction) return fn();
+  db.pragma('temp_store = MEMORY');
+  try {
+    return fn();
+  } finally {
+    resetTempStore(db);
+  }
+}
+
+/** Puts the temporary store back to its default; not inside a transaction, where SQLite may refuse it (the next call does it). */
+function resetTempStore(db: Db): void {
+  if (!db.inTransaction) db.pragma('temp_store = DEFAULT');
 }
 
 /** Sets how long this connection waits for another's write lock (the CLI's long ingest waits longer). */
@@ -58,10 +85,16 @@ export function beginSlicedWrite(db: Db, spillKib: number): { end(commit: boolea
   // slices run, so the commit writes at most spillKib (docs/architecture.md, The store).
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
   db.pragma(`cache_size = -${spillKib}`);
+  // Its statement journals in memory, as every ingest transaction's (withMemoryJournal).
+  db.pragma('temp_store = MEMORY');
+  const restore = () => {
+    db.pragma(`cache_size = ${cacheSize}`);
+    resetTempStore(db);
+  };
   try {
     db.exec('BEGIN IMMEDIATE');
   } catch (err) {
-    db.pragma(`cache_size = ${cacheSize}`);
+    restore();
     throw err;
   }
   return {
@@ -70,7 +103,7 @@ export function beginSlicedWrite(db: Db, spillKib: number): { end(commit: boolea
         if (commit) db.exec('COMMIT');
         else if (db.inTransaction) db.exec('ROLLBACK');
       } finally {
-        db.pragma(`cache_size = ${cacheSize}`);
+        restore();
       }
     },
   };

@@ -167,7 +167,9 @@ export function createSqliteIngestEngine(store: Store): SyncIngestEngine {
     },
     isToken: (address) => tokenId.get(address) !== undefined,
     isMarket: (address) => marketId.get(address) !== undefined,
-    transaction: (fn) => writeTransaction(db, fn),
+    // Statement journals in memory for a batch (withMemoryJournal, docs/architecture.md, The store).
+    transaction: (fn) => writeTransaction(db, fn, { memoryJournal: true }),
+    retractTransaction: (fn) => writeTransaction(db, fn),
     sliced: (writeSlice, records, committed) => slicedWrite(store, writeSlice, records, committed),
     exclusive: (fn) => store.exclusive(fn),
     settled: () => store.settled(),
