@@ -234,6 +234,38 @@ describe('GET /v1/token/:address/trades', () => {
     expect(ok.body.trades).toHaveLength(5);
   });
 
+  it('checks a cursor once per cached page: the same cursor elsewhere, or changed, is still refused', async () => {
+    t = makeTestApp();
+    const [tok, other] = [aToken(), aToken()];
+    t.ingest([...withMarket(tok), ...withMarket(other)]);
+    t.ingest([
+      ...Array.from({ length: 4 }, (_, i) => aTrade(tok.address, { blockTime: NOW - i })),
+      ...Array.from({ length: 4 }, (_, i) => aTrade(other.address, { blockTime: NOW - i })),
+    ]);
+    const cursor = (await t.http.get(`/v1/token/${tok.address}/trades?limit=1`)).body.nextCursor as string;
+    const page = `/v1/token/${tok.address}/trades?limit=1&cursor=${cursor}`;
+    const a = await t.http.get(page);
+    const b = await t.http.get(page);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body).toEqual(a.body);
+    expect(b.headers.etag).toBe(a.headers.etag);
+    expect(a.body.trades.map((x: { blockTime: number }) => x.blockTime)).toEqual([NOW - 1]);
+    // The genuine page is cached now; the same cursor on the other token, with a filter, or one
+    // character changed, is a page of its own, checked and refused.
+    const flipped = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
+    for (const url of [
+      `/v1/token/${other.address}/trades?limit=1&cursor=${cursor}`,
+      `${page}&side=buy`,
+      `${page}&after=${NOW - 10}`,
+      `/v1/token/${tok.address}/trades?limit=1&cursor=${flipped}`,
+    ]) {
+      const res = await t.http.get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_cursor', param: 'cursor' });
+    }
+    expect((await t.http.get(page)).body).toEqual(a.body);
+  });
+
   it('keeps cursors valid across a restart (the secret is in the store)', async () => {
     t = makeTestApp();
     const tok = aToken();
