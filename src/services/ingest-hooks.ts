@@ -21,13 +21,16 @@ export function viewHooks(views: IngestViews, clock: Clock, chains?: Chains): In
     createEventsHook({ events: (tx) => views.events(tx), clock, ...(chains === undefined ? {} : { chains }) }),
     // per-market rollups and each wallet's and market's last trade, for /v1 ranked lists and windows
     ({ trades }, tx) => (trades.length === 0 ? undefined : views.readViews(tx, readViewRows(trades))),
-    // search index and token change log for /v1/search and /v1/market
-    (batch, tx) => views.discovery(tx, batch),
     // where each transaction's trades end, for the live stream
     (batch, tx) => {
       const step = commits(batch);
       return step === null ? undefined : views.tradeCommit(tx, step);
     },
+    // search index and token change log for /v1/search and /v1/market. Last: on PostgreSQL its
+    // read carries the writes the hooks before it deferred (the read views, the trade commit), so
+    // none is left to cost a statement of its own before the commit (docs/architecture.md, The
+    // ingest boundary).
+    (batch, tx) => views.discovery(tx, batch),
   ];
 }
 

@@ -142,6 +142,45 @@ describe('ingest on PostgreSQL', () => {
     }
   });
 
+  it('sends a post of trades of a stored token as BEGIN, the trades, two carrying reads and COMMIT', async () => {
+    await fresh();
+    // The statements every connection of this pool sends, in order.
+    const sent: string[] = [];
+    const pool = new pg.Pool({ connectionString: e.db.url, max: 4 });
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+      Object.assign(client, {
+        query: (...a: unknown[]) => {
+          const q = a[0];
+          sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+          return query(...a);
+        },
+      });
+    });
+    try {
+      const clock = testClock();
+      const pgi = pgIngest(pool, clock);
+      await pgi.ingest(lines(seedBatch()));
+      // TOKENS[2] is stored and nobody subscribes to it; the first post also numbers its markets.
+      const post = (n: number) =>
+        fc.sample(validTrades, { numRuns: 1, seed: 11 })[0]!.map((t, i) => ({ ...t, token: TOKENS[2], signature: `post${n}-${i}`, index: 0 }));
+      await pgi.ingest(lines(post(1)));
+      sent.length = 0;
+      expect(await pgi.ingest(lines(post(2)))).toEqual({ accepted: post(2).length, duplicates: 0 });
+      const tx = sent.slice(sent.findIndex((q) => q.startsWith('BEGIN')));
+      expect(tx).toHaveLength(5);
+      expect(tx[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock/);
+      expect(tx[1]).toMatch(/INSERT INTO trades/);
+      // The subscribed addresses, with the rollups deferred until then.
+      expect(tx[2]).toMatch(/INSERT INTO candles[\s\S]*FROM subscriptions/);
+      // The discovery read, with the read views and the trade commit: nothing is left for a statement before COMMIT.
+      expect(tx[3]).toMatch(/INSERT INTO wallet_last[\s\S]*INSERT INTO trade_commits[\s\S]*FROM tokens t LEFT JOIN token_search/);
+      expect(tx[4]).toBe('COMMIT');
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses a batch with a bad record in the middle and writes nothing of it', async () => {
     const store = await fresh();
     store.close();
